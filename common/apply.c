@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* apply.c: one create, one start, one terminate request; outcomes into the plan. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "apply.h"
+#include "log.h"
+
+/* ---- pending request records --------------------------------------------------- */
+
+static int record_request (struct ccas_state *requests, const char *id, const struct ccas_plan *plan,
+                           struct ccas_error *err)
+{
+    if (!requests)
+        return 0;
+    json_object *rec = json_object_new_object ();
+    json_object *sets = json_object_new_array ();
+    json_object_object_add (rec, "time", json_object_new_double ((double)time (NULL)));
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
+        json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
+        json_object_object_add (o, "count", json_object_new_int ((int)s->count));
+        if (s->pg)
+            json_object_object_add (o, "placement_group", json_object_new_string (s->pg->name));
+        json_object_array_add (sets, o);
+    }
+    json_object_object_add (rec, "sets", sets);
+    json_object_object_add (ccas_state_root (requests), id, rec);
+    return ccas_state_save (requests, err);
+}
+
+static void forget_request (struct ccas_state *requests, const char *id)
+{
+    struct ccas_error err = { "" };
+    if (!requests)
+        return;
+    json_object_object_del (ccas_state_root (requests), id);
+    if (ccas_state_save (requests, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+}
+
+int ccas_apply_reconcile (struct ccas_ccapi *api, struct ccas_state *requests, struct ccas_error *err)
+{
+    const char *ids[64];
+    size_t n = 0;
+    int pending = 0;
+    if (!requests)
+        return 0;
+    json_object_object_foreach (ccas_state_root (requests), key, rec) {
+        (void)rec;
+        if (n < 64)
+            ids[n++] = key;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_node_list *list = NULL;
+        struct ccas_error lerr = { "" };
+        char id[64];
+        snprintf (id, sizeof (id), "%s", ids[i]);
+        if (ccas_ccapi_get_nodes (api, NULL, id, &list, &lerr) == 0) {
+            ccas_log (LOG_NOTICE, "create request %s from an earlier run made %zu node%s", id, list->nnodes,
+                      list->nnodes == 1 ? "" : "s");
+            ccas_node_list_destroy (list);
+        } else if (ccas_ccapi_last_failure (api)->http_status == 404) {
+            ccas_log (LOG_NOTICE, "create request %s from an earlier run never reached the server", id);
+        } else {
+            pending++;
+            if (err)
+                *err = lerr;
+            continue;
+        }
+        forget_request (requests, id);
+    }
+    return pending;
+}
+
+/* ---- create ------------------------------------------------------------------------ */
+
+static bool record_is (const struct ccas_node_record *r, const struct ccas_plan_create *s)
+{
+    const char *pg = s->pg ? s->pg->name : NULL;
+    if (!r->nodearray || strcmp (r->nodearray, s->bucket->na->name) != 0)
+        return false;
+    if (r->machine_type && strcasecmp (r->machine_type, s->bucket->machine_type) != 0)
+        return false;
+    if ((pg == NULL) != (r->placement_group_id == NULL))
+        return false;
+    return !pg || strcmp (pg, r->placement_group_id) == 0;
+}
+
+/* Give each planned node the identity of a node the server made for its set. */
+static void name_new_nodes (struct ccas_plan *plan, const struct ccas_node_list *list)
+{
+    bool *used = calloc (list->nnodes + 1, sizeof (*used));
+    if (!used)
+        return;
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        struct ccas_plan_create *s = &plan->creates[i];
+        uint32_t k = 0;
+        for (size_t r = 0; r < list->nnodes && k < s->count; r++) {
+            const struct ccas_node_record *rec = &list->nodes[r];
+            if (used[r] || !record_is (rec, s))
+                continue;
+            used[r] = true;
+            struct ccas_node *n = s->nodes[k++];
+            n->name = ccas_plan_strdup (plan, rec->name);
+            n->node_id = ccas_plan_strdup (plan, rec->node_id);
+            n->hostname = ccas_plan_strdup (plan, rec->hostname);
+            n->status = ccas_plan_strdup (plan, rec->status);
+        }
+    }
+    free (used);
+}
+
+static void fill_results (struct ccas_plan *plan, const struct ccas_create_result *res, struct ccas_apply_stats *st)
+{
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        struct ccas_plan_create *s = &plan->creates[i];
+        s->outcome = CCAS_DONE;
+        s->added = i < res->nsets ? res->sets[i].added : 0;
+        s->message = i < res->nsets ? ccas_plan_strdup (plan, res->sets[i].message) : NULL;
+        if ((uint32_t)s->added < s->count) {
+            s->outcome = s->added ? CCAS_DONE : CCAS_FAILED;
+            st->failed += s->count - (uint32_t)s->added;
+            ccas_log (LOG_WARNING, "create %s/%s%s%s: %d of %u added: %s", s->bucket->na->name,
+                      s->bucket->machine_type, s->pg ? " in " : "", s->pg ? s->pg->name : "", s->added, s->count,
+                      s->message ? s->message : "no reason given");
+        } else
+            ccas_log (LOG_INFO, "create %s/%s%s%s: %d added", s->bucket->na->name, s->bucket->machine_type,
+                      s->pg ? " in " : "", s->pg ? s->pg->name : "", s->added);
+        st->created += (unsigned)s->added;
+    }
+}
+
+static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
+                          struct ccas_apply_stats *st, struct ccas_error *err)
+{
+    struct ccas_create_set *sets = calloc (plan->ncreates, sizeof (*sets));
+    struct ccas_create_result *res = NULL;
+    json_object *keep_alive = json_object_new_object ();
+    int rc = -1;
+
+    json_object_object_add (keep_alive, "KeepAlive", json_object_new_boolean (true));
+    if (!sets) {
+        ccas_errorf (err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        sets[i] = (struct ccas_create_set){
+            .nodearray = s->bucket->na->name,
+            .machine_type = s->bucket->machine_type,
+            .placement_group = s->pg ? s->pg->name : NULL,
+            .count = (int)s->count,
+            .node_attributes = s->keep_alive ? keep_alive : NULL,
+        };
+        st->requested += s->count;
+    }
+    ccas_ccapi_new_request_id (plan->request_id, sizeof (plan->request_id));
+    if (record_request (requests, plan->request_id, plan, err) < 0)
+        goto done; /* nothing sent: without the record a crash could not be reconciled */
+    struct ccas_create_request req = { plan->request_id, sets, plan->ncreates };
+    if (ccas_ccapi_create_nodes (api, &req, &res, err) < 0) {
+        for (size_t i = 0; i < plan->ncreates; i++) {
+            plan->creates[i].outcome = CCAS_FAILED;
+            plan->creates[i].message = ccas_plan_strdup (plan, err->text);
+        }
+        if (ccas_ccapi_last_failure (api)->kind == CCAS_FAIL_HTTP)
+            forget_request (requests, plan->request_id); /* refused: it will never have made nodes */
+        goto done;
+    }
+    plan->create_operation = ccas_plan_strdup (plan, res->operation_id);
+    fill_results (plan, res, st);
+    if (res->nodes)
+        name_new_nodes (plan, res->nodes);
+    else if (res->operation_id) {
+        struct ccas_node_list *list = NULL;
+        struct ccas_error lerr = { "" };
+        if (ccas_ccapi_get_nodes (api, res->operation_id, NULL, &list, &lerr) == 0) {
+            name_new_nodes (plan, list);
+            ccas_node_list_destroy (list);
+        } else
+            ccas_log (LOG_WARNING, "cannot list the nodes of operation %s: %s", res->operation_id, lerr.text);
+    }
+    forget_request (requests, plan->request_id);
+    rc = 0;
+done:
+    ccas_create_result_destroy (res);
+    json_object_put (keep_alive);
+    free (sets);
+    return rc;
+}
+
+/* ---- node actions ------------------------------------------------------------------- */
+
+static const struct ccas_action_node *find_result (const struct ccas_action_result *res, const struct ccas_node *n)
+{
+    for (size_t i = 0; i < res->nnodes; i++) {
+        const struct ccas_action_node *r = &res->nodes[i];
+        if ((r->id && n->node_id && strcmp (r->id, n->node_id) == 0) || (r->name && n->name && strcmp (r->name, n->name) == 0))
+            return r;
+    }
+    return NULL;
+}
+
+static int apply_action (struct ccas_plan *plan, struct ccas_ccapi *api, enum ccas_node_action action,
+                         struct ccas_plan_action *v, size_t n, const char **operation, unsigned *done_count,
+                         struct ccas_apply_stats *st, struct ccas_error *err)
+{
+    const char **ids = calloc (n + 1, sizeof (*ids));
+    struct ccas_action_result *res = NULL;
+    if (!ids)
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        ids[i] = v[i].node->node_id;
+    struct ccas_node_selector sel = { .ids = ids, .nids = n };
+    int rc = ccas_ccapi_node_action (api, action, &sel, NULL, &res, err);
+    free (ids);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++) {
+            v[i].outcome = CCAS_FAILED;
+            v[i].error = ccas_plan_strdup (plan, err->text);
+        }
+        st->failed += (unsigned)n;
+        return -1;
+    }
+    *operation = ccas_plan_strdup (plan, res->operation_id);
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_action_node *r = find_result (res, v[i].node);
+        if (r && r->ok) {
+            v[i].outcome = CCAS_DONE;
+            (*done_count)++;
+            ccas_log (LOG_INFO, "%s %s: %s", ccas_node_action_name (action), v[i].node->name, v[i].reason);
+            continue;
+        }
+        v[i].outcome = CCAS_FAILED;
+        v[i].error = ccas_plan_strdup (plan, r ? (r->error ? r->error : "failed") : "the server does not know this node");
+        st->failed++;
+        ccas_log (LOG_WARNING, "%s %s: %s", ccas_node_action_name (action), v[i].node->name, v[i].error);
+    }
+    ccas_action_result_destroy (res);
+    return 0;
+}
+
+int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
+                struct ccas_apply_stats *stats, struct ccas_error *err)
+{
+    struct ccas_apply_stats st = { 0 };
+    int rc = 0;
+    if (plan->ncreates && apply_creates (plan, api, requests, &st, err) < 0)
+        rc = -1;
+    if (rc == 0 && plan->nstarts
+        && apply_action (plan, api, CCAS_ACTION_START, plan->starts, plan->nstarts, &plan->start_operation,
+                         &st.started, &st, err) < 0)
+        rc = -1;
+    if (rc == 0 && plan->nterminates
+        && apply_action (plan, api, CCAS_ACTION_TERMINATE, plan->terminates, plan->nterminates,
+                         &plan->terminate_operation, &st.terminated, &st, err) < 0)
+        rc = -1;
+    if (stats)
+        *stats = st;
+    return rc;
+}

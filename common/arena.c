@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* arena.c: a bump allocator over a chain of blocks. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+#define BLOCK_SIZE (64 * 1024)
+
+struct block {
+    struct block *next;
+    size_t used, size;
+    max_align_t data[];
+};
+
+struct ccas_arena {
+    struct block *blocks;
+};
+
+struct ccas_arena *ccas_arena_create (void)
+{
+    return calloc (1, sizeof (struct ccas_arena));
+}
+
+void ccas_arena_destroy (struct ccas_arena *a)
+{
+    if (!a)
+        return;
+    while (a->blocks) {
+        struct block *next = a->blocks->next;
+        free (a->blocks);
+        a->blocks = next;
+    }
+    free (a);
+}
+
+void *ccas_arena_alloc (struct ccas_arena *a, size_t size)
+{
+    size = (size + sizeof (max_align_t) - 1) / sizeof (max_align_t) * sizeof (max_align_t);
+    if (size == 0)
+        size = sizeof (max_align_t);
+    struct block *b = a->blocks;
+    if (!b || b->used + size > b->size) {
+        size_t bsize = size > BLOCK_SIZE ? size : BLOCK_SIZE;
+        if (!(b = malloc (sizeof (*b) + bsize)))
+            return NULL;
+        b->next = a->blocks;
+        b->used = 0;
+        b->size = bsize;
+        a->blocks = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += size;
+    memset (p, 0, size);
+    return p;
+}
+
+char *ccas_arena_strdup (struct ccas_arena *a, const char *s)
+{
+    size_t n = strlen (s) + 1;
+    char *p = ccas_arena_alloc (a, n);
+    if (p)
+        memcpy (p, s, n);
+    return p;
+}
+
+char *ccas_arena_printf (struct ccas_arena *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    return ccas_arena_strdup (a, buf);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* conf_keys.c: every configuration key, its type, default, bounds and meaning. */
+#include "config.h"
+
+#include "conf_keys.h"
+
+#define UNBOUNDED 1, 0
+
+const struct config_key ccas_config_table[] = {
+    /* CycleCloud connection */
+    { "url", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "CycleCloud web server root, e.g. https://cyclecloud.example.com (required)" },
+    { "username", KEY_STRING, NULL, UNBOUNDED, NULL, false, "CycleCloud user (required)" },
+    { "password", KEY_STRING, NULL, UNBOUNDED, NULL, true,
+      "CycleCloud password; the file must then be mode 0600 (or use password_file)" },
+    { "password_file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "file holding the password on its first line, mode 0600" },
+    { "cluster_name", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "the CycleCloud cluster to scale (required)" },
+    { "verify_certificates", KEY_BOOL, "true", UNBOUNDED, NULL, false,
+      "verify the server's TLS certificate; false only for testing (a warning is logged)" },
+    { "ca_file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "PEM bundle of the CA that signed the server's certificate" },
+    { "connect_timeout", KEY_NUMBER, "10", 0.1, 600, NULL, false,
+      "seconds to wait for a connection" },
+    { "request_timeout", KEY_NUMBER, "60", 1, 3600, NULL, false,
+      "seconds one HTTP request may take" },
+    { "retries", KEY_INT, "4", 0, 20, NULL, false,
+      "further attempts for a read or node action after a transport error, 429 or 5xx" },
+    { "max_response_mb", KEY_INT, "256", 1, 4096, NULL, false,
+      "refuse server responses larger than this many MiB" },
+
+    /* logging and files */
+    { "logging", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "where and how much to log" },
+    { "logging.level", KEY_STRING, "\"info\"", UNBOUNDED, "error|warning|notice|info|debug", false,
+      "least important message logged" },
+    { "logging.file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "also append log lines to this file" },
+    { "logging.syslog", KEY_BOOL, "true", UNBOUNDED, NULL, false, "log to syslog (daemon facility)" },
+    { "state_dir", KEY_STRING, "\"/var/lib/ccautoscale\"", UNBOUNDED, NULL, false,
+      "directory for small state files (idle times, back-offs, pending requests)" },
+    { "lock_file", KEY_STRING, "\"/run/ccautoscale.lock\"", UNBOUNDED, NULL, false,
+      "lock that keeps concurrent runs from racing on the same nodes" },
+
+    /* scaling policy */
+    { "idle_timeout", KEY_SECONDS_MAP, "300", 0, 1e9, NULL, false,
+      "seconds a node may sit idle before it is terminated; a number or {\"default\": n, \"<nodearray>\": m}" },
+    { "boot_timeout", KEY_SECONDS_MAP, "1800", 0, 1e9, NULL, false,
+      "seconds a node may take to become ready; a number or {\"default\": n, \"<nodearray>\": m}" },
+    { "capacity_failure_backoff", KEY_NUMBER, "300", 0, 86400, NULL, false,
+      "seconds a bucket is held back after a capacity or quota failure" },
+    { "default_resources", KEY_ARRAY, "[]", UNBOUNDED, NULL, false,
+      "ordered rules {select, name, value} that define node resources" },
+    { "disable_default_resources", KEY_BOOL, "false", UNBOUNDED, NULL, false,
+      "do not add the built-in resources (ncpus, mem, ngpus, ...) to nodes" },
+    { "gpu_counts", KEY_INT_MAP, "{}", 0, 64, NULL, false,
+      "GPUs per VM for machine types the server reports with 0 GPUs, e.g. {\"Standard_NC6\": 1}" },
+    { "shared_resources", KEY_OPEN, "{}", UNBOUNDED, NULL, false,
+      "cluster-wide resources no node owns: a number is consumed by jobs (licences), a string or boolean is compared" },
+    { "nodearrays", KEY_MAP, "{}", UNBOUNDED, NULL, false, "settings per nodearray, by name" },
+    { "nodearrays.*", KEY_SECTION, NULL, UNBOUNDED, NULL, false, "settings of one nodearray" },
+    { "nodearrays.*.idle_timeout", KEY_NUMBER, NULL, 0, 1e9, NULL, false,
+      "idle_timeout for this nodearray" },
+    { "nodearrays.*.boot_timeout", KEY_NUMBER, NULL, 0, 1e9, NULL, false,
+      "boot_timeout for this nodearray" },
+    { "nodearrays.*.priority", KEY_INT, NULL, -1000000, 1000000, NULL, false,
+      "order among nodearrays when several fit (higher first; default the nodearray's Priority)" },
+    { "nodearrays.*.enabled", KEY_BOOL, NULL, UNBOUNDED, NULL, false,
+      "false: never create nodes here" },
+    { "nodearrays.*.colocated", KEY_BOOL, NULL, UNBOUNDED, NULL, false,
+      "jobs here keep all their nodes in one placement group (default: true for InfiniBand buckets)" },
+    { "nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, false,
+      "preference order of machine types in this nodearray (default: the server's order)" },
+
+    /* scheduler sections */
+    { "slurm", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the Slurm integration (see ccautoscale-slurm(8))" },
+    { "pbs", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the PBS integration (see ccautoscale-pbs(8))" },
+};
+
+const size_t ccas_config_table_len = sizeof (ccas_config_table) / sizeof (ccas_config_table[0]);

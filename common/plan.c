@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* plan.c: group a matched model into create sets and starts; render as JSON. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "plan.h"
+
+#define ARENA(p) ((struct ccas_arena *)(p)->arena)
+
+char *ccas_plan_strdup (struct ccas_plan *plan, const char *s)
+{
+    return s ? ccas_arena_strdup (ARENA (plan), s) : NULL;
+}
+
+void ccas_plan_destroy (struct ccas_plan *plan)
+{
+    if (!plan)
+        return;
+    free (plan->creates);
+    free (plan->starts);
+    free (plan->terminates);
+    free (plan->kept);
+    ccas_arena_destroy (plan->arena);
+    free (plan);
+}
+
+static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct ccas_bucket *b, struct ccas_pg *pg)
+{
+    for (size_t i = 0; i < plan->ncreates; i++)
+        if (plan->creates[i].bucket == b && plan->creates[i].pg == pg)
+            return &plan->creates[i];
+    return NULL;
+}
+
+/* Two passes: count per set, then fill, so each set's node array is allocated once. */
+static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
+{
+    size_t nnew = c->nnodes - c->nexisting;
+    if (!(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
+        return -1;
+    for (size_t i = c->nexisting; i < c->nnodes; i++) {
+        struct ccas_node *n = c->nodes[i];
+        struct ccas_plan_create *set = find_set (plan, n->bucket, n->pg);
+        if (!set) {
+            set = &plan->creates[plan->ncreates++];
+            set->bucket = n->bucket;
+            set->pg = n->pg;
+        }
+        set->count++;
+    }
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        if (!(plan->creates[i].nodes = ccas_arena_alloc (ARENA (plan), plan->creates[i].count * sizeof (struct ccas_node *))))
+            return -1;
+        plan->creates[i].count = 0;
+    }
+    for (size_t i = c->nexisting; i < c->nnodes; i++) {
+        struct ccas_node *n = c->nodes[i];
+        struct ccas_plan_create *set = find_set (plan, n->bucket, n->pg);
+        set->nodes[set->count++] = n;
+    }
+    return 0;
+}
+
+static int gather_starts (struct ccas_plan *plan, struct ccas_cluster *c)
+{
+    if (!(plan->starts = calloc (c->nexisting + 1, sizeof (*plan->starts))))
+        return -1;
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (n->kind == CCAS_NODE_STOPPED && n->njobs > 0) {
+            plan->starts[plan->nstarts].node = n;
+            plan->starts[plan->nstarts].reason = "deallocated node given work";
+            plan->nstarts++;
+        }
+    }
+    return 0;
+}
+
+struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_error *err)
+{
+    struct ccas_plan *plan = calloc (1, sizeof (*plan));
+    if (!plan || !(plan->arena = ccas_arena_create ())) {
+        free (plan);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    plan->cluster = c;
+    plan->jobs = jobs;
+    if (gather_creates (plan, c) < 0 || gather_starts (plan, c) < 0
+        || !(plan->terminates = calloc (c->nexisting + 1, sizeof (*plan->terminates)))
+        || !(plan->kept = calloc (c->nexisting + 1, sizeof (*plan->kept)))) {
+        ccas_plan_destroy (plan);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    return plan;
+}
+
+int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason)
+{
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (plan->terminates[i].node == n)
+            return 0;
+    struct ccas_plan_action *a = &plan->terminates[plan->nterminates];
+    a->node = n;
+    if (!(a->reason = ccas_plan_strdup (plan, reason)))
+        return -1;
+    plan->nterminates++;
+    return 0;
+}
+
+uint32_t ccas_plan_new_nodes (const struct ccas_plan *plan)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < plan->ncreates; i++)
+        n += plan->creates[i].count;
+    return n;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static const char *outcome_name (enum ccas_outcome o)
+{
+    return o == CCAS_DONE ? "done" : o == CCAS_FAILED ? "failed" : "planned";
+}
+
+static json_object *str_or_null (const char *s)
+{
+    return s ? json_object_new_string (s) : NULL;
+}
+
+static json_object *create_json (const struct ccas_plan_create *set)
+{
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "nodearray", json_object_new_string (set->bucket->na->name));
+    json_object_object_add (o, "machine_type", json_object_new_string (set->bucket->machine_type));
+    json_object_object_add (o, "placement_group", str_or_null (set->pg ? set->pg->name : NULL));
+    json_object_object_add (o, "count", json_object_new_int ((int)set->count));
+    json_object_object_add (o, "outcome", json_object_new_string (outcome_name (set->outcome)));
+    if (set->outcome != CCAS_PLANNED) {
+        json_object_object_add (o, "added", json_object_new_int (set->added));
+        json_object_object_add (o, "message", str_or_null (set->message));
+        json_object *names = json_object_new_array ();
+        for (uint32_t i = 0; i < set->count; i++)
+            if (set->nodes[i]->name)
+                json_object_array_add (names, json_object_new_string (set->nodes[i]->name));
+        json_object_object_add (o, "names", names);
+    }
+    return o;
+}
+
+static json_object *action_json (const struct ccas_plan_action *a)
+{
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "name", str_or_null (a->node->name));
+    json_object_object_add (o, "node_id", str_or_null (a->node->node_id));
+    json_object_object_add (o, "nodearray", str_or_null (a->node->nodearray));
+    json_object_object_add (o, "reason", str_or_null (a->reason));
+    json_object_object_add (o, "outcome", json_object_new_string (outcome_name (a->outcome)));
+    if (a->error)
+        json_object_object_add (o, "error", json_object_new_string (a->error));
+    return o;
+}
+
+static json_object *actions_json (const struct ccas_plan_action *v, size_t n)
+{
+    json_object *arr = json_object_new_array_ext ((int)n);
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add (arr, action_json (&v[i]));
+    return arr;
+}
+
+static json_object *slot_json (const struct ccas_node *n)
+{
+    char label[256];
+    if (n->kind != CCAS_NODE_NEW || n->name)
+        return json_object_new_string (n->name);
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "new", json_object_new_boolean (true));
+    json_object_object_add (o, "nodearray", json_object_new_string (n->nodearray));
+    json_object_object_add (o, "machine_type", json_object_new_string (n->vm_size));
+    json_object_object_add (o, "placement_group", str_or_null (n->placement_group));
+    snprintf (label, sizeof (label), "new-%u", n->index);
+    json_object_object_add (o, "placeholder", json_object_new_string (label));
+    return o;
+}
+
+static int cmp_node_index (const void *a, const void *b)
+{
+    uint32_t x = (*(struct ccas_node *const *)a)->index, y = (*(struct ccas_node *const *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+/* Each node once, in node order (slots of a packed job share nodes). */
+static json_object *job_nodes_json (const struct ccas_job *j)
+{
+    json_object *nodes = json_object_new_array ();
+    struct ccas_node **v = malloc (j->nslots * sizeof (*v));
+    if (!v)
+        return nodes;
+    memcpy (v, j->slots, j->nslots * sizeof (*v));
+    qsort (v, j->nslots, sizeof (*v), cmp_node_index);
+    for (uint32_t s = 0; s < j->nslots; s++)
+        if (s == 0 || v[s] != v[s - 1])
+            json_object_array_add (nodes, slot_json (v[s]));
+    free (v);
+    return nodes;
+}
+
+static json_object *job_json (const struct ccas_job *j)
+{
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "id", json_object_new_string (j->id));
+    json_object_object_add (o, "matched", json_object_new_boolean (j->matched));
+    if (j->matched)
+        json_object_object_add (o, "nodes", job_nodes_json (j));
+    else
+        json_object_object_add (o, "reason", json_object_new_string (j->reason ? j->reason : "unknown"));
+    return o;
+}
+
+json_object *ccas_plan_to_json (const struct ccas_plan *plan, bool jobs)
+{
+    json_object *o = json_object_new_object ();
+    json_object *creates = json_object_new_array ();
+    for (size_t i = 0; i < plan->ncreates; i++)
+        json_object_array_add (creates, create_json (&plan->creates[i]));
+    json_object_object_add (o, "create", creates);
+    json_object_object_add (o, "start", actions_json (plan->starts, plan->nstarts));
+    json_object_object_add (o, "terminate", actions_json (plan->terminates, plan->nterminates));
+    json_object_object_add (o, "keep_alive", actions_json (plan->kept, plan->nkept));
+    if (plan->request_id[0])
+        json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
+    if (plan->create_operation)
+        json_object_object_add (o, "create_operation", json_object_new_string (plan->create_operation));
+    if (jobs && plan->jobs) {
+        size_t matched = 0, pending = 0;
+        json_object *arr = json_object_new_array_ext ((int)plan->jobs->n);
+        for (size_t i = 0; i < plan->jobs->n; i++) {
+            const struct ccas_job *j = &plan->jobs->v[i];
+            if (j->running || j->ignore)
+                continue;
+            pending++;
+            matched += j->matched;
+            json_object_array_add (arr, job_json (j));
+        }
+        json_object_object_add (o, "jobs", arr);
+        json_object *sum = json_object_new_object ();
+        json_object_object_add (sum, "jobs", json_object_new_int64 ((int64_t)pending));
+        json_object_object_add (sum, "matched", json_object_new_int64 ((int64_t)matched));
+        json_object_object_add (sum, "unmatched", json_object_new_int64 ((int64_t)(pending - matched)));
+        json_object_object_add (sum, "new_nodes", json_object_new_int64 (ccas_plan_new_nodes (plan)));
+        json_object_object_add (o, "summary", sum);
+    }
+    return o;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* state.c: load and atomically replace small JSON state documents. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsonutil.h"
+#include "state.h"
+
+#define STATE_MAX_BYTES (64 * 1024 * 1024)
+
+struct ccas_state {
+    char *dir;
+    char *path;
+    json_object *root;
+};
+
+struct ccas_state *ccas_state_load (const char *dir, const char *name, struct ccas_error *err)
+{
+    struct ccas_state *st = calloc (1, sizeof (*st));
+    if (!st || !(st->dir = strdup (dir)) || asprintf (&st->path, "%s/%s.json", dir, name) < 0) {
+        if (st)
+            st->path = NULL;
+        ccas_state_destroy (st);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    if (access (st->path, F_OK) < 0 && errno == ENOENT)
+        st->root = json_object_new_object ();
+    else if (!(st->root = ccas_json_load_file (st->path, STATE_MAX_BYTES, err))) {
+        ccas_error_prefix (err, "state file (move it aside to start afresh)");
+        ccas_state_destroy (st);
+        return NULL;
+    } else if (!json_object_is_type (st->root, json_type_object)) {
+        ccas_errorf (err, "%s: state file is not a JSON object (move it aside to start afresh)", st->path);
+        ccas_state_destroy (st);
+        return NULL;
+    }
+    return st;
+}
+
+void ccas_state_destroy (struct ccas_state *st)
+{
+    if (!st)
+        return;
+    json_object_put (st->root);
+    free (st->path);
+    free (st->dir);
+    free (st);
+}
+
+json_object *ccas_state_root (struct ccas_state *st)
+{
+    return st->root;
+}
+
+static int make_dirs (const char *dir, struct ccas_error *err)
+{
+    char buf[4096];
+    snprintf (buf, sizeof (buf), "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+            return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
+        *p = '/';
+    }
+    if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
+    return 0;
+}
+
+static int write_all (int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err)
+{
+    char tmp[4096], dirbuf[4096];
+    snprintf (dirbuf, sizeof (dirbuf), "%s", path);
+    const char *dir = dirname (dirbuf);
+    if (make_dirs (dir, err) < 0)
+        return -1;
+    if (snprintf (tmp, sizeof (tmp), "%s.tmp.%d", path, (int)getpid ()) >= (int)sizeof (tmp))
+        return ccas_errorf (err, "%s: path too long", path);
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
+    if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || fsync (fd) < 0) {
+        ccas_errorf (err, "%s: cannot write: %s", tmp, strerror (errno));
+        close (fd);
+        unlink (tmp);
+        return -1;
+    }
+    if (close (fd) < 0 || rename (tmp, path) < 0) {
+        ccas_errorf (err, "%s: cannot replace: %s", path, strerror (errno));
+        unlink (tmp);
+        return -1;
+    }
+    int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync (dfd); /* the rename itself must reach the disk */
+        close (dfd);
+    }
+    return 0;
+}
+
+int ccas_state_save (struct ccas_state *st, struct ccas_error *err)
+{
+    size_t len;
+    const char *text = json_object_to_json_string_length (st->root, JSON_C_TO_STRING_PLAIN, &len);
+    return ccas_write_atomic (st->path, text, len, 0644, err);
+}

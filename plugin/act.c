@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* act.c: shared lookups and the print / apply / print tail of acting commands. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "act.h"
+#include "apply.h"
+#include "log.h"
+#include "plan_print.h"
+#include "state.h"
+
+struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name)
+{
+    char known[512] = "";
+    for (size_t i = 0; i < c->nnodearrays; i++)
+        if (strcmp (c->nodearrays[i].name, name) == 0)
+            return &c->nodearrays[i];
+    for (size_t i = 0; i < c->nnodearrays; i++) {
+        size_t len = strlen (known);
+        snprintf (known + len, sizeof (known) - len, "%s'%s'", i ? ", " : "", c->nodearrays[i].name);
+    }
+    cli_fail (cli, EXIT_USAGE, "nodearray '%s' not found in cluster '%s' (it has %s)", name, cli->cfg->cluster_name,
+              known[0] ? known : "none");
+    return NULL;
+}
+
+struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct ccas_nodearray *na,
+                                const char *machine_type)
+{
+    char known[512] = "";
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        struct ccas_bucket *b = &c->buckets[i];
+        if (b->na != na)
+            continue;
+        if (machine_type ? strcasecmp (b->machine_type, machine_type) == 0 : b->st->valid)
+            return b;
+        size_t len = strlen (known);
+        snprintf (known + len, sizeof (known) - len, "%s'%s'", len ? ", " : "", b->machine_type);
+    }
+    if (machine_type)
+        cli_fail (cli, EXIT_USAGE, "nodearray '%s' has no machine type '%s' (it has %s)", na->name, machine_type,
+                  known[0] ? known : "none");
+    else
+        cli_fail (cli, EXIT_PARTIAL, "nodearray '%s' has no valid bucket", na->name);
+    return NULL;
+}
+
+static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied)
+{
+    if (cli->json) {
+        json_object *out = ccas_plan_to_json (plan, false);
+        json_object_object_add (out, "applied", json_object_new_boolean (applied));
+        cli_print_json (out);
+        json_object_put (out);
+    } else
+        plan_print (stdout, plan, applied);
+}
+
+int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *requests = NULL;
+    int rc = EXIT_OK;
+
+    if (dry_run || (!plan->ncreates && !plan->nstarts && !plan->nterminates)) {
+        print_result (cli, plan, false);
+        return EXIT_OK;
+    }
+    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
+        rc = cli_fail_api (cli, &err);
+    else if (plan_shortfalls (plan))
+        rc = EXIT_PARTIAL;
+    ccas_state_destroy (requests);
+    print_result (cli, plan, true);
+    return rc;
+}

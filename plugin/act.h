@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* act.h: the tail every acting command shares — print the plan, carry it out unless dry. */
+#ifndef CCAS_ACT_H
+#define CCAS_ACT_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "cluster.h"
+#include "plan.h"
+
+/* Find a nodearray by name; prints the known names and returns NULL if absent. */
+struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name);
+
+/* Find the bucket of `machine_type` in `na`, or the first valid one when
+ * `machine_type` is NULL; prints the known machine types and returns NULL
+ * if absent. */
+struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct ccas_nodearray *na,
+                                const char *machine_type);
+
+/* Print the plan (table or JSON); unless `dry_run`, apply it (one request per
+ * kind) and print the outcome.  Returns an exit code: EXIT_PARTIAL when some
+ * of it could not be done. */
+int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run);
+
+#endif /* !CCAS_ACT_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* builtins.h: the `ccautoscale` command table.
+ *
+ * Adding a command:
+ *   1. Write plugin/cmd_<name>.c with `int cmd_<name> (struct cli *cli, int argc, char **argv)`
+ *      and a `const struct cmd_help help_<name>`: parse options with cli_getopt(),
+ *      call cli_prepare() (which applies the table flags: config, client, lock),
+ *      make one core call, print a table or JSON, return an exit code from
+ *      enum cli_exit.
+ *   2. Declare both below and add a row, in alphabetical order, to the table
+ *      in ccautoscale.c (or to its group's sub-table).
+ *   3. List the file in plugin/Makefile.am and its man page in the
+ *      `man_cmds` list there; tests/cli/t0001-help.sh runs --help on every row.
+ */
+#ifndef CCAS_BUILTINS_H
+#define CCAS_BUILTINS_H
+
+#include "cli.h"
+
+int cmd_analyze (struct cli *cli, int argc, char **argv);
+int cmd_buckets (struct cli *cli, int argc, char **argv);
+int cmd_config_check (struct cli *cli, int argc, char **argv);
+int cmd_config_keys (struct cli *cli, int argc, char **argv);
+int cmd_create (struct cli *cli, int argc, char **argv);
+int cmd_demand (struct cli *cli, int argc, char **argv);
+int cmd_nodes (struct cli *cli, int argc, char **argv);
+int cmd_scale (struct cli *cli, int argc, char **argv);
+int cmd_status (struct cli *cli, int argc, char **argv);
+int cmd_terminate (struct cli *cli, int argc, char **argv);
+
+extern const struct cmd_help help_analyze;
+extern const struct cmd_help help_buckets;
+extern const struct cmd_help help_config_check;
+extern const struct cmd_help help_config_keys;
+extern const struct cmd_help help_create;
+extern const struct cmd_help help_demand;
+extern const struct cmd_help help_nodes;
+extern const struct cmd_help help_scale;
+extern const struct cmd_help help_status;
+extern const struct cmd_help help_terminate;
+
+#ifdef CCAS_SLURM_COMMANDS
+int cmd_slurm_conf (struct cli *cli, int argc, char **argv);
+int cmd_slurm_demand (struct cli *cli, int argc, char **argv);
+int cmd_slurm_sync (struct cli *cli, int argc, char **argv);
+extern const struct cmd_help help_slurm_conf;
+extern const struct cmd_help help_slurm_demand;
+extern const struct cmd_help help_slurm_sync;
+#endif
+
+#endif /* !CCAS_BUILTINS_H */

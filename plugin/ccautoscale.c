@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* ccautoscale.c: main() — global options, the command table, dispatch. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtins.h"
+#include "cli.h"
+
+static const struct cmd config_cmds[] = {
+    { "check", cmd_config_check, NEED_CONFIG, &help_config_check, NULL },
+    { "keys", cmd_config_keys, 0, &help_config_keys, NULL },
+    { NULL, NULL, 0, NULL, NULL },
+};
+
+#ifdef CCAS_SLURM_COMMANDS
+static const struct cmd slurm_cmds[] = {
+    { "conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL },
+    { "demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL },
+    { "sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL },
+    { NULL, NULL, 0, NULL, NULL },
+};
+#endif
+
+static const struct cmd_help help_config = {
+    .synopsis = "config check|keys [OPTIONS]",
+    .summary = "validate the configuration and list every key",
+    .description = "'config check' loads the configuration, validates every key and prints the\n"
+                   "effective configuration (defaults filled in, the password shown as ****).\n"
+                   "'config keys' lists every key with its type, default and meaning.",
+};
+
+#ifdef CCAS_SLURM_COMMANDS
+static const struct cmd_help help_slurm = {
+    .synopsis = "slurm conf|demand|sync [OPTIONS]",
+    .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation",
+    .description = "The programs slurmctld runs are ccautoscale-resume(8), ccautoscale-suspend(8)\n"
+                   "and ccautoscale-resume-fail(8); these commands are for the administrator and\n"
+                   "the sync timer.",
+};
+#endif
+
+/* Sorted by name; `help` walks it in this order. */
+static const struct cmd commands[] = {
+    { "analyze", cmd_analyze, NEED_API, &help_analyze, NULL },
+    { "buckets", cmd_buckets, NEED_API, &help_buckets, NULL },
+    { "config", NULL, 0, &help_config, config_cmds },
+    { "create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL },
+    { "demand", cmd_demand, NEED_API, &help_demand, NULL },
+    { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
+    { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
+#ifdef CCAS_SLURM_COMMANDS
+    { "slurm", NULL, 0, &help_slurm, slurm_cmds },
+#endif
+    { "status", cmd_status, NEED_API, &help_status, NULL },
+    { "terminate", cmd_terminate, NEED_API | NEED_LOCK, &help_terminate, NULL },
+    { NULL, NULL, 0, NULL, NULL },
+};
+
+static const struct cmd_help help_main = {
+    .synopsis = "[-c FILE] [-v] [--json] COMMAND [ARGS]",
+    .summary = "autoscale Slurm and PBS clusters on Azure CycleCloud",
+    .description =
+        "ccautoscale starts the virtual machines that queued jobs need, in the right machine\n"
+        "types and placement groups and within quotas, and gives them back when idle or broken.\n"
+        "This command is the administrator's tool: look first, dry-run, then act.\n"
+        "\n"
+        "Run 'ccautoscale COMMAND --help' for a command's options.  Commands that change\n"
+        "anything in CycleCloud print what they would do unless told to act.",
+    .examples = "$ ccautoscale status\n"
+                "$ ccautoscale buckets --nodearray hpc\n"
+                "$ ccautoscale demand --jobs jobs.json            # dry run\n"
+                "$ ccautoscale demand --jobs jobs.json --apply",
+    .see_also = "ccautoscale-resume(8), ccautoscale-suspend(8), ccautoscale-resume-fail(8), ccsim(1)",
+};
+
+static void list_commands (FILE *f, const struct cmd *table, const char *prefix)
+{
+    for (const struct cmd *c = table; c->name; c++) {
+        if (c->sub) {
+            char sub[64];
+            snprintf (sub, sizeof (sub), "%s%s ", prefix, c->name);
+            list_commands (f, c->sub, sub);
+            continue;
+        }
+        char name[64];
+        snprintf (name, sizeof (name), "%s%s", prefix, c->name);
+        fprintf (f, "  %-16s %s\n", name, c->help->summary);
+    }
+}
+
+static void print_main_help (FILE *f, const char *prog)
+{
+    fprintf (f, "usage: %s %s\n\n%s - %s.\n\n", prog, help_main.synopsis, prog, help_main.summary);
+    fputs (help_main.description, f);
+    fputs ("\n\nCommands:\n", f);
+    list_commands (f, commands, "");
+    fprintf (f, "\nGlobal options:\n"
+                "  -c, --config FILE            configuration (default $CCAUTOSCALE_CONFIG, else %s)\n"
+                "  --json                       JSON output for scripts\n"
+                "  -v, --verbose                log more to stderr (repeat for debug)\n"
+                "  -q, --quiet                  log errors only\n"
+                "  -h, --help                   this help; COMMAND --help for a command's\n"
+                "  --version                    print the version\n",
+             CCAS_DEFAULT_CONFIG);
+    fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
+           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n",
+           f);
+}
+
+static const struct cmd *find_cmd (const struct cmd *table, const char *name)
+{
+    for (const struct cmd *c = table; c->name; c++)
+        if (strcmp (c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+/* `ccautoscale --man [COMMAND [SUB]]` renders a man page; the build uses it. */
+static int print_man (const char *prog, int argc, char **argv)
+{
+    if (argc == 0) {
+        cli_print_man (stdout, prog, "", &help_main);
+        return EXIT_OK;
+    }
+    const struct cmd *c = find_cmd (commands, argv[0]);
+    char name[64];
+    snprintf (name, sizeof (name), "%s", argv[0]);
+    if (c && c->sub && argc > 1) {
+        c = find_cmd (c->sub, argv[1]);
+        snprintf (name, sizeof (name), "%s %s", argv[0], argv[1]);
+    }
+    if (!c) {
+        fprintf (stderr, "%s: --man: unknown command '%s'\n", prog, argv[argc > 1 ? 1 : 0]);
+        return EXIT_USAGE;
+    }
+    cli_print_man (stdout, prog, name, c->help);
+    return EXIT_OK;
+}
+
+/* Global options come before the command; each command takes them too. */
+static int parse_global (struct cli *cli, int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if ((strcmp (a, "-c") == 0 || strcmp (a, "--config") == 0) && i + 1 < argc)
+            cli->config_path = argv[++i];
+        else if (strncmp (a, "--config=", 9) == 0)
+            cli->config_path = a + 9;
+        else if (strcmp (a, "--json") == 0)
+            cli->json = true;
+        else if (strcmp (a, "-v") == 0 || strcmp (a, "--verbose") == 0)
+            cli->verbosity++;
+        else if (strcmp (a, "-vv") == 0)
+            cli->verbosity += 2;
+        else if (strcmp (a, "-q") == 0 || strcmp (a, "--quiet") == 0)
+            cli->quiet = true;
+        else if (strcmp (a, "-h") == 0 || strcmp (a, "--help") == 0) {
+            print_main_help (stdout, cli->prog);
+            exit (EXIT_OK);
+        } else if (strcmp (a, "--version") == 0) {
+            printf ("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit (EXIT_OK);
+        } else if (strcmp (a, "--man") == 0)
+            exit (print_man (cli->prog, argc - i - 1, argv + i + 1));
+        else {
+            fprintf (stderr, "%s: unknown option '%s'\nTry '%s --help'.\n", cli->prog, a, cli->prog);
+            exit (EXIT_USAGE);
+        }
+    }
+    return i;
+}
+
+static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **argv)
+{
+    if (argc < 1) {
+        print_main_help (stderr, cli->prog);
+        return EXIT_USAGE;
+    }
+    const struct cmd *c = find_cmd (table, argv[0]);
+    if (!c) {
+        fprintf (stderr, "%s: '%s%s%s' is not a command. See '%s --help'.\n", cli->prog,
+                 cli->cmdname, cli->cmdname[0] ? " " : "", argv[0], cli->prog);
+        return EXIT_USAGE;
+    }
+    size_t len = strlen (cli->cmdname);
+    snprintf (cli->cmdname + len, sizeof (cli->cmdname) - len, "%s%s", len ? " " : "", c->name);
+    cli->cmd = c;
+    if (c->sub) {
+        if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
+            FILE *f = argc < 2 ? stderr : stdout;
+            cli_print_help (f, cli->prog, cli->cmdname, c->help);
+            fprintf (f, "\nCommands:\n");
+            char prefix[64];
+            snprintf (prefix, sizeof (prefix), "%s ", c->name);
+            list_commands (f, c->sub, prefix);
+            return argc < 2 ? EXIT_USAGE : EXIT_OK;
+        }
+        return dispatch (cli, c->sub, argc - 1, argv + 1);
+    }
+    optind = 1;
+    return c->fn (cli, argc, argv);
+}
+
+int main (int argc, char **argv)
+{
+    struct cli cli = { .prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO) };
+    int first = parse_global (&cli, argc, argv);
+    int rc = dispatch (&cli, commands, argc - first, argv + first);
+    cli_release (&cli);
+    return rc;
+}

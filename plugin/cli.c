@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.c: option parsing, setup and output shared by every ccautoscale command. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lock.h"
+#include "log.h"
+
+static const struct cmd_option common_options[] = {
+    { "-c, --config FILE", "configuration file (default $CCAUTOSCALE_CONFIG, else " CCAS_DEFAULT_CONFIG ")" },
+    { "--json", "print JSON for scripts instead of a table" },
+    { "-v, --verbose", "log more (repeat for debug); logs go to stderr" },
+    { "-q, --quiet", "log errors only" },
+    { "-h, --help", "show this help" },
+    { NULL, NULL },
+};
+
+#define MAX_LONGOPTS 64
+
+int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
+                const struct option *longopts)
+{
+    static const struct option common_long[] = {
+        { "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 0x100 },
+        { "verbose", no_argument, NULL, 'v' },      { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+    };
+    struct option all[MAX_LONGOPTS];
+    char shorts[128];
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof (common_long) / sizeof (common_long[0]); i++)
+        all[n++] = common_long[i];
+    for (size_t i = 0; longopts && longopts[i].name && n < MAX_LONGOPTS - 1; i++)
+        all[n++] = longopts[i];
+    memset (&all[n], 0, sizeof (all[n]));
+    snprintf (shorts, sizeof (shorts), "+:c:vqh%s", shortopts ? shortopts : "");
+
+    for (;;) {
+        int c = getopt_long (argc, argv, shorts, all, NULL);
+        switch (c) {
+        case 'c':
+            cli->config_path = optarg;
+            continue;
+        case 0x100:
+            cli->json = true;
+            continue;
+        case 'v':
+            cli->verbosity++;
+            continue;
+        case 'q':
+            cli->quiet = true;
+            continue;
+        case 'h':
+            cli_print_help (stdout, cli->prog, cli->cmdname, cli->cmd->help);
+            cli_release (cli);
+            exit (EXIT_OK);
+        case ':':
+            exit (cli_usage_error (cli, "option '%s' needs a value", argv[optind - 1]));
+        case '?':
+            if (optopt)
+                exit (cli_usage_error (cli, "unknown option '-%c'", optopt));
+            exit (cli_usage_error (cli, "unknown option '%s'", argv[optind - 1]));
+        default:
+            return c;
+        }
+    }
+}
+
+/* syslog and the log file get the configured level; stderr shows warnings
+ * unless -v or -q say otherwise. */
+static void setup_logging (struct cli *cli)
+{
+    struct ccas_error err = { "" };
+    int level = cli->cfg ? ccas_log_level_parse (cli->cfg->log_level) : LOG_WARNING;
+    unsigned sinks = CCAS_LOG_STDERR;
+    int stderr_level = cli->quiet ? LOG_ERR : LOG_WARNING + cli->verbosity;
+
+    if (level < 0)
+        level = LOG_INFO;
+    if (stderr_level > LOG_DEBUG)
+        stderr_level = LOG_DEBUG;
+    if (cli->cfg && cli->cfg->log_syslog)
+        sinks |= CCAS_LOG_SYSLOG;
+    ccas_log_open (cli->prog, level, sinks);
+    ccas_log_set_stderr_level (stderr_level);
+    if (cli->cfg && cli->cfg->log_file && ccas_log_set_file (cli->cfg->log_file, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+}
+
+static int open_client (struct cli *cli)
+{
+    struct ccas_error err = { "" };
+    const struct ccas_config *cfg = cli->cfg;
+    struct ccas_ccapi_opts opts = {
+        .url = cfg->url,
+        .username = cfg->username,
+        .password = cfg->password,
+        .cluster = cfg->cluster_name,
+        .verify_certificates = cfg->verify_certificates,
+        .ca_file = cfg->ca_file,
+        .connect_timeout_ms = (long)(cfg->connect_timeout * 1000),
+        .request_timeout_ms = (long)(cfg->request_timeout * 1000),
+        .max_retries = cfg->retries,
+        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
+    };
+    if (!(cli->api = ccas_ccapi_create (&opts, &err)))
+        return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
+    return EXIT_OK;
+}
+
+int cli_prepare (struct cli *cli)
+{
+    struct ccas_error err = { "" };
+    unsigned flags = cli->cmd->flags;
+
+    if (flags & NEED_CONFIG) {
+        if (!cli->config_path)
+            cli->config_path = getenv ("CCAUTOSCALE_CONFIG");
+        if (!cli->config_path || !*cli->config_path)
+            cli->config_path = CCAS_DEFAULT_CONFIG;
+        if (!(cli->cfg = ccas_config_load (cli->config_path, &err)))
+            return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
+    }
+    setup_logging (cli);
+    if ((flags & NEED_API) == NEED_API) {
+        int rc = open_client (cli);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    if ((flags & NEED_LOCK) == NEED_LOCK) {
+        if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, cli->prog, 30, &err)))
+            return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    }
+    return EXIT_OK;
+}
+
+void cli_release (struct cli *cli)
+{
+    ccas_lock_release (cli->lock);
+    cli->lock = NULL;
+    ccas_ccapi_destroy (cli->api);
+    cli->api = NULL;
+    ccas_config_destroy (cli->cfg);
+    cli->cfg = NULL;
+    ccas_log_close ();
+}
+
+int cli_fail (struct cli *cli, int code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    ccas_log_redact (msg, sizeof (msg));
+    fprintf (stderr, "%s: %s\n", cli->prog, msg);
+    return code;
+}
+
+int cli_fail_api (struct cli *cli, const struct ccas_error *err)
+{
+    return cli_fail (cli, EXIT_CYCLECLOUD, "%s", err->text);
+}
+
+int cli_usage_error (struct cli *cli, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    fprintf (stderr, "%s: %s\n", cli->prog, msg);
+    if (cli->cmd && cli->cmd->help)
+        fprintf (stderr, "usage: %s %s\n", cli->prog, cli->cmd->help->synopsis);
+    fprintf (stderr, "Try '%s%s%s --help' for more information.\n", cli->prog,
+             cli->cmdname[0] ? " " : "", cli->cmdname);
+    return EXIT_USAGE;
+}
+
+void cli_print_json (json_object *obj)
+{
+    fputs (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                                                    | JSON_C_TO_STRING_NOSLASHESCAPE),
+           stdout);
+    fputc ('\n', stdout);
+}
+
+/* ---- help ----------------------------------------------------------------- */
+
+static void print_options_text (FILE *f, const struct cmd_option *opts)
+{
+    for (size_t i = 0; opts && opts[i].flags; i++)
+        fprintf (f, "  %-28s %s\n", opts[i].flags, opts[i].doc);
+}
+
+static void print_wrapped (FILE *f, const char *text, const char *indent)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr (p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen (p);
+        if (len)
+            fprintf (f, "%s%.*s\n", indent, (int)len, p);
+        else
+            fputc ('\n', f);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+void cli_print_help (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h)
+{
+    if (!h)
+        return;
+    fprintf (f, "usage: %s %s\n\n", prog, h->synopsis);
+    fprintf (f, "%s%s%s.\n", cmdname && *cmdname ? cmdname : prog, " - ", h->summary);
+    if (h->description) {
+        fputc ('\n', f);
+        print_wrapped (f, h->description, "");
+    }
+    fprintf (f, "\nOptions:\n");
+    print_options_text (f, h->options);
+    print_options_text (f, common_options);
+    if (h->examples) {
+        fprintf (f, "\nExamples:\n");
+        print_wrapped (f, h->examples, "  ");
+    }
+    if (h->see_also)
+        fprintf (f, "\nSee also: %s\n", h->see_also);
+}
+
+/* roff needs backslashes doubled and leading dots or quotes escaped */
+static void roff_text (FILE *f, const char *s, size_t len)
+{
+    bool line_start = true;
+    for (size_t i = 0; i < len && s[i]; i++) {
+        char c = s[i];
+        if (line_start && (c == '.' || c == '\''))
+            fputs ("\\&", f);
+        if (c == '\\')
+            fputs ("\\e", f);
+        else if (c == '-')
+            fputs ("\\-", f);
+        else
+            fputc (c, f);
+        line_start = (c == '\n');
+    }
+}
+
+static void roff_paragraphs (FILE *f, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr (p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen (p);
+        if (len == 0)
+            fputs (".PP\n", f);
+        else {
+            roff_text (f, p, len);
+            fputc ('\n', f);
+        }
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+static void roff_options (FILE *f, const struct cmd_option *opts)
+{
+    for (size_t i = 0; opts && opts[i].flags; i++) {
+        fputs (".TP\n.B ", f);
+        roff_text (f, opts[i].flags, strlen (opts[i].flags));
+        fputc ('\n', f);
+        roff_text (f, opts[i].doc, strlen (opts[i].doc));
+        fputc ('\n', f);
+    }
+}
+
+void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h)
+{
+    char title[128];
+    snprintf (title, sizeof (title), "%s%s%s", prog, cmdname && *cmdname ? "-" : "",
+              cmdname ? cmdname : "");
+    for (char *p = title; *p; p++)
+        if (*p == ' ')
+            *p = '-';
+    fprintf (f, ".TH %s 8 \"\" \"%s %s\" \"ccautoscale manual\"\n", title, PACKAGE_NAME, PACKAGE_VERSION);
+    fputs (".SH NAME\n", f);
+    roff_text (f, title, strlen (title));
+    fputs (" \\- ", f);
+    roff_text (f, h->summary, strlen (h->summary));
+    fputs ("\n.SH SYNOPSIS\n.B ", f);
+    roff_text (f, prog, strlen (prog));
+    fputc (' ', f);
+    roff_text (f, h->synopsis, strlen (h->synopsis));
+    fputc ('\n', f);
+    if (h->description) {
+        fputs (".SH DESCRIPTION\n", f);
+        roff_paragraphs (f, h->description);
+    }
+    fputs (".SH OPTIONS\n", f);
+    roff_options (f, h->options);
+    roff_options (f, common_options);
+    if (h->examples) {
+        fputs (".SH EXAMPLES\n.nf\n", f);
+        roff_text (f, h->examples, strlen (h->examples));
+        fputs ("\n.fi\n", f);
+    }
+    fputs (".SH EXIT STATUS\n"
+           "0 success; 1 usage error; 2 configuration error; 3 CycleCloud unreachable, "
+           "refused or answered nonsense; 4 done in part; 5 scheduler error; "
+           "6 another run holds the lock; 7 internal error.\n",
+           f);
+    fputs (".SH SEE ALSO\n", f);
+    if (h->see_also)
+        roff_text (f, h->see_also, strlen (h->see_also));
+    else
+        fputs ("ccautoscale(8)", f);
+    fputc ('\n', f);
+}

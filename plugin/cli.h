@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h: what every `ccautoscale` command shares: options, setup, output, exit codes.
+ *
+ * main() fills a struct cli, finds the command in the table and calls it.
+ * The command parses its own options with cli_getopt() (which also handles
+ * -c/--config, --json, -v, -q and -h/--help for every command), then calls
+ * cli_prepare() to load the configuration, open the client or take the lock
+ * as its table flags say.  Everything cli_prepare() opens is closed by main().
+ */
+#ifndef CCAS_CLI_H
+#define CCAS_CLI_H
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ccapi.h"
+#include "conf.h"
+#include "error.h"
+
+/* Documented in ccautoscale(8), EXIT STATUS. */
+enum cli_exit {
+    EXIT_OK = 0,
+    EXIT_USAGE = 1,       /* bad command line */
+    EXIT_CONFIG = 2,      /* configuration missing or invalid */
+    EXIT_CYCLECLOUD = 3,  /* CycleCloud unreachable, refused or answered nonsense */
+    EXIT_PARTIAL = 4,     /* done in part: some nodes or jobs could not be served */
+    EXIT_SCHEDULER = 5,   /* Slurm or PBS refused or failed */
+    EXIT_BUSY = 6,        /* another run holds the lock */
+    EXIT_INTERNAL = 7,    /* out of memory, I/O error, a bug */
+};
+
+enum cmd_flags {
+    NEED_CONFIG = 1,      /* load the configuration */
+    NEED_API = 2 | 1,     /* ... and create the CycleCloud client */
+    NEED_LOCK = 4 | 1,    /* ... and hold the lock */
+    NEED_SLURM = 8,       /* the command talks to slurmctld */
+};
+
+struct cmd_option {
+    const char *flags;    /* "-n, --nodearray NAME" */
+    const char *doc;
+};
+
+struct cmd_help {
+    const char *synopsis;     /* after "ccautoscale ": "buckets [--nodearray NAME]" */
+    const char *summary;      /* one line, lowercase, no full stop */
+    const char *description;  /* paragraphs separated by blank lines */
+    const struct cmd_option *options; /* NULL-terminated; the common ones are added */
+    const char *examples;     /* lines "$ command" then output or comment lines */
+    const char *see_also;     /* "ccautoscale-nodes(8), ..." or NULL */
+};
+
+struct cli;
+typedef int (*cmd_f) (struct cli *cli, int argc, char **argv);
+
+struct cmd {
+    const char *name;
+    cmd_f fn;                 /* NULL for a group */
+    unsigned flags;
+    const struct cmd_help *help;
+    const struct cmd *sub;    /* a group's table, terminated by a NULL name */
+};
+
+struct cli {
+    const char *prog;         /* "ccautoscale" */
+    char cmdname[64];         /* "buckets", "slurm conf" */
+    const struct cmd *cmd;
+    const char *config_path;
+    bool json;
+    int verbosity;            /* -v count */
+    bool quiet;
+    bool interactive;         /* stdout is a terminal */
+    struct ccas_config *cfg;
+    struct ccas_ccapi *api;
+    struct ccas_lock *lock;
+};
+
+/* getopt_long with the common options merged in.  Returns the next
+ * command-specific option character, -1 at the end.  On -h prints help and
+ * exits 0; on an unknown option prints a hint and exits EXIT_USAGE. */
+int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
+                const struct option *longopts);
+
+/* Apply the command's flags: load config, set up logging, create the client,
+ * take the lock.  Returns EXIT_OK or an exit code after printing the error. */
+int cli_prepare (struct cli *cli);
+
+/* Print "ccautoscale: <msg>" to stderr and return `code`. */
+int cli_fail (struct cli *cli, int code, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Print the error of a failed CycleCloud call and return EXIT_CYCLECLOUD. */
+int cli_fail_api (struct cli *cli, const struct ccas_error *err);
+
+/* Print "usage: ..." plus a hint and return EXIT_USAGE. */
+int cli_usage_error (struct cli *cli, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Print `obj` as pretty JSON on stdout (takes no reference). */
+void cli_print_json (json_object *obj);
+
+/* Help for a command, as text (--help) or as a man page (roff). */
+void cli_print_help (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
+void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
+
+/* Release what cli_prepare() opened. */
+void cli_release (struct cli *cli);
+
+#endif /* !CCAS_CLI_H */

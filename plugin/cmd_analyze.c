@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_analyze.c: `ccautoscale analyze --job ID` — why one job does or does not match, bucket by bucket. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "builtins.h"
+#include "match.h"
+#include "model_load.h"
+#include "table.h"
+
+static const struct cmd_option options[] = {
+    { "--job ID", "the job to explain (required)" },
+    { "-j, --jobs FILE", "the jobs, as for demand; '-' reads stdin (default '-')" },
+    { "--status FILE", "replay a saved status response" },
+    { "--nodes FILE", "with --status: a saved nodes response" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_analyze = {
+    .synopsis = "analyze --job ID [--jobs FILE|-] [--status FILE [--nodes FILE]] [--json]",
+    .summary = "explain, bucket by bucket, why a job does or does not match",
+    .description =
+        "Runs the same pass as demand (jobs ahead of this one take their share first), then\n"
+        "shows for each chunk of the job every bucket: whether a new node there would\n"
+        "satisfy the constraint and, if not, which term fails; how many more nodes the bucket\n"
+        "may take after the jobs ahead; and how many existing nodes fit.  Nothing changes.",
+    .options = options,
+    .examples = "$ ccautoscale analyze --job 1234 --jobs jobs.json",
+    .see_also = "ccautoscale-demand(8)",
+};
+
+struct chunk_view {
+    size_t existing_fit;   /* existing nodes that would take a slot if empty */
+    size_t existing_room;  /* ... that have room now */
+};
+
+static void existing_counts (struct ccas_cluster *c, const struct ccas_chunk *ch, struct chunk_view *v)
+{
+    struct ccas_eval ev = { .job = -1 };
+    struct ccas_eval tev = { .job = -1, .template_node = true };
+    for (size_t i = 0; i < c->nexisting; i++) {
+        const struct ccas_node *n = c->nodes[i];
+        if (!ccas_node_usable (n))
+            continue;
+        if (n->bucket && ccas_constraint_fits (ch->cons, &n->bucket->template_node, &tev, NULL, 0))
+            v->existing_fit++;
+        if (ccas_constraint_fits (ch->cons, n, &ev, NULL, 0))
+            v->existing_room++;
+    }
+}
+
+static json_object *bucket_json (const struct ccas_bucket *b, const struct ccas_chunk *ch)
+{
+    char why[512] = "", avail_why[400] = "";
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    bool fits = ccas_constraint_fits (ch->cons, &b->template_node, &ev, why, sizeof (why));
+    int64_t avail = ccas_bucket_available (b, avail_why, sizeof (avail_why));
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "nodearray", json_object_new_string (b->na->name));
+    json_object_object_add (o, "machine_type", json_object_new_string (b->machine_type));
+    json_object_object_add (o, "fits", json_object_new_boolean (fits));
+    json_object_object_add (o, "why_not", fits ? NULL : json_object_new_string (why));
+    json_object_object_add (o, "available", json_object_new_int64 (avail == CCAS_UNLIMITED ? -1 : avail));
+    json_object_object_add (o, "available_why", avail ? NULL : json_object_new_string (avail_why));
+    return o;
+}
+
+static json_object *analysis_json (struct ccas_cluster *c, const struct ccas_job *j)
+{
+    json_object *o = json_object_new_object ();
+    json_object *chunks = json_object_new_array ();
+    json_object_object_add (o, "job", json_object_new_string (j->id));
+    json_object_object_add (o, "matched", json_object_new_boolean (j->matched));
+    json_object_object_add (o, "reason", j->reason ? json_object_new_string (j->reason) : NULL);
+    if (j->matched) {
+        json_object *nodes = json_object_new_array ();
+        char label[256];
+        for (uint32_t s = 0; s < j->nslots; s++)
+            if (s == 0 || j->slots[s] != j->slots[s - 1])
+                json_object_array_add (nodes, json_object_new_string (ccas_node_label (j->slots[s], label, sizeof (label))));
+        json_object_object_add (o, "nodes", nodes);
+    }
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        const struct ccas_chunk *ch = &j->chunks[ci];
+        struct chunk_view v = { 0, 0 };
+        json_object *co = json_object_new_object ();
+        json_object *buckets = json_object_new_array ();
+        existing_counts (c, ch, &v);
+        json_object_object_add (co, "count", json_object_new_int ((int)ch->count));
+        json_object_object_add (co, "constraints", json_tokener_parse (ccas_constraint_text (ch->cons)));
+        json_object_object_add (co, "existing_nodes_that_fit", json_object_new_int64 ((int64_t)v.existing_fit));
+        json_object_object_add (co, "existing_nodes_with_room", json_object_new_int64 ((int64_t)v.existing_room));
+        for (size_t i = 0; i < c->nbuckets; i++)
+            json_object_array_add (buckets, bucket_json (&c->buckets[i], ch));
+        json_object_object_add (co, "buckets", buckets);
+        json_object_array_add (chunks, co);
+    }
+    json_object_object_add (o, "chunks", chunks);
+    return o;
+}
+
+static void print_text (json_object *a)
+{
+    json_object *chunks = json_object_object_get (a, "chunks");
+    const char *reason = json_object_get_string (json_object_object_get (a, "reason"));
+    printf ("job %s: %s\n", json_object_get_string (json_object_object_get (a, "job")),
+            json_object_get_boolean (json_object_object_get (a, "matched")) ? "matched" : "not matched");
+    if (reason)
+        printf ("  why not: %s\n", reason);
+    json_object *nodes = json_object_object_get (a, "nodes");
+    for (size_t i = 0; nodes && i < json_object_array_length (nodes); i++)
+        printf ("  node: %s\n", json_object_get_string (json_object_array_get_idx (nodes, i)));
+    for (size_t ci = 0; ci < json_object_array_length (chunks); ci++) {
+        static const char *const headers[] = { "NODEARRAY", "MACHINE TYPE", "FITS", ">AVAILABLE", "WHY NOT", NULL };
+        json_object *co = json_object_array_get_idx (chunks, ci);
+        json_object *buckets = json_object_object_get (co, "buckets");
+        printf ("\nchunk %zu: %d x %s\n  existing nodes that fit: %lld, with room now: %lld\n\n", ci + 1,
+                json_object_get_int (json_object_object_get (co, "count")),
+                json_object_to_json_string_ext (json_object_object_get (co, "constraints"), JSON_C_TO_STRING_PLAIN),
+                (long long)json_object_get_int64 (json_object_object_get (co, "existing_nodes_that_fit")),
+                (long long)json_object_get_int64 (json_object_object_get (co, "existing_nodes_with_room")));
+        struct table *t = table_create (headers);
+        for (size_t i = 0; i < json_object_array_length (buckets); i++) {
+            json_object *b = json_object_array_get_idx (buckets, i);
+            int64_t avail = json_object_get_int64 (json_object_object_get (b, "available"));
+            bool fits = json_object_get_boolean (json_object_object_get (b, "fits"));
+            const char *why = fits ? json_object_get_string (json_object_object_get (b, "available_why"))
+                                   : json_object_get_string (json_object_object_get (b, "why_not"));
+            char av[32];
+            snprintf (av, sizeof (av), avail < 0 ? "unlimited" : "%lld", (long long)avail);
+            table_addf (t, "%s\t%s\t%s\t%s\t%s", json_object_get_string (json_object_object_get (b, "nodearray")),
+                        json_object_get_string (json_object_object_get (b, "machine_type")), fits ? "yes" : "no", av,
+                        why ? why : "");
+        }
+        table_print (t, stdout);
+        table_destroy (t);
+    }
+}
+
+int cmd_analyze (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "job", required_argument, NULL, 0x301 },    { "jobs", required_argument, NULL, 'j' },
+        { "status", required_argument, NULL, 0x302 }, { "nodes", required_argument, NULL, 0x303 },
+        { NULL, 0, NULL, 0 },
+    };
+    struct model_source src = { .with_nodes = true };
+    const char *job_id = NULL, *jobs_file = "-";
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = NULL;
+    struct ccas_jobs *jobs = NULL;
+    int ch, rc;
+
+    while ((ch = cli_getopt (cli, argc, argv, "j:", longopts)) != -1) {
+        if (ch == 0x301)
+            job_id = optarg;
+        else if (ch == 'j')
+            jobs_file = optarg;
+        else if (ch == 0x302)
+            src.status_file = optarg;
+        else if (ch == 0x303)
+            src.nodes_file = optarg;
+    }
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (!job_id)
+        return cli_usage_error (cli, "--job ID is required");
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if ((rc = model_load (cli, &src, &c)) != EXIT_OK || (rc = jobs_load (cli, c, jobs_file, &jobs)) != EXIT_OK)
+        goto done;
+    struct ccas_job *j = NULL;
+    for (size_t i = 0; i < jobs->n; i++) {
+        if (j && !jobs->v[i].running)
+            jobs->v[i].ignore = true; /* only the jobs ahead take their share first */
+        if (!j && strcmp (jobs->v[i].id, job_id) == 0)
+            j = &jobs->v[i];
+    }
+    if (!j || j->running) {
+        rc = cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id, j ? "is running, not pending" : "not among the jobs given");
+        goto done;
+    }
+    if (ccas_match (c, jobs, NULL, &err) < 0) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        goto done;
+    }
+    json_object *a = analysis_json (c, j);
+    if (cli->json)
+        cli_print_json (a);
+    else
+        print_text (a);
+    json_object_put (a);
+done:
+    ccas_jobs_destroy (jobs);
+    ccas_cluster_destroy (c);
+    return rc;
+}

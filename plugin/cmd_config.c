@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_config.c: `ccautoscale config check` and `config keys`. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "builtins.h"
+#include "table.h"
+
+const struct cmd_help help_config_check = {
+    .synopsis = "config check [-c FILE] [--json]",
+    .summary = "validate the configuration and print it with defaults filled in",
+    .description =
+        "Loads the configuration exactly as every program does: unknown keys and wrong types\n"
+        "are errors naming their JSON path; a file holding a password must be mode 0600.\n"
+        "Prints the effective configuration, every default filled in, the password as ****.\n"
+        "Nothing is sent to CycleCloud.",
+    .examples = "$ ccautoscale config check -c /etc/ccautoscale/autoscale.json",
+    .see_also = "ccautoscale-config-keys(8)",
+};
+
+const struct cmd_help help_config_keys = {
+    .synopsis = "config keys [--json]",
+    .summary = "list every configuration key with its type, default and meaning",
+    .examples = "$ ccautoscale config keys",
+};
+
+int cmd_config_check (struct cli *cli, int argc, char **argv)
+{
+    int rc;
+    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
+        ;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    json_object *eff = ccas_config_effective (cli->cfg);
+    if (!eff)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    cli_print_json (eff);
+    json_object_put (eff);
+    if (!cli->json)
+        fprintf (stderr, "%s: %s: configuration is valid\n", cli->prog, cli->cfg->path);
+    return EXIT_OK;
+}
+
+int cmd_config_keys (struct cli *cli, int argc, char **argv)
+{
+    static const char *const headers[] = { "KEY", "TYPE", "DEFAULT", "MEANING", NULL };
+    size_t n;
+    const struct ccas_config_key_doc *keys = ccas_config_keys (&n);
+
+    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
+        ;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (cli->json) {
+        json_object *arr = json_object_new_array ();
+        for (size_t i = 0; i < n; i++) {
+            json_object *o = json_object_new_object ();
+            json_object_object_add (o, "key", json_object_new_string (keys[i].name));
+            json_object_object_add (o, "type", json_object_new_string (keys[i].type));
+            json_object_object_add (o, "default", keys[i].dflt ? json_tokener_parse (keys[i].dflt) : NULL);
+            json_object_object_add (o, "doc", json_object_new_string (keys[i].doc));
+            json_object_array_add (arr, o);
+        }
+        cli_print_json (arr);
+        json_object_put (arr);
+        return EXIT_OK;
+    }
+    struct table *t = table_create (headers);
+    for (size_t i = 0; i < n; i++) {
+        const char *cells[] = { keys[i].name, keys[i].type, keys[i].dflt, keys[i].doc };
+        table_add (t, cells);
+    }
+    table_print (t, stdout);
+    table_destroy (t);
+    return EXIT_OK;
+}

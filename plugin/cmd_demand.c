@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_demand.c: `ccautoscale demand` — what pending jobs need; dry run unless --apply. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "apply.h"
+#include "builtins.h"
+#include "lock.h"
+#include "log.h"
+#include "match.h"
+#include "model_load.h"
+#include "plan_print.h"
+#include "state.h"
+
+static const struct cmd_option options[] = {
+    { "-j, --jobs FILE", "pending (and running) jobs as JSON; '-' reads stdin (default '-')" },
+    { "--status FILE", "replay a saved GET /clusters/{c}/status response instead of asking the server" },
+    { "--nodes FILE", "with --status: a saved GET /clusters/{c}/nodes response" },
+    { "--apply", "carry the plan out: create, start and terminate (takes the lock)" },
+    { "--no-scaledown", "do not plan terminations of idle, failed or stuck nodes" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_demand = {
+    .synopsis = "demand [--jobs FILE|-] [--status FILE [--nodes FILE]] [--apply] [--json]",
+    .summary = "match pending jobs to nodes and show what would be created, started and terminated",
+    .description =
+        "Reads jobs in the scheduler-neutral format, an array in priority order:\n"
+        "  [{\"id\": \"42\", \"node_count\": 4, \"constraints\": {\"ncpus\": 16},\n"
+        "    \"packing\": \"scatter\", \"exclusive\": false, \"colocated\": true}, ...]\n"
+        "or with several chunks: {\"id\": \"43\", \"chunks\": [{\"count\": 2, \"constraints\": {...}}]}.\n"
+        "A job with \"state\": \"running\" and \"nodes\": [names] holds those nodes.\n"
+        "\n"
+        "Each job is placed whole or not at all: existing nodes first (ready, booting,\n"
+        "deallocated), then new nodes in the preferred bucket with room; colocated jobs in\n"
+        "one placement group.  Prints what would be created, started and terminated, and\n"
+        "for every job that cannot run, why (the closest miss).  Nothing changes unless\n"
+        "--apply is given.  --json prints per job the nodes it was given or its reason.",
+    .options = options,
+    .examples = "$ ccautoscale demand --jobs jobs.json\n"
+                "$ ccautoscale demand --jobs jobs.json --status status.json --nodes nodes.json --json\n"
+                "$ ccautoscale demand --jobs jobs.json --apply",
+    .see_also = "ccautoscale-analyze(8), ccautoscale-create(8)",
+};
+
+struct demand_opts {
+    const char *jobs;
+    struct model_source src;
+    bool apply;
+    bool scaledown;
+};
+
+static int parse (struct cli *cli, int argc, char **argv, struct demand_opts *o)
+{
+    static const struct option longopts[] = {
+        { "jobs", required_argument, NULL, 'j' },      { "status", required_argument, NULL, 0x201 },
+        { "nodes", required_argument, NULL, 0x202 },   { "apply", no_argument, NULL, 0x203 },
+        { "no-scaledown", no_argument, NULL, 0x204 },  { NULL, 0, NULL, 0 },
+    };
+    int c;
+    while ((c = cli_getopt (cli, argc, argv, "j:", longopts)) != -1) {
+        switch (c) {
+        case 'j':
+            o->jobs = optarg;
+            break;
+        case 0x201:
+            o->src.status_file = optarg;
+            break;
+        case 0x202:
+            o->src.nodes_file = optarg;
+            break;
+        case 0x203:
+            o->apply = true;
+            break;
+        case 0x204:
+            o->scaledown = false;
+            break;
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (o->src.nodes_file && !o->src.status_file)
+        return cli_usage_error (cli, "--nodes needs --status (replay both, or neither)");
+    if (o->apply && o->src.status_file)
+        return cli_usage_error (cli, "--apply acts on the live cluster; it cannot replay files");
+    return EXIT_OK;
+}
+
+/* Scale-down needs node times from the state directory; a dry run reads them
+ * and leaves them alone. */
+static int plan_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
+{
+    struct ccas_error err = { "" };
+    if (!(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    json_object *root = ccas_state_root (*times_state);
+    json_object *times = NULL;
+    if (!json_object_object_get_ex (root, "times", &times) || !times) {
+        times = json_object_new_object ();
+        json_object_object_add (root, "times", times);
+    }
+    if (ccas_plan_scaledown (plan, times, (double)time (NULL), &err) < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    return EXIT_OK;
+}
+
+static int carry_out (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *requests = NULL;
+    int rc = EXIT_OK;
+    if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, "ccautoscale demand", 30, &err)))
+        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
+        rc = cli_fail_api (cli, &err);
+    else if (plan_shortfalls (plan))
+        rc = EXIT_PARTIAL;
+    if (times_state && ccas_state_save (times_state, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_state_destroy (requests);
+    return rc;
+}
+
+int cmd_demand (struct cli *cli, int argc, char **argv)
+{
+    struct demand_opts o = { .jobs = "-", .src = { .with_nodes = true }, .scaledown = true };
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = NULL;
+    struct ccas_jobs *jobs = NULL;
+    struct ccas_plan *plan = NULL;
+    struct ccas_state *times_state = NULL;
+    int rc;
+
+    if ((rc = parse (cli, argc, argv, &o)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if ((rc = model_load (cli, &o.src, &c)) != EXIT_OK || (rc = jobs_load (cli, c, o.jobs, &jobs)) != EXIT_OK)
+        goto done;
+    if (ccas_match (c, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (c, jobs, &err))) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        goto done;
+    }
+    if (o.scaledown && (rc = plan_scaledown (cli, plan, &times_state)) != EXIT_OK)
+        goto done;
+    if (o.apply)
+        rc = carry_out (cli, plan, times_state);
+    if (cli->json) {
+        json_object *out = ccas_plan_to_json (plan, true);
+        json_object_object_add (out, "applied", json_object_new_boolean (o.apply));
+        cli_print_json (out);
+        json_object_put (out);
+    } else
+        plan_print (stdout, plan, o.apply);
+done:
+    ccas_state_destroy (times_state);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_cluster_destroy (c);
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* model_load.c: the model from the server or from saved responses; jobs from a file. */
+#include "config.h"
+
+#include <string.h>
+
+#include "job.h"
+#include "jsonutil.h"
+#include "model_load.h"
+
+#define INPUT_MAX_BYTES ((size_t)2 * 1024 * 1024 * 1024)
+
+static int load_offline (struct cli *cli, const struct model_source *src, struct ccas_cluster_status **st,
+                         struct ccas_node_list **nodes)
+{
+    struct ccas_error err = { "" };
+    json_object *root = ccas_json_load_file (src->status_file, INPUT_MAX_BYTES, &err);
+    if (!root || !(*st = ccas_cluster_status_from_json (root, cli->cfg->cluster_name, &err)))
+        return cli_fail (cli, EXIT_USAGE, "%s", err.text);
+    if (!src->nodes_file)
+        return EXIT_OK;
+    if (!(root = ccas_json_load_file (src->nodes_file, INPUT_MAX_BYTES, &err))
+        || !(*nodes = ccas_node_list_from_json (root, &err))) {
+        ccas_cluster_status_destroy (*st);
+        *st = NULL;
+        return cli_fail (cli, EXIT_USAGE, "%s: %s", src->nodes_file, err.text);
+    }
+    return EXIT_OK;
+}
+
+static int load_live (struct cli *cli, const struct model_source *src, struct ccas_cluster_status **st,
+                      struct ccas_node_list **nodes)
+{
+    struct ccas_error err = { "" };
+    if (ccas_ccapi_get_status (cli->api, false, st, &err) < 0)
+        return cli_fail_api (cli, &err);
+    if (src->with_nodes && ccas_ccapi_get_nodes (cli->api, NULL, NULL, nodes, &err) < 0) {
+        ccas_cluster_status_destroy (*st);
+        *st = NULL;
+        return cli_fail_api (cli, &err);
+    }
+    return EXIT_OK;
+}
+
+int model_load (struct cli *cli, const struct model_source *src, struct ccas_cluster **out)
+{
+    struct ccas_error err = { "" };
+    struct ccas_cluster_status *st = NULL;
+    struct ccas_node_list *nodes = NULL;
+    int rc = src->status_file ? load_offline (cli, src, &st, &nodes) : load_live (cli, src, &st, &nodes);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!(*out = ccas_cluster_create (cli->cfg, st, nodes, &err)))
+        return cli_fail (cli, EXIT_CONFIG, "%s: %s", cli->cfg->path, err.text);
+    return EXIT_OK;
+}
+
+int jobs_load (struct cli *cli, struct ccas_cluster *c, const char *path, struct ccas_jobs **out)
+{
+    struct ccas_error err = { "" };
+    const char *name = strcmp (path, "-") == 0 ? "/dev/stdin" : path;
+    json_object *root = ccas_json_load_file (name, INPUT_MAX_BYTES, &err);
+    if (!root)
+        return cli_fail (cli, EXIT_USAGE, "%s", err.text);
+    if (!(*out = ccas_jobs_from_json (root, c->cons, strcmp (path, "-") == 0 ? "<stdin>" : path, &err)))
+        return cli_fail (cli, EXIT_USAGE, "%s", err.text);
+    return EXIT_OK;
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/* slurmapi.c: libslurm for loading nodes, updating them, and hostlists. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "resdict.h"
+#include "slurmapi.h"
+
+struct ccas_slurm_nodes {
+    node_info_msg_t *msg;
+    struct ccas_slurm_node *v;
+    size_t n;
+    struct ccas_resdict *index;   /* name -> position */
+};
+
+static bool initialised;
+
+int ccas_slurm_init (struct ccas_error *err)
+{
+    if (!initialised) {
+        slurm_init (NULL);
+        initialised = true;
+    }
+    (void)err;
+    return 0;
+}
+
+void ccas_slurm_fini (void)
+{
+    if (initialised)
+        slurm_fini ();
+    initialised = false;
+}
+
+/* ---- hostlists ----------------------------------------------------------------------- */
+
+void ccas_slurm_names_free (char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free (names[i]);
+    free (names);
+}
+
+char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err)
+{
+    hostlist_t hl = slurm_hostlist_create (expr);
+    char **names = NULL;
+    if (!hl) {
+        ccas_errorf (err, "'%s': not a hostlist expression", expr);
+        return NULL;
+    }
+    int count = slurm_hostlist_count (hl);
+    if (count <= 0) {
+        slurm_hostlist_destroy (hl);
+        ccas_errorf (err, "'%s': an empty hostlist", expr);
+        return NULL;
+    }
+    if (!(names = calloc ((size_t)count + 1, sizeof (*names)))) {
+        slurm_hostlist_destroy (hl);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    char *h;
+    size_t i = 0;
+    while ((h = slurm_hostlist_shift (hl))) {
+        names[i] = strdup (h);
+        free (h); /* slurm_hostlist_shift returns malloc'd memory */
+        if (!names[i++]) {
+            ccas_slurm_names_free (names, i);
+            slurm_hostlist_destroy (hl);
+            ccas_errorf (err, "out of memory");
+            return NULL;
+        }
+    }
+    slurm_hostlist_destroy (hl);
+    *n = i;
+    return names;
+}
+
+char *ccas_slurm_hostlist_compress (const char *const *names, size_t n)
+{
+    hostlist_t hl = slurm_hostlist_create (NULL);
+    if (!hl)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        slurm_hostlist_push_host (hl, names[i]);
+    char *s = slurm_hostlist_ranged_string_malloc (hl);
+    slurm_hostlist_destroy (hl);
+    return s;
+}
+
+/* ---- nodes ----------------------------------------------------------------------------- */
+
+static void fill_node (struct ccas_slurm_node *out, const node_info_t *ni)
+{
+    out->name = ni->name;
+    out->features = ni->features;
+    out->reason = ni->reason;
+    out->addr = ni->node_addr;
+    out->hostname = ni->node_hostname;
+    out->partitions = ni->partitions;
+    out->state = ni->node_state;
+    out->cpus = ni->cpus;
+    out->real_memory = ni->real_memory;
+}
+
+struct ccas_slurm_nodes *ccas_slurm_nodes_load (struct ccas_error *err)
+{
+    struct ccas_slurm_nodes *nodes = calloc (1, sizeof (*nodes));
+    if (!nodes) {
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    /* SHOW_ALL: powered-down cloud nodes are hidden otherwise */
+    if (slurm_load_node ((time_t)0, &nodes->msg, SHOW_ALL) != SLURM_SUCCESS) {
+        ccas_errorf (err, "cannot load Slurm nodes: %s", slurm_strerror (slurm_get_errno ()));
+        free (nodes);
+        return NULL;
+    }
+    nodes->n = nodes->msg->record_count;
+    nodes->v = calloc (nodes->n + 1, sizeof (*nodes->v));
+    nodes->index = ccas_resdict_create ();
+    if (!nodes->v || !nodes->index) {
+        ccas_slurm_nodes_destroy (nodes);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nodes->n; i++) {
+        const node_info_t *ni = &nodes->msg->node_array[i];
+        if (!ni->name)
+            continue; /* a hidden node leaves an empty slot */
+        fill_node (&nodes->v[k], ni);
+        if (ccas_resdict_intern (nodes->index, ni->name) != (int)k) {
+            ccas_slurm_nodes_destroy (nodes);
+            ccas_errorf (err, "out of memory (or a duplicate node name '%s')", ni->name);
+            return NULL;
+        }
+        k++;
+    }
+    nodes->n = k;
+    return nodes;
+}
+
+void ccas_slurm_nodes_destroy (struct ccas_slurm_nodes *nodes)
+{
+    if (!nodes)
+        return;
+    if (nodes->msg)
+        slurm_free_node_info_msg (nodes->msg);
+    ccas_resdict_destroy (nodes->index);
+    free (nodes->v);
+    free (nodes);
+}
+
+size_t ccas_slurm_nodes_count (const struct ccas_slurm_nodes *nodes)
+{
+    return nodes->n;
+}
+
+const struct ccas_slurm_node *ccas_slurm_nodes_at (const struct ccas_slurm_nodes *nodes, size_t i)
+{
+    return i < nodes->n ? &nodes->v[i] : NULL;
+}
+
+const struct ccas_slurm_node *ccas_slurm_nodes_find (const struct ccas_slurm_nodes *nodes, const char *name)
+{
+    int i = ccas_resdict_find (nodes->index, name);
+    return i < 0 ? NULL : &nodes->v[i];
+}
+
+bool ccas_slurm_node_cloud (const struct ccas_slurm_node *n)
+{
+    return n->state & NODE_STATE_CLOUD;
+}
+
+bool ccas_slurm_node_powered_down (const struct ccas_slurm_node *n)
+{
+    return (n->state & NODE_STATE_POWERED_DOWN) && !(n->state & NODE_STATE_POWERING_UP);
+}
+
+bool ccas_slurm_node_powering_up (const struct ccas_slurm_node *n)
+{
+    return n->state & NODE_STATE_POWERING_UP;
+}
+
+bool ccas_slurm_node_powering_down (const struct ccas_slurm_node *n)
+{
+    return n->state & NODE_STATE_POWERING_DOWN;
+}
+
+bool ccas_slurm_node_down (const struct ccas_slurm_node *n)
+{
+    return (n->state & NODE_STATE_BASE) == NODE_STATE_DOWN;
+}
+
+bool ccas_slurm_node_drained (const struct ccas_slurm_node *n)
+{
+    return n->state & NODE_STATE_DRAIN;
+}
+
+bool ccas_slurm_node_busy (const struct ccas_slurm_node *n)
+{
+    uint32_t base = n->state & NODE_STATE_BASE;
+    return base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED || (n->state & NODE_STATE_COMPLETING);
+}
+
+bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *feature)
+{
+    size_t len = strlen (feature);
+    for (const char *p = n->features; p && *p;) {
+        const char *comma = strchr (p, ',');
+        size_t plen = comma ? (size_t)(comma - p) : strlen (p);
+        if (plen == len && strncmp (p, feature, len) == 0)
+            return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+/* sinfo's short form: base state, "drain" when draining, and the power
+ * suffix (~ powered down, # powering up, % powering down). */
+const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *buf, size_t size)
+{
+    static const char *const base[] = { "unknown", "down", "idle", "alloc", "error", "mixed", "future" };
+    uint32_t b = n->state & NODE_STATE_BASE;
+    const char *name = b < sizeof (base) / sizeof (base[0]) ? base[b] : "unknown";
+    const char *suffix = "";
+    if (n->state & NODE_STATE_DRAIN)
+        name = ccas_slurm_node_busy (n) ? "draining" : "drained";
+    if (n->state & NODE_STATE_POWERING_UP)
+        suffix = "#";
+    else if (n->state & NODE_STATE_POWERING_DOWN)
+        suffix = "%";
+    else if (n->state & NODE_STATE_POWERED_DOWN)
+        suffix = "~";
+    snprintf (buf, size, "%s%s", name, suffix);
+    return buf;
+}
+
+/* ---- updates --------------------------------------------------------------------------- */
+
+static uint32_t update_state (enum ccas_slurm_update what)
+{
+    switch (what) {
+    case CCAS_SLURM_POWER_DOWN_FORCE:
+        return NODE_STATE_POWER_DOWN | NODE_STATE_POWERED_DOWN;
+    case CCAS_SLURM_DRAIN:
+        return NODE_STATE_DRAIN;
+    case CCAS_SLURM_DOWN:
+        return NODE_STATE_DOWN;
+    case CCAS_SLURM_RESUME:
+        return NODE_RESUME;
+    }
+    return NO_VAL;
+}
+
+int ccas_slurm_update (const char *hostlist, enum ccas_slurm_update what, const char *reason,
+                       struct ccas_error *err)
+{
+    update_node_msg_t msg;
+    slurm_init_update_node_msg (&msg);
+    msg.node_names = (char *)hostlist;
+    msg.node_state = update_state (what);
+    msg.reason = (char *)reason;
+    if (reason)
+        msg.reason_uid = 0;
+    if (slurm_update_node (&msg) != SLURM_SUCCESS)
+        return ccas_errorf (err, "slurm update of '%s': %s", hostlist, slurm_strerror (slurm_get_errno ()));
+    return 0;
+}
+
+int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostname, struct ccas_error *err)
+{
+    update_node_msg_t msg;
+    slurm_init_update_node_msg (&msg);
+    msg.node_names = (char *)name;
+    msg.node_addr = (char *)addr;
+    msg.node_hostname = (char *)hostname;
+    if (slurm_update_node (&msg) != SLURM_SUCCESS)
+        return ccas_errorf (err, "slurm update of '%s' address: %s", name, slurm_strerror (slurm_get_errno ()));
+    return 0;
+}

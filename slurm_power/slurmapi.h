@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* slurmapi.h: the few libslurm calls ccautoscale needs, with errors as text.
+ *
+ * Everything Slurm-specific that is not policy lives here: loading nodes and
+ * jobs, updating node state, reason and address, and hostlist expressions
+ * (Slurm's own expander, never a hand-written one).  ccas_slurm_init() must be
+ * called once first; it reads SLURM_CONF like every Slurm command.
+ */
+#ifndef CCAS_SLURMAPI_H
+#define CCAS_SLURMAPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct ccas_slurm_nodes;
+
+/* Initialise libslurm (once per process).  Returns 0 or -1 with `err`. */
+int ccas_slurm_init (struct ccas_error *err);
+
+/* Release libslurm's configuration (for leak checkers). */
+void ccas_slurm_fini (void);
+
+/* ---- hostlists ----------------------------------------------------------------- */
+
+/* Expand "hpc-[1-4,7]" into names.  Returns an array of `*n` strings (caller
+ * frees with ccas_slurm_names_free()), or NULL with `err`. */
+char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err);
+void ccas_slurm_names_free (char **names, size_t n);
+
+/* Compress names into a ranged expression.  Caller frees with free(). */
+char *ccas_slurm_hostlist_compress (const char *const *names, size_t n);
+
+/* ---- nodes ----------------------------------------------------------------------- */
+
+struct ccas_slurm_node {
+    const char *name;
+    const char *features;      /* available features, comma-separated, or NULL */
+    const char *reason;
+    const char *addr;
+    const char *hostname;
+    const char *partitions;
+    uint32_t state;            /* node_state bits */
+    uint16_t cpus;
+    uint64_t real_memory;      /* MB */
+};
+
+/* Load every node (one RPC).  Caller frees with ccas_slurm_nodes_destroy(). */
+struct ccas_slurm_nodes *ccas_slurm_nodes_load (struct ccas_error *err);
+void ccas_slurm_nodes_destroy (struct ccas_slurm_nodes *nodes);
+
+size_t ccas_slurm_nodes_count (const struct ccas_slurm_nodes *nodes);
+
+/* Borrowed; valid while `nodes` lives.  NULL if out of range or unknown. */
+const struct ccas_slurm_node *ccas_slurm_nodes_at (const struct ccas_slurm_nodes *nodes, size_t i);
+const struct ccas_slurm_node *ccas_slurm_nodes_find (const struct ccas_slurm_nodes *nodes, const char *name);
+
+/* State predicates. */
+bool ccas_slurm_node_cloud (const struct ccas_slurm_node *n);
+bool ccas_slurm_node_powered_down (const struct ccas_slurm_node *n);  /* ~ and not powering up */
+bool ccas_slurm_node_powering_up (const struct ccas_slurm_node *n);   /* # */
+bool ccas_slurm_node_powering_down (const struct ccas_slurm_node *n); /* % */
+bool ccas_slurm_node_down (const struct ccas_slurm_node *n);
+bool ccas_slurm_node_drained (const struct ccas_slurm_node *n);       /* drain flag set */
+bool ccas_slurm_node_busy (const struct ccas_slurm_node *n);          /* allocated / mixed / completing */
+bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *feature);
+
+/* "idle~", "alloc#", "down~" ... like sinfo.  Returns `buf`. */
+const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *buf, size_t size);
+
+/* ---- updates ------------------------------------------------------------------------ */
+
+enum ccas_slurm_update {
+    CCAS_SLURM_POWER_DOWN_FORCE, /* give a node back now: requeue its job, power it down */
+    CCAS_SLURM_DRAIN,            /* keep a (powered-down) node out of scheduling */
+    CCAS_SLURM_DOWN,
+    CCAS_SLURM_RESUME,           /* return a drained or down node to service */
+};
+
+/* Update `hostlist` (an expression or one name).  `reason` may be NULL.
+ * Returns 0 or -1 with `err` (Slurm's message). */
+int ccas_slurm_update (const char *hostlist, enum ccas_slurm_update what, const char *reason,
+                       struct ccas_error *err);
+
+/* Set NodeAddr and NodeHostname of `name` (either may be NULL). */
+int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostname, struct ccas_error *err);
+
+#endif /* !CCAS_SLURMAPI_H */

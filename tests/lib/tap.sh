@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+# tap.sh: a small TAP harness for the shell suites (in the spirit of sharness).
+#
+#   . "$(dirname "$0")/../lib/tap.sh"
+#   test_expect_success 'what is checked' '
+#       commands; the test passes when the last one succeeds
+#   '
+#   test_done
+#
+# Each test body runs in a subshell with `set -e`, stdout and stderr going to
+# the test's log (shown by automake on failure); `test_skip_all REASON` skips
+# a whole suite with TAP's "1..0 # SKIP".  Cleanup registered with
+# `test_at_exit 'cmd'` runs on exit, on failure and on signals.
+set -u
+
+TAP_COUNT=0
+TAP_FAILED=0
+TAP_EXIT_CMDS=""
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+export top_builddir top_srcdir
+TEST_NAME=$(basename "$0" .sh)
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ccas-$TEST_NAME.XXXXXX")
+export TEST_TMP
+
+test_at_exit () {
+    TAP_EXIT_CMDS="$1
+$TAP_EXIT_CMDS"
+}
+
+tap_cleanup () {
+    local rc=$?
+    trap - EXIT INT TERM
+    if [ -n "$TAP_EXIT_CMDS" ]; then
+        eval "$TAP_EXIT_CMDS" >/dev/null 2>&1 || true
+    fi
+    if [ "${TAP_KEEP_TMP:-0}" = 1 ] || { [ "$TAP_FAILED" -gt 0 ] && [ "${TAP_KEEP_ON_FAIL:-0}" = 1 ]; }; then
+        echo "# kept $TEST_TMP" >&2
+    else
+        rm -rf "$TEST_TMP"
+    fi
+    exit $rc
+}
+trap tap_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+test_expect_success () {
+    local desc=$1 body=$2
+    TAP_COUNT=$((TAP_COUNT + 1))
+    if (set -e; eval "$body") >"$TEST_TMP/out.$TAP_COUNT" 2>&1; then
+        echo "ok $TAP_COUNT - $desc"
+    else
+        TAP_FAILED=$((TAP_FAILED + 1))
+        echo "not ok $TAP_COUNT - $desc"
+        sed 's/^/#   /' "$TEST_TMP/out.$TAP_COUNT"
+    fi
+}
+
+# A body that must fail (exit non-zero) to pass.
+test_expect_failure_exit () {
+    test_expect_success "$1" "! ( $2 )"
+}
+
+test_skip () {
+    TAP_COUNT=$((TAP_COUNT + 1))
+    echo "ok $TAP_COUNT - $1 # SKIP $2"
+}
+
+test_skip_all () {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
+
+test_done () {
+    echo "1..$TAP_COUNT"
+    [ "$TAP_FAILED" -eq 0 ]
+}
+
+# Assertions that explain themselves in the log.
+test_equal () {
+    if [ "$1" != "$2" ]; then
+        echo "expected '$2', got '$1'${3:+ ($3)}" >&2
+        return 1
+    fi
+}
+
+test_grep () {
+    if ! grep -q -- "$1" "$2"; then
+        echo "'$1' not found in $2:" >&2
+        sed 's/^/  | /' "$2" >&2
+        return 1
+    fi
+}
+
+test_no_grep () {
+    if grep -q -- "$1" "$2"; then
+        echo "'$1' unexpectedly found in $2:" >&2
+        grep -n -- "$1" "$2" | sed 's/^/  | /' >&2
+        return 1
+    fi
+}
+
+# Wait up to $1 seconds for the command in the remaining arguments to succeed.
+wait_for () {
+    local limit=$1 start
+    shift
+    start=$(date +%s)
+    while ! "$@" >/dev/null 2>&1; do
+        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+            echo "timed out after ${limit}s waiting for: $*" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# Kill a process by pid: TERM, a short wait, then KILL.  Never by name.
+kill_pid () {
+    local pid=$1 i
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
