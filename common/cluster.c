@@ -669,3 +669,8 @@ const char *ccas_node_label (const struct ccas_node *n, char *buf, size_t size)
                   n->placement_group ? n->placement_group : "");
     return buf;
 }
+
+char *ccas_cluster_strdup (struct ccas_cluster *c, const char *s)
+{
+    return ccas_arena_strdup (ARENA (c), s);
+}

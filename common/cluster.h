@@ -142,6 +142,10 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
  * (the scheduler reports it in use).  Unknown resources are ignored. */
 void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount);
 
+/* A copy of `s` that lives as long as the model (e.g. a placement group name
+ * for ccas_cluster_pg(), which borrows it).  NULL when out of memory. */
+char *ccas_cluster_strdup (struct ccas_cluster *c, const char *s);
+
 /* A short label for a potential node: "new hpc/Standard_HB120rs_v3 in pg0". */
 const char *ccas_node_label (const struct ccas_node *n, char *buf, size_t size);
 

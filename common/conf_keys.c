@@ -72,9 +72,36 @@ const struct config_key ccas_config_table[] = {
     { "nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, false,
       "preference order of machine types in this nodearray (default: the server's order)" },
 
-    /* scheduler sections */
-    { "slurm", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the Slurm integration (see ccautoscale-slurm(8))" },
-    { "pbs", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the PBS integration (see ccautoscale-pbs(8))" },
+    { "nodearrays.*.slurm_partition", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "Slurm partition name for this nodearray (default: the nodearray's name)" },
+
+    /* Slurm */
+    { "slurm", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the Slurm integration" },
+    { "slurm.node_prefix", KEY_STRING, "\"\"", UNBOUNDED, NULL, false,
+      "prefix of Slurm node names: <prefix><nodearray>-<i>" },
+    { "slurm.conf_dir", KEY_STRING, "\"/etc/slurm\"", UNBOUNDED, NULL, false,
+      "where 'slurm conf --write' puts ccautoscale.conf, gres.conf and topology.conf" },
+    { "slurm.max_nodes", KEY_INT, "1000", 1, 100000, NULL, false,
+      "most node names per machine type (fewer when the bucket's maxCount is lower)" },
+    { "slurm.memory_margin_percent", KEY_NUMBER, "5", 0, 50, NULL, false,
+      "RealMemory leaves this share of the VM's memory to the OS" },
+    { "slurm.memory_margin_min_mb", KEY_INT, "1024", 0, 1048576, NULL, false,
+      "... and at least this many MB" },
+    { "slurm.suspend_action", KEY_STRING, "\"shutdown\"", UNBOUNDED, "shutdown|terminate|deallocate", false,
+      "what SuspendProgram asks of CycleCloud (shutdown follows each node's ShutdownPolicy)" },
+    { "slurm.set_node_addr", KEY_BOOL, "true", UNBOUNDED, NULL, false,
+      "set NodeAddr/NodeHostname from the VM's private IP (off where DNS resolves node names)" },
+    { "slurm.default_partition", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "nodearray whose partition is Default=YES (default: the first nodearray)" },
+    { "slurm.exclusive_colocated", KEY_BOOL, "true", UNBOUNDED, NULL, false,
+      "colocated (placement group) partitions get OverSubscribe=EXCLUSIVE" },
+    { "slurm.lock_timeout", KEY_NUMBER, "20", 0, 600, NULL, false,
+      "seconds the programs wait for another run's lock" },
+    { "slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, false,
+      "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes" },
+
+    /* PBS */
+    { "pbs", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the PBS integration" },
 };
 
 const size_t ccas_config_table_len = sizeof (ccas_config_table) / sizeof (ccas_config_table[0]);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* names.h: Slurm node names for buckets, and buckets for Slurm node names.
+ *
+ * Names are <prefix><nodearray>-<i>.  Each nodearray's buckets get
+ * consecutive index ranges, in preference order, one range per machine type,
+ * sized by the bucket's maxCount (capped by slurm.max_nodes).  The generated
+ * NodeName lines carry Feature=<machine type>; when a name is resolved, that
+ * feature in Slurm is the authority and the layout the fallback, so renaming
+ * ranges in the configuration never sends a node to the wrong machine type.
+ */
+#ifndef CCAS_SLURM_NAMES_H
+#define CCAS_SLURM_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cluster.h"
+#include "slurmapi.h"
+
+struct ccas_slurm_range {
+    struct ccas_bucket *bucket;
+    long first, last;            /* inclusive */
+};
+
+struct ccas_slurm_layout {
+    const char *prefix;          /* borrowed from the configuration */
+    struct ccas_slurm_range *ranges;
+    size_t nranges;
+};
+
+/* Lay out names for every bucket of `c`.  Caller frees with
+ * ccas_slurm_layout_destroy().  Returns NULL only when out of memory. */
+struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c);
+void ccas_slurm_layout_destroy (struct ccas_slurm_layout *l);
+
+/* "<prefix><nodearray>-<index>" into `buf`.  Returns `buf`. */
+const char *ccas_slurm_name (const struct ccas_slurm_layout *l, const char *nodearray, long index, char *buf,
+                             size_t size);
+
+/* Split a name into nodearray and index.  False if it is not of our form. */
+bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name, char *nodearray, size_t size,
+                            long *index);
+
+/* The bucket a node name belongs to: the nodearray from the name, the machine
+ * type from the Slurm node's features (`sn` may be NULL), else from the
+ * layout.  NULL if ccautoscale does not manage the name; `why` says why. */
+struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                          const char *name, const struct ccas_slurm_node *sn, char *why,
+                                          size_t whysize);
+
+#endif /* !CCAS_SLURM_NAMES_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* power.h: what the Slurm programs (resume, suspend, resume-fail) and sync share.
+ *
+ * A run: ccas_power_open() finds and loads the configuration, opens logging,
+ * takes the lock and creates the client; ccas_power_load() reads Slurm's
+ * nodes and CycleCloud's status and nodes (two requests) into a model;
+ * the program decides; hand-backs are collected with ccas_power_handback()
+ * and sent to Slurm grouped by reason with ccas_power_flush(); then
+ * ccas_power_close().  slurmctld starts the programs with almost no
+ * environment, so nothing here depends on PATH or HOME.
+ */
+#ifndef CCAS_POWER_H
+#define CCAS_POWER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ccapi.h"
+#include "cluster.h"
+#include "conf.h"
+#include "holds.h"
+#include "lock.h"
+#include "names.h"
+#include "slurmapi.h"
+
+struct ccas_power {
+    const char *prog;                 /* "ccautoscale-resume" */
+    struct ccas_config *cfg;
+    struct ccas_ccapi *api;
+    struct ccas_lock *lock;
+    struct ccas_slurm_nodes *snodes;
+    struct ccas_cluster *model;
+    struct ccas_slurm_layout *layout;
+    struct ccas_holds *holds;
+    bool dry_run;                     /* say what would be done; change nothing */
+    FILE *out;                        /* where dry runs and --verbose reports go */
+    double now;
+    /* pending hand-backs: name -> reason */
+    char **hb_names;
+    char **hb_reasons;
+    size_t nhb, hbcap;
+    unsigned failures;                /* things that went wrong (for the exit status) */
+};
+
+struct ccas_power_opts {
+    const char *config_path;          /* -c; else CCAUTOSCALE_CONFIG; else next to SLURM_CONF; else default */
+    bool dry_run;
+    int verbosity;
+};
+
+/* Find the configuration: the explicit path, $CCAUTOSCALE_CONFIG,
+ * <dir of $SLURM_CONF>/ccautoscale.json if it exists, then the default.
+ * Returns a static or borrowed string. */
+const char *ccas_power_config_path (const char *explicit_path);
+
+/* Set up a run.  Returns 0, or -1 with `err` (the program then hands every
+ * name back itself where it can). */
+int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
+                     struct ccas_error *err);
+
+/* Read Slurm's nodes and CycleCloud's status (+ nodes when `with_nodes`)
+ * into p->snodes, p->model, p->layout, and apply capacity holds. */
+int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err);
+
+/* Queue `name` to be handed back to Slurm (powered down, its job requeued)
+ * with `reason` (copied). */
+void ccas_power_handback (struct ccas_power *p, const char *name, const char *reason);
+
+/* Send the queued hand-backs, one Slurm update per distinct reason. */
+void ccas_power_flush (struct ccas_power *p);
+
+/* Apply a Slurm update to `names` (a dry run prints it instead). */
+int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n, enum ccas_slurm_update what,
+                       const char *reason);
+
+/* Log at `level`, and in a dry run also print to p->out. */
+void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+void ccas_power_close (struct ccas_power *p);
+
+/* Hand every name back with `reason` without a configuration or a model
+ * (the last resort when a run cannot even start). */
+void ccas_power_handback_all (const char *prog, char **names, size_t n, const char *reason);
+
+/* ---- the programs ------------------------------------------------------------------- */
+
+struct ccas_resume_file;
+
+int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf);
+int ccas_power_suspend (struct ccas_power *p, char **names, size_t n);
+int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n);
+
+struct ccas_sync_report {
+    unsigned orphans, failed_released, addresses_set, returned, held, released_holds;
+};
+int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);
+
+#endif /* !CCAS_POWER_H */

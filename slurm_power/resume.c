@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/* resume.c: ResumeProgram — create, start or leave alone the VMs behind Slurm node names.
+ *
+ * One status read, one nodes read, one create request for every name that
+ * needs a VM (contiguous names of one bucket and placement group become one
+ * set: nameFormat + nameOffset + count), one start request for deallocated
+ * nodes, and a nodes read of the create operation only when the server added
+ * fewer than asked.  Whatever cannot be had is handed back to Slurm at once
+ * with a reason, so its job is requeued instead of waiting ResumeTimeout.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "failure.h"
+#include "log.h"
+#include "power.h"
+#include "resume_file.h"
+#include "state.h"
+
+struct want {
+    const char *name;
+    long index;
+    struct ccas_bucket *bucket;
+    struct ccas_pg *pg;
+    uint32_t job;
+};
+
+struct resume_run {
+    struct ccas_power *p;
+    const struct ccas_resume_file *rf;
+    struct want *wants;
+    size_t nwants;
+    const char **start_ids, **start_names;
+    size_t nstarts;
+    const char **release_ids;
+    size_t nreleases;
+};
+
+/* ---- sorting names into create / start / leave / hand back --------------------------------- */
+
+static const char *held_reason (struct ccas_power *p, const struct ccas_bucket *b, char *buf, size_t size)
+{
+    const char *r = ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now);
+    if (!r)
+        return NULL;
+    snprintf (buf, size, "%s (held %.0f s more)", r,
+              ccas_holds_remaining (p->holds, b->na->name, b->machine_type, p->now));
+    return buf;
+}
+
+static void existing (struct resume_run *r, const char *name, struct ccas_node *n)
+{
+    struct ccas_power *p = r->p;
+    char reason[512];
+    switch (n->kind) {
+    case CCAS_NODE_READY:
+    case CCAS_NODE_BOOTING:
+    case CCAS_NODE_NEW:
+        ccas_power_say (p, LOG_INFO, "%s: VM %s already %s; left alone", name, n->node_id ? n->node_id : "?",
+                        n->status ? n->status : "there");
+        return;
+    case CCAS_NODE_STOPPED:
+        r->start_ids[r->nstarts] = n->node_id;
+        r->start_names[r->nstarts++] = name;
+        return;
+    case CCAS_NODE_FAILED:
+        r->release_ids[r->nreleases++] = n->node_id;
+        snprintf (reason, sizeof (reason), "ccautoscale: transient: the previous VM failed (%s); released, try again",
+                  n->status_message ? n->status_message : "no message");
+        ccas_power_handback (p, name, reason);
+        return;
+    case CCAS_NODE_GOING:
+        ccas_power_handback (p, name, "ccautoscale: transient: the previous VM is still terminating; try again");
+        return;
+    }
+}
+
+static void sort_name (struct resume_run *r, const char *name)
+{
+    struct ccas_power *p = r->p;
+    char why[400], reason[600];
+    const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, name);
+    struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, name, sn, why, sizeof (why));
+    if (!b) {
+        ccas_log (LOG_WARNING, "%s: not managed by ccautoscale: %s", name, why);
+        ccas_power_handback (p, name, ccas_failure_reason (CCAS_CLASS_PERMANENT, why, reason, sizeof (reason)));
+        return;
+    }
+    struct ccas_node *n = ccas_cluster_find_node (p->model, name);
+    if (n) {
+        existing (r, name, n);
+        return;
+    }
+    if (held_reason (p, b, reason, sizeof (reason))) {
+        ccas_power_handback (p, name, reason);
+        return;
+    }
+    char na[256];
+    long index = 0;
+    ccas_slurm_name_parse (p->layout, name, na, sizeof (na), &index);
+    const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, name);
+    r->wants[r->nwants++] = (struct want){ name, index, b, NULL, job ? job->job_id : 0 };
+}
+
+/* ---- placement groups ------------------------------------------------------------------------ */
+
+/* The group an existing node of the same job (and bucket) is in, if any. */
+static struct ccas_pg *job_pg (struct resume_run *r, const struct want *w)
+{
+    const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
+    for (size_t i = 0; job && i < job->nalloc; i++) {
+        struct ccas_node *n = ccas_cluster_find_node (r->p->model, job->alloc[i]);
+        if (n && n->bucket == w->bucket && n->pg && n->pg->room > 0)
+            return n->pg;
+    }
+    return NULL;
+}
+
+static struct ccas_pg *named_pg (struct resume_run *r, const struct want *w, unsigned part)
+{
+    char name[256];
+    const struct ccas_bucket *b = w->bucket;
+    if (w->job)
+        snprintf (name, sizeof (name), "%s_%s_j%u", b->na->name, b->machine_type, w->job);
+    else
+        snprintf (name, sizeof (name), "%s_%s_r%.0f", b->na->name, b->machine_type, r->p->now);
+    if (part > 1) {
+        size_t len = strlen (name);
+        snprintf (name + len, sizeof (name) - len, "_%u", part);
+    }
+    char *copy = ccas_cluster_strdup (r->p->model, name);
+    return copy ? ccas_cluster_pg (r->p->model, w->bucket, copy, NULL) : NULL;
+}
+
+/* Nodes of one job in a colocated nodearray share a group: one it already
+ * has nodes in, else one named for it; past maxPlacementGroupSize the
+ * remainder goes to "<name>_2" (logged: the job then spans groups). */
+static void assign_pgs (struct resume_run *r)
+{
+    for (size_t i = 0; i < r->nwants; i++) {
+        struct want *w = &r->wants[i];
+        if (!w->bucket->na->colocated)
+            continue;
+        struct ccas_pg *pg = NULL;
+        for (size_t k = 0; k < i && !pg; k++)
+            if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job && r->wants[k].pg
+                && r->wants[k].pg->room > 0)
+                pg = r->wants[k].pg;
+        if (!pg)
+            pg = job_pg (r, w);
+        for (unsigned part = 1; !pg || pg->room <= 0; part++) {
+            pg = named_pg (r, w, part);
+            if (!pg)
+                break;
+            if (part > 1 && pg->room > 0)
+                ccas_log (LOG_WARNING, "job %u needs more nodes than one placement group holds "
+                                       "(maxPlacementGroupSize %lld); continuing in %s",
+                          w->job, (long long)w->bucket->max_pg_size, pg->name);
+        }
+        w->pg = pg;
+        if (pg && pg->room != CCAS_UNLIMITED)
+            pg->room--;
+    }
+}
+
+/* ---- creating ------------------------------------------------------------------------------------ */
+
+static int cmp_want (const void *pa, const void *pb)
+{
+    const struct want *a = pa, *b = pb;
+    if (a->bucket != b->bucket)
+        return a->bucket->order < b->bucket->order ? -1 : 1;
+    const char *pa_name = a->pg ? a->pg->name : "", *pb_name = b->pg ? b->pg->name : "";
+    int c = strcmp (pa_name, pb_name);
+    if (c)
+        return c;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+struct set_span {
+    size_t first, count;      /* into wants */
+};
+
+/* Contiguous names of one bucket and group make one set. */
+static size_t make_sets (struct resume_run *r, struct ccas_create_set *sets, struct set_span *spans,
+                         char (*formats)[300])
+{
+    size_t nsets = 0;
+    for (size_t i = 0; i < r->nwants;) {
+        const struct want *w = &r->wants[i];
+        size_t k = i + 1;
+        while (k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg
+               && r->wants[k].index == r->wants[k - 1].index + 1)
+            k++;
+        snprintf (formats[nsets], sizeof (formats[nsets]), "%s%s-%%d", r->p->layout->prefix, w->bucket->na->name);
+        sets[nsets] = (struct ccas_create_set){
+            .nodearray = w->bucket->na->name,
+            .machine_type = w->bucket->machine_type,
+            .placement_group = w->pg ? w->pg->name : NULL,
+            .count = (int)(k - i),
+            .name_format = formats[nsets],
+            .name_offset = (int)w->index,
+        };
+        spans[nsets++] = (struct set_span){ i, k - i };
+        i = k;
+    }
+    return nsets;
+}
+
+/* Keep the bucket's powered-down nodes out of scheduling while it is held. */
+static void drain_bucket (struct resume_run *r, const struct ccas_bucket *b, const char *reason)
+{
+    struct ccas_power *p = r->p;
+    size_t n = ccas_slurm_nodes_count (p->snodes), k = 0;
+    const char **names = calloc (n + 1, sizeof (*names));
+    char why[200];
+    for (size_t i = 0; names && i < n; i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
+        if (!ccas_slurm_node_powered_down (sn) || ccas_slurm_node_drained (sn) || ccas_slurm_node_down (sn))
+            continue;
+        if (ccas_slurm_bucket_of (p->model, p->layout, sn->name, sn, why, sizeof (why)) == b)
+            names[k++] = sn->name;
+    }
+    ccas_power_update (p, names, k, CCAS_SLURM_DRAIN, reason);
+    free (names);
+}
+
+static void hold_bucket (struct resume_run *r, struct ccas_bucket *b, enum ccas_failure_class cls,
+                         const char *reason)
+{
+    struct ccas_power *p = r->p;
+    if (!ccas_failure_holds_bucket (cls) || ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now))
+        return;
+    double secs = p->cfg->capacity_failure_backoff;
+    if (secs <= 0)
+        return;
+    if (!p->dry_run)
+        ccas_holds_add (p->holds, b->na->name, b->machine_type, p->now, secs, cls, reason);
+    ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+    drain_bucket (r, b, reason);
+}
+
+static bool created (const struct ccas_node_list *made, const char *name)
+{
+    for (size_t i = 0; made && i < made->nnodes; i++)
+        if (made->nodes[i].name && strcmp (made->nodes[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A set came back short: hand back the names the server did not make. */
+static void set_shortfall (struct resume_run *r, const struct ccas_create_set *set, const struct set_span *span,
+                           const struct ccas_create_set_result *res, const struct ccas_node_list *made)
+{
+    char msg[400], reason[600];
+    struct ccas_bucket *b = r->wants[span->first].bucket;
+    if (res->message && *res->message)
+        snprintf (msg, sizeof (msg), "%s", res->message);
+    else
+        ccas_bucket_available (b, msg, sizeof (msg));
+    enum ccas_failure_class cls = ccas_classify_message (msg);
+    ccas_failure_reason (cls, msg, reason, sizeof (reason));
+    for (size_t i = span->first; i < span->first + span->count; i++) {
+        /* without the operation's node list, the first `added` names are the ones made */
+        bool ok = made ? created (made, r->wants[i].name) : (int)(i - span->first) < res->added;
+        if (!ok)
+            ccas_power_handback (r->p, r->wants[i].name, reason);
+    }
+    ccas_log (LOG_WARNING, "create %s/%s: %d of %d added: %s", set->nodearray, set->machine_type, res->added,
+              set->count, msg);
+    hold_bucket (r, b, cls, reason);
+}
+
+static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, const struct set_span *spans,
+                      size_t nsets)
+{
+    for (size_t s = 0; s < nsets; s++) {
+        char first[256], last[256];
+        const struct want *w = &r->wants[spans[s].first];
+        ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset, first, sizeof (first));
+        ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset + sets[s].count - 1, last,
+                         sizeof (last));
+        char job[32] = "";
+        if (w->job)
+            snprintf (job, sizeof (job), " for job %u", w->job);
+        ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s", r->p->dry_run ? "would create" : "create",
+                        sets[s].count, sets[s].count == 1 ? "" : "s", first, last, sets[s].nodearray,
+                        sets[s].machine_type, sets[s].placement_group ? " placement group " : "",
+                        sets[s].placement_group ? sets[s].placement_group : "", job);
+    }
+}
+
+static int record_request (struct ccas_power *p, const char *id, size_t nsets, struct ccas_error *err)
+{
+    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", err);
+    if (!st)
+        return -1;
+    json_object *rec = json_object_new_object ();
+    json_object_object_add (rec, "time", json_object_new_double (p->now));
+    json_object_object_add (rec, "program", json_object_new_string (p->prog));
+    json_object_object_add (rec, "sets", json_object_new_int ((int)nsets));
+    json_object_object_add (ccas_state_root (st), id, rec);
+    int rc = ccas_state_save (st, err);
+    ccas_state_destroy (st);
+    return rc;
+}
+
+static void forget_request (struct ccas_power *p, const char *id)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
+    if (st) {
+        json_object_object_del (ccas_state_root (st), id);
+        if (ccas_state_save (st, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
+    }
+    ccas_state_destroy (st);
+}
+
+static void create_all_failed (struct resume_run *r, const struct ccas_error *err)
+{
+    char reason[600];
+    const struct ccas_ccapi_failure *f = ccas_ccapi_last_failure (r->p->api);
+    enum ccas_failure_class cls = ccas_classify_request (f);
+    char msg[560];
+    if (f->kind == CCAS_FAIL_TRANSPORT)
+        snprintf (msg, sizeof (msg), "CycleCloud unreachable: %s", f->message);
+    else
+        snprintf (msg, sizeof (msg), "%s", err->text);
+    ccas_failure_reason (cls, msg, reason, sizeof (reason));
+    for (size_t i = 0; i < r->nwants; i++)
+        ccas_power_handback (r->p, r->wants[i].name, reason);
+    r->p->failures++;
+}
+
+static void create (struct resume_run *r)
+{
+    struct ccas_power *p = r->p;
+    struct ccas_error err = { "" };
+    struct ccas_create_set *sets = calloc (r->nwants + 1, sizeof (*sets));
+    struct set_span *spans = calloc (r->nwants + 1, sizeof (*spans));
+    char (*formats)[300] = calloc (r->nwants + 1, sizeof (*formats));
+    struct ccas_create_result *res = NULL;
+    struct ccas_node_list *made = NULL;
+    char id[64];
+
+    if (!sets || !spans || !formats)
+        goto done;
+    qsort (r->wants, r->nwants, sizeof (*r->wants), cmp_want);
+    size_t nsets = make_sets (r, sets, spans, formats);
+    log_sets (r, sets, spans, nsets);
+    if (p->dry_run)
+        goto done;
+    ccas_ccapi_new_request_id (id, sizeof (id));
+    if (record_request (p, id, nsets, &err) < 0) {
+        create_all_failed (r, &err);
+        goto done;
+    }
+    struct ccas_create_request req = { id, sets, nsets };
+    if (ccas_ccapi_create_nodes (p->api, &req, &res, &err) < 0) {
+        ccas_log (LOG_ERR, "%s", err.text);
+        create_all_failed (r, &err);
+        if (ccas_ccapi_last_failure (p->api)->kind == CCAS_FAIL_HTTP)
+            forget_request (p, id);
+        goto done;
+    }
+    bool short_any = false;
+    for (size_t s = 0; s < nsets; s++)
+        short_any = short_any || res->sets[s].added < sets[s].count;
+    if (short_any && !res->nodes && res->operation_id
+        && ccas_ccapi_get_nodes (p->api, res->operation_id, NULL, &made, &err) < 0)
+        ccas_log (LOG_WARNING, "cannot list what operation %s made (%s); assuming the first names", res->operation_id,
+                  err.text);
+    for (size_t s = 0; s < nsets; s++)
+        if (res->sets[s].added < sets[s].count)
+            set_shortfall (r, &sets[s], &spans[s], &res->sets[s], res->nodes ? res->nodes : made);
+    forget_request (p, id);
+done:
+    ccas_node_list_destroy (made);
+    ccas_create_result_destroy (res);
+    free (formats);
+    free (spans);
+    free (sets);
+}
+
+/* ---- starting and releasing ------------------------------------------------------------------- */
+
+static void start (struct resume_run *r)
+{
+    struct ccas_power *p = r->p;
+    struct ccas_error err = { "" };
+    struct ccas_action_result *res = NULL;
+    char reason[600];
+    if (!r->nstarts)
+        return;
+    char *hl = ccas_slurm_hostlist_compress (r->start_names, r->nstarts);
+    ccas_power_say (p, LOG_NOTICE, "%s %s (deallocated)", p->dry_run ? "would start" : "start", hl ? hl : "?");
+    free (hl);
+    if (p->dry_run)
+        return;
+    struct ccas_node_selector sel = { .ids = r->start_ids, .nids = r->nstarts };
+    if (ccas_ccapi_node_action (p->api, CCAS_ACTION_START, &sel, NULL, &res, &err) < 0) {
+        ccas_failure_reason (ccas_classify_request (ccas_ccapi_last_failure (p->api)), err.text, reason,
+                             sizeof (reason));
+        for (size_t i = 0; i < r->nstarts; i++)
+            ccas_power_handback (p, r->start_names[i], reason);
+        p->failures++;
+        return;
+    }
+    for (size_t i = 0; i < r->nstarts; i++) {
+        bool ok = false;
+        const char *error = "the server did not start it";
+        for (size_t k = 0; k < res->nnodes; k++)
+            if (res->nodes[k].id && strcmp (res->nodes[k].id, r->start_ids[i]) == 0) {
+                ok = res->nodes[k].ok;
+                error = res->nodes[k].error ? res->nodes[k].error : error;
+            }
+        if (!ok)
+            ccas_power_handback (p, r->start_names[i],
+                                 ccas_failure_reason (ccas_classify_message (error), error, reason, sizeof (reason)));
+    }
+    ccas_action_result_destroy (res);
+}
+
+static void release_failed (struct resume_run *r)
+{
+    struct ccas_power *p = r->p;
+    struct ccas_error err = { "" };
+    struct ccas_action_result *res = NULL;
+    if (!r->nreleases || p->dry_run)
+        return;
+    struct ccas_node_selector sel = { .ids = r->release_ids, .nids = r->nreleases };
+    if (ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
+        ccas_log (LOG_ERR, "cannot release failed VMs: %s", err.text);
+        p->failures++;
+    }
+    ccas_action_result_destroy (res);
+}
+
+/* ---- the program -------------------------------------------------------------------------------- */
+
+int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf)
+{
+    struct resume_run r = { .p = p, .rf = rf };
+    r.wants = calloc (n + 1, sizeof (*r.wants));
+    r.start_ids = calloc (n + 1, sizeof (*r.start_ids));
+    r.start_names = calloc (n + 1, sizeof (*r.start_names));
+    r.release_ids = calloc (n + 1, sizeof (*r.release_ids));
+    if (!r.wants || !r.start_ids || !r.start_names || !r.release_ids) {
+        ccas_log (LOG_ERR, "out of memory");
+        p->failures++;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            sort_name (&r, names[i]);
+        assign_pgs (&r);
+        if (r.nwants)
+            create (&r);
+        start (&r);
+        release_failed (&r);
+    }
+    ccas_power_flush (p);
+    free (r.wants);
+    free (r.start_ids);
+    free (r.start_names);
+    free (r.release_ids);
+    return p->failures ? -1 : 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* resume_fail.c: ResumeFailProgram — release VMs that never registered; return their nodes.
+ *
+ * slurmctld calls it for nodes that did not register within ResumeTimeout;
+ * they are down~ "ResumeTimeout reached" and their jobs requeued.  Their VMs
+ * are terminated (one request), then the nodes go back to the powered-down
+ * pool (idle~) so Slurm may use them again, unless their bucket is held back,
+ * in which case they stay drained with the hold's reason.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "power.h"
+
+int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
+{
+    struct ccas_error err = { "" };
+    struct ccas_action_result *res = NULL;
+    const char **ids = calloc (n + 1, sizeof (*ids));
+    const char **back = calloc (n + 1, sizeof (*back));
+    const char **held = calloc (n + 1, sizeof (*held));
+    size_t nids = 0, nback = 0, nheld = 0;
+    char why[300];
+    const char *hold_reason = NULL;
+
+    if (!ids || !back || !held) {
+        p->failures++;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_node *node = ccas_cluster_find_node (p->model, names[i]);
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, names[i]);
+        struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, why, sizeof (why));
+        if (node && node->kind != CCAS_NODE_GOING) {
+            if (node->keep_alive)
+                ccas_log (LOG_WARNING, "%s: did not register in time, but is KeepAlive: VM kept", names[i]);
+            else
+                ids[nids++] = node->node_id;
+            ccas_log (LOG_WARNING, "%s: never registered with Slurm (VM %s, %s%s%s)", names[i],
+                      node->node_id ? node->node_id : "?", node->status ? node->status : "?",
+                      node->status_message ? ": " : "", node->status_message ? node->status_message : "");
+        }
+        const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
+        if (r) {
+            held[nheld++] = names[i];
+            hold_reason = r;
+        } else
+            back[nback++] = names[i];
+    }
+    if (nids) {
+        ccas_power_say (p, LOG_NOTICE, "%sterminate %zu VM%s that did not boot in time", p->dry_run ? "would " : "",
+                        nids, nids == 1 ? "" : "s");
+        struct ccas_node_selector sel = { .ids = ids, .nids = nids };
+        if (!p->dry_run && ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
+            ccas_log (LOG_ERR, "%s (sync will release them as orphans)", err.text);
+            p->failures++;
+        }
+    }
+    /* back into the pool: RESUME turns down~ into idle~ */
+    ccas_power_update (p, back, nback, CCAS_SLURM_RESUME, NULL);
+    if (nheld)
+        ccas_power_update (p, held, nheld, CCAS_SLURM_DRAIN, hold_reason);
+done:
+    ccas_action_result_destroy (res);
+    free (ids);
+    free (back);
+    free (held);
+    return p->failures ? -1 : 0;
+}

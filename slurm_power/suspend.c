@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* suspend.c: SuspendProgram — give back the VMs behind Slurm node names, in one request. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "power.h"
+
+static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
+{
+    const char *a = ccas_config_lookup_str (cfg, "slurm.suspend_action");
+    if (a && strcmp (a, "terminate") == 0)
+        return CCAS_ACTION_TERMINATE;
+    if (a && strcmp (a, "deallocate") == 0)
+        return CCAS_ACTION_DEALLOCATE;
+    return CCAS_ACTION_SHUTDOWN;
+}
+
+int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
+{
+    struct ccas_error err = { "" };
+    struct ccas_action_result *res = NULL;
+    const char **ids = calloc (n + 1, sizeof (*ids));
+    const char **which = calloc (n + 1, sizeof (*which));
+    const char **kept = calloc (n + 1, sizeof (*kept));
+    size_t nids = 0, nkept = 0, ngone = 0;
+    enum ccas_node_action action = suspend_action (p->cfg);
+
+    if (!ids || !which || !kept) {
+        p->failures++;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_node *node = ccas_cluster_find_node (p->model, names[i]);
+        if (!node || node->kind == CCAS_NODE_GOING) {
+            ngone++; /* nothing to give back: never created, or already going */
+            continue;
+        }
+        if (node->keep_alive) {
+            kept[nkept++] = names[i];
+            continue;
+        }
+        which[nids] = names[i];
+        ids[nids++] = node->node_id;
+    }
+    if (nkept) {
+        char *hl = ccas_slurm_hostlist_compress (kept, nkept);
+        ccas_power_say (p, LOG_WARNING, "%s: KeepAlive in CycleCloud, not %s (add them to SuspendExcNodes;"
+                        " 'ccautoscale slurm sync' does)", hl ? hl : "?", ccas_node_action_name (action));
+        free (hl);
+    }
+    if (!nids) {
+        ccas_power_say (p, LOG_INFO, "nothing to %s (%zu of %zu names have no VM)", ccas_node_action_name (action),
+                        ngone, n);
+        goto done;
+    }
+    char *hl = ccas_slurm_hostlist_compress (which, nids);
+    ccas_power_say (p, LOG_NOTICE, "%s%s %zu node%s: %s", p->dry_run ? "would " : "", ccas_node_action_name (action),
+                    nids, nids == 1 ? "" : "s", hl ? hl : "?");
+    free (hl);
+    if (p->dry_run)
+        goto done;
+    struct ccas_node_selector sel = { .ids = ids, .nids = nids };
+    if (ccas_ccapi_node_action (p->api, action, &sel, NULL, &res, &err) < 0) {
+        ccas_log (LOG_ERR, "%s (sync will retry: these VMs are orphans now)", err.text);
+        p->failures++;
+        goto done;
+    }
+    for (size_t i = 0; i < res->nnodes; i++)
+        if (!res->nodes[i].ok) {
+            ccas_log (LOG_ERR, "%s %s: %s", ccas_node_action_name (action), res->nodes[i].name ? res->nodes[i].name : "?",
+                      res->nodes[i].error ? res->nodes[i].error : "failed");
+            p->failures++;
+        }
+done:
+    ccas_action_result_destroy (res);
+    free (ids);
+    free (which);
+    free (kept);
+    return p->failures ? -1 : 0;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* json_out.c: node records (PascalCase) and status responses (camelCase), from live state. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+
+static void add_str (json_object *o, const char *k, const char *v)
+{
+    if (v)
+        json_object_object_add (o, k, json_object_new_string (v));
+}
+
+json_object *sim_node_json (const struct sim_node *n)
+{
+    json_object *o = json_object_new_object ();
+    const struct sim_bucket *b = n->bucket;
+    json_object *rec = json_object_object_get (b->na->src, "nodearray");
+    add_str (o, "Name", n->name);
+    add_str (o, "NodeId", n->id);
+    add_str (o, "Template", b->na->name);
+    add_str (o, "MachineType", b->machine_type);
+    add_str (o, "Status", sim_phase_status (n->phase));
+    add_str (o, "TargetState", sim_target_state (n));
+    if (n->phase != PH_ACQUIRING || n->ip)
+        add_str (o, "State", n->phase == PH_READY ? "Started" : sim_target_state (n));
+    add_str (o, "StatusMessage", n->status_message);
+    add_str (o, "Hostname", n->hostname);
+    add_str (o, "PrivateIp", n->ip);
+    add_str (o, "InstanceId", n->instance_id);
+    add_str (o, "Region", json_object_get_string (json_object_object_get (rec, "Region")));
+    add_str (o, "ClusterName", sim.cluster_name);
+    add_str (o, "PlacementGroupId", n->pg);
+    add_str (o, "ShutdownPolicy", n->shutdown_policy ? n->shutdown_policy : b->na->shutdown_policy);
+    json_object_object_add (o, "KeepAlive", json_object_new_boolean (n->keep_alive));
+    json_object_object_add (o, "Fixed", json_object_new_boolean (n->fixed));
+    json_object_object_add (o, "Interruptible", json_object_new_boolean (n->interruptible));
+    json_object_object_add (o, "CoreCount", json_object_new_int (b->vcpu));
+    json_object_object_add (o, "Memory", json_object_new_double (b->memory_gb));
+    json_object *cfg = json_object_object_get (rec, "Configuration");
+    if (cfg)
+        json_object_object_add (o, "Configuration", json_object_get (cfg));
+    if (n->extra) {
+        json_object_object_foreach (n->extra, k, v) {
+            if (!json_object_object_get (o, k))
+                json_object_object_add (o, k, json_object_get (v));
+        }
+    }
+    return o;
+}
+
+json_object *sim_error_json (const char *exception, const char *message)
+{
+    json_object *o = json_object_new_object ();
+    add_str (o, "Exception", exception);
+    add_str (o, "Message", message);
+    add_str (o, "Detail", message);
+    return o;
+}
+
+static json_object *copy (json_object *src)
+{
+    json_object *dst = NULL;
+    if (json_object_deep_copy (src, &dst, NULL) < 0)
+        return json_object_new_object ();
+    return dst;
+}
+
+static void set_i64 (json_object *o, const char *k, int64_t v)
+{
+    json_object_object_add (o, k, json_object_new_int64 (v));
+}
+
+struct family_use {
+    int64_t family_cores, regional_cores;
+};
+
+static void family_use (const struct sim_bucket *b, struct family_use *u)
+{
+    u->family_cores = u->regional_cores = 0;
+    for (size_t i = 0; i < sim.nnodes; i++) {
+        const struct sim_node *n = sim.nodes[i];
+        if (!sim_node_active (n))
+            continue;
+        u->regional_cores += n->bucket->vcpu;
+        if (strcmp (n->bucket->family, b->family) == 0)
+            u->family_cores += n->bucket->vcpu;
+    }
+}
+
+static json_object *pgs_json (const struct sim_bucket *b)
+{
+    json_object *arr = json_object_new_array ();
+    for (size_t i = 0; i < sim.nnodes; i++) {
+        const struct sim_node *n = sim.nodes[i];
+        if (n->bucket != b || !n->pg || !sim_node_active (n))
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < json_object_array_length (arr) && !seen; k++)
+            seen = strcmp (json_object_get_string (json_object_object_get (json_object_array_get_idx (arr, k), "name")),
+                           n->pg) == 0;
+        if (seen)
+            continue;
+        int64_t active = sim_pg_active (b, n->pg);
+        json_object *pg = json_object_new_object ();
+        add_str (pg, "name", n->pg);
+        set_i64 (pg, "activeCount", active);
+        set_i64 (pg, "activeCoreCount", active * b->vcpu);
+        json_object_array_add (arr, pg);
+    }
+    return arr;
+}
+
+static json_object *bucket_json (const struct sim_bucket *b, bool with_nodes)
+{
+    json_object *o = copy (b->src);
+    struct family_use fu;
+    int64_t active = sim_bucket_active (b);
+    int64_t avail = sim_bucket_available (b, NULL, 0);
+    family_use (b, &fu);
+    set_i64 (o, "activeCount", active);
+    set_i64 (o, "activeCoreCount", active * b->vcpu);
+    set_i64 (o, "availableCount", avail == INT64_MAX ? 1000000 : avail);
+    set_i64 (o, "availableCoreCount", (avail == INT64_MAX ? 1000000 : avail) * b->vcpu);
+    set_i64 (o, "consumedCoreCount", active * b->vcpu);
+    set_i64 (o, "familyConsumedCoreCount", b->family_base_consumed + fu.family_cores);
+    set_i64 (o, "regionalConsumedCoreCount", b->regional_base_consumed + fu.regional_cores);
+    json_object_object_add (o, "valid", json_object_new_boolean (b->valid));
+    json_object_object_add (o, "lastCapacityFailure",
+                            json_object_new_double (b->last_capacity_failure < 0
+                                                        ? -1
+                                                        : floor (sim_now () - b->last_capacity_failure)));
+    json_object_object_add (o, "placementGroups", pgs_json (b));
+    if (with_nodes) {
+        json_object *names = json_object_new_array ();
+        for (size_t i = 0; i < sim.nnodes; i++)
+            if (sim.nodes[i]->bucket == b && sim_node_active (sim.nodes[i]))
+                json_object_array_add (names, json_object_new_string (sim.nodes[i]->name));
+        json_object_object_add (o, "activeNodes", names);
+    }
+    return o;
+}
+
+json_object *sim_status_json (bool with_nodes)
+{
+    json_object *o = json_object_new_object ();
+    json_object *nas = json_object_new_array ();
+    add_str (o, "state", "Started");
+    add_str (o, "targetState", "Started");
+    if (sim.max_count >= 0)
+        set_i64 (o, "maxCount", sim.max_count);
+    if (sim.max_core_count >= 0)
+        set_i64 (o, "maxCoreCount", sim.max_core_count);
+    for (size_t a = 0; a < sim.nnas; a++) {
+        json_object *na = copy (sim.nas[a].src);
+        json_object *buckets = json_object_new_array ();
+        for (size_t i = 0; i < sim.nbuckets; i++)
+            if (sim.buckets[i].na == &sim.nas[a])
+                json_object_array_add (buckets, bucket_json (&sim.buckets[i], with_nodes));
+        json_object_object_add (na, "buckets", buckets);
+        json_object_array_add (nas, na);
+    }
+    json_object_object_add (o, "nodearrays", nas);
+    if (with_nodes) {
+        json_object *nodes = json_object_new_array_ext ((int)sim.nnodes);
+        for (size_t i = 0; i < sim.nnodes; i++)
+            json_object_array_add (nodes, sim_node_json (sim.nodes[i]));
+        json_object_object_add (o, "nodes", nodes);
+    }
+    return o;
+}
