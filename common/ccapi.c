@@ -120,12 +120,12 @@ static void wait_before_retry (struct ccas_ccapi *api, int attempt, long retry_a
 
 /* Send once.  Returns 0 with a 2xx response in `resp`; -1 otherwise, with
  * api->last describing the failure (a non-2xx response is released). */
-static int attempt (struct ccas_ccapi *api, const char *method, const char *path, const char *body,
+static int attempt (struct ccas_ccapi *api, const char *method, const char *path, const char *body, bool once,
                     struct ccas_http_response *resp)
 {
     double t0 = now_seconds ();
     api->stats.requests++;
-    int rc = ccas_http_request (api->http, method, path, body, resp, &api->last);
+    int rc = ccas_http_request (api->http, method, path, body, once, resp, &api->last);
     api->stats.seconds += now_seconds () - t0;
     if (rc < 0)
         return -1;
@@ -161,7 +161,7 @@ static int send_request (struct ccas_ccapi *api, const char *method, const char 
             request_name (name, sizeof (name), method, path);
             ccas_log (LOG_INFO, "%s: retrying (%d of %d) after: %s", name, i, tries - 1, api->last.message);
         }
-        if (attempt (api, method, path, body, resp) == 0)
+        if (attempt (api, method, path, body, false, resp) == 0)
             return 0;
         bool again = api->last.kind == CCAS_FAIL_TRANSPORT ? !api->last.tls
                      : api->last.kind == CCAS_FAIL_HTTP   ? retryable_status (api->last.http_status)
@@ -439,7 +439,7 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
         api->stats.creates++;
         if (i > 0)
             api->stats.retries++;
-        if (attempt (api, "POST", path, text, &resp) == 0) {
+        if (attempt (api, "POST", path, text, true, &resp) == 0) {
             json_object *root = parse_body (api, "POST", path, &resp, err);
             if (root && (*out = result_from_json (root, id, req->nsets, err)))
                 rc = 0;

@@ -97,6 +97,8 @@ const struct config_key ccas_config_table[] = {
       "colocated (placement group) partitions get OverSubscribe=EXCLUSIVE" },
     { "slurm.lock_timeout", KEY_NUMBER, "20", 0, 600, NULL, false,
       "seconds the programs wait for another run's lock" },
+    { "slurm.node_port_base", KEY_INT, NULL, 1024, 65000, NULL, false,
+      "a cluster simulated on one machine: each node gets NodeAddr=127.0.0.1 and its own slurmd Port from this base" },
     { "slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, false,
       "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes" },
 

@@ -195,7 +195,7 @@ static void describe_transport (struct ccas_http *h, CURLcode rc, const char *er
         snprintf (fail->message, sizeof (fail->message), "%s", detail);
 }
 
-int ccas_http_request (struct ccas_http *h, const char *method, const char *path, const char *body,
+int ccas_http_request (struct ccas_http *h, const char *method, const char *path, const char *body, bool once,
                        struct ccas_http_response *resp, struct ccas_ccapi_failure *fail)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
@@ -224,6 +224,8 @@ int ccas_http_request (struct ccas_http *h, const char *method, const char *path
     curl_easy_setopt (h->curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt (h->curl, CURLOPT_HEADERDATA, &s);
     curl_easy_setopt (h->curl, CURLOPT_ACCEPT_ENCODING, "");
+    if (once)
+        curl_easy_setopt (h->curl, CURLOPT_FRESH_CONNECT, 1L);
     set_tls (h);
     headers = curl_slist_append (headers, "Accept: application/json");
     if (body) {

@@ -46,8 +46,11 @@ void ccas_http_destroy (struct ccas_http *h);
 
 /* One attempt.  Returns 0 when a response arrived (whatever its status) and
  * -1 when none did: `fail` then says why (transport, TLS, oversize).
- * `body` may be NULL.  `resp` is filled in either case and must be released. */
-int ccas_http_request (struct ccas_http *h, const char *method, const char *path, const char *body,
+ * `body` may be NULL.  `resp` is filled in either case and must be released.
+ * With `once`, the request goes over a fresh connection: libcurl silently
+ * re-sends a request whose kept-alive connection died, which must never
+ * happen to a create. */
+int ccas_http_request (struct ccas_http *h, const char *method, const char *path, const char *body, bool once,
                        struct ccas_http_response *resp, struct ccas_ccapi_failure *fail);
 void ccas_http_response_release (struct ccas_http_response *resp);
 

@@ -18,6 +18,5 @@ AC_DEFUN([CCAS_WITH_SLURM], [
   ])
   AC_SUBST([SLURM_LIBS])
   AM_CONDITIONAL([WITH_SLURM], [test "x$with_slurm" = xyes])
-  AM_CONDITIONAL([WITH_SLURM_COMMANDS], [false])
   AS_IF([test "x$with_slurm" = xyes], [AC_DEFINE([WITH_SLURM], [1], [Build the Slurm side])])
 ])

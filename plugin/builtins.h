@@ -39,7 +39,7 @@ extern const struct cmd_help help_scale;
 extern const struct cmd_help help_status;
 extern const struct cmd_help help_terminate;
 
-#ifdef CCAS_SLURM_COMMANDS
+#ifdef WITH_SLURM
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);
 int cmd_slurm_demand (struct cli *cli, int argc, char **argv);
 int cmd_slurm_sync (struct cli *cli, int argc, char **argv);

@@ -15,7 +15,7 @@ static const struct cmd config_cmds[] = {
     { NULL, NULL, 0, NULL, NULL },
 };
 
-#ifdef CCAS_SLURM_COMMANDS
+#ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
     { "conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL },
     { "demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL },
@@ -32,7 +32,7 @@ static const struct cmd_help help_config = {
                    "'config keys' lists every key with its type, default and meaning.",
 };
 
-#ifdef CCAS_SLURM_COMMANDS
+#ifdef WITH_SLURM
 static const struct cmd_help help_slurm = {
     .synopsis = "slurm conf|demand|sync [OPTIONS]",
     .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation",
@@ -51,7 +51,7 @@ static const struct cmd commands[] = {
     { "demand", cmd_demand, NEED_API, &help_demand, NULL },
     { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
     { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
-#ifdef CCAS_SLURM_COMMANDS
+#ifdef WITH_SLURM
     { "slurm", NULL, 0, &help_slurm, slurm_cmds },
 #endif
     { "status", cmd_status, NEED_API, &help_status, NULL },

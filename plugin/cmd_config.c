@@ -5,6 +5,8 @@
 #include <stdio.h>
 
 #include "builtins.h"
+#include "constraint.h"
+#include "resources.h"
 #include "table.h"
 
 const struct cmd_help help_config_check = {
@@ -25,8 +27,30 @@ const struct cmd_help help_config_keys = {
     .examples = "$ ccautoscale config keys",
 };
 
+/* Compile what only a pass would otherwise compile, so mistakes show here. */
+static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
+{
+    struct ccas_resdict *dict = ccas_resdict_create ();
+    struct ccas_shared *shared = ccas_shared_create ();
+    struct ccas_cons_cache *cache = dict && shared ? ccas_cons_cache_create (dict, shared) : NULL;
+    struct ccas_rules *rules = NULL;
+    int rc = -1;
+    if (!cache)
+        ccas_errorf (err, "out of memory");
+    else if (ccas_shared_load (shared, ccas_config_lookup (cfg, "shared_resources"), "shared_resources", err) == 0
+             && (rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, cache, dict,
+                                             "default_resources", err)))
+        rc = 0;
+    ccas_rules_destroy (rules);
+    ccas_cons_cache_destroy (cache);
+    ccas_shared_destroy (shared);
+    ccas_resdict_destroy (dict);
+    return rc;
+}
+
 int cmd_config_check (struct cli *cli, int argc, char **argv)
 {
+    struct ccas_error err = { "" };
     int rc;
     while (cli_getopt (cli, argc, argv, "", NULL) != -1)
         ;
@@ -34,6 +58,8 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
+    if (check_rules (cli->cfg, &err) < 0)
+        return cli_fail (cli, EXIT_CONFIG, "%s: %s", cli->cfg->path, err.text);
     json_object *eff = ccas_config_effective (cli->cfg);
     if (!eff)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");

@@ -84,6 +84,38 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     return 0;
 }
 
+int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg, struct ccas_ccapi *api,
+                       bool dry_run, struct ccas_error *err)
+{
+    memset (p, 0, sizeof (*p));
+    p->prog = prog;
+    p->cfg = cfg;
+    p->api = api;
+    p->dry_run = dry_run;
+    p->out = stdout;
+    p->now = (double)time (NULL);
+    if (ccas_slurm_init (err) < 0)
+        return -1;
+    return (p->holds = ccas_holds_load (cfg->state_dir, err)) ? 0 : -1;
+}
+
+void ccas_power_detach (struct ccas_power *p)
+{
+    struct ccas_error err = { "" };
+    if (p->nhb)
+        ccas_power_flush (p);
+    if (p->holds && !p->dry_run && ccas_holds_save (p->holds, &err) < 0)
+        ccas_log (LOG_ERR, "%s", err.text);
+    free (p->hb_names);
+    free (p->hb_reasons);
+    ccas_holds_destroy (p->holds);
+    ccas_slurm_layout_destroy (p->layout);
+    ccas_cluster_destroy (p->model);
+    ccas_slurm_nodes_destroy (p->snodes);
+    ccas_slurm_fini ();
+    memset (p, 0, sizeof (*p));
+}
+
 int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err)
 {
     struct ccas_cluster_status *st = NULL;
@@ -142,6 +174,7 @@ int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n,
     static const char *const verbs[] = {
         [CCAS_SLURM_POWER_DOWN_FORCE] = "hand back", [CCAS_SLURM_DRAIN] = "drain",
         [CCAS_SLURM_DOWN] = "mark down", [CCAS_SLURM_RESUME] = "return to service",
+        [CCAS_SLURM_UNDRAIN] = "undrain",
     };
     struct ccas_error err = { "" };
     if (!n)
@@ -160,6 +193,24 @@ int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n,
         ccas_log (LOG_NOTICE, "%s %s%s%s", verbs[what], hl, reason ? ": " : "", reason ? reason : "");
     free (hl);
     return rc;
+}
+
+void ccas_power_return (struct ccas_power *p, const char *const *names, size_t n)
+{
+    const char **down = calloc (n + 1, sizeof (*down));
+    const char **drained = calloc (n + 1, sizeof (*drained));
+    size_t nd = 0, nr = 0;
+    for (size_t i = 0; down && drained && i < n; i++) {
+        const struct ccas_slurm_node *sn = p->snodes ? ccas_slurm_nodes_find (p->snodes, names[i]) : NULL;
+        if (sn && !ccas_slurm_node_down (sn))
+            drained[nr++] = names[i];
+        else
+            down[nd++] = names[i];
+    }
+    ccas_power_update (p, down, nd, CCAS_SLURM_RESUME, NULL);
+    ccas_power_update (p, drained, nr, CCAS_SLURM_UNDRAIN, NULL);
+    free (down);
+    free (drained);
 }
 
 void ccas_power_flush (struct ccas_power *p)

@@ -58,6 +58,12 @@ const char *ccas_power_config_path (const char *explicit_path);
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err);
 
+/* Use a configuration and client that the caller owns (the ccautoscale
+ * command): ccas_power_detach() then releases only what the run made. */
+int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg, struct ccas_ccapi *api,
+                       bool dry_run, struct ccas_error *err);
+void ccas_power_detach (struct ccas_power *p);
+
 /* Read Slurm's nodes and CycleCloud's status (+ nodes when `with_nodes`)
  * into p->snodes, p->model, p->layout, and apply capacity holds. */
 int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err);
@@ -72,6 +78,10 @@ void ccas_power_flush (struct ccas_power *p);
 /* Apply a Slurm update to `names` (a dry run prints it instead). */
 int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n, enum ccas_slurm_update what,
                        const char *reason);
+
+/* Return nodes to service: RESUME those that are down, UNDRAIN those that
+ * are only drained (Slurm refuses RESUME on a drained powered-down node). */
+void ccas_power_return (struct ccas_power *p, const char *const *names, size_t n);
 
 /* Log at `level`, and in a dry run also print to p->out. */
 void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
@@ -92,6 +102,7 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n);
 
 struct ccas_sync_report {
     unsigned orphans, failed_released, addresses_set, returned, held, released_holds;
+    bool keepalive_changed;   /* SuspendExcNodes rewritten and slurmctld reconfigured */
 };
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);
 

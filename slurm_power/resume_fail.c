@@ -60,7 +60,7 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
         }
     }
     /* back into the pool: RESUME turns down~ into idle~ */
-    ccas_power_update (p, back, nback, CCAS_SLURM_RESUME, NULL);
+    ccas_power_return (p, back, nback);
     if (nheld)
         ccas_power_update (p, held, nheld, CCAS_SLURM_DRAIN, hold_reason);
 done:

@@ -257,6 +257,8 @@ static uint32_t update_state (enum ccas_slurm_update what)
         return NODE_STATE_DOWN;
     case CCAS_SLURM_RESUME:
         return NODE_RESUME;
+    case CCAS_SLURM_UNDRAIN:
+        return NODE_STATE_UNDRAIN;
     }
     return NO_VAL;
 }

@@ -76,7 +76,8 @@ enum ccas_slurm_update {
     CCAS_SLURM_POWER_DOWN_FORCE, /* give a node back now: requeue its job, power it down */
     CCAS_SLURM_DRAIN,            /* keep a (powered-down) node out of scheduling */
     CCAS_SLURM_DOWN,
-    CCAS_SLURM_RESUME,           /* return a drained or down node to service */
+    CCAS_SLURM_RESUME,           /* return a down node to service */
+    CCAS_SLURM_UNDRAIN,          /* return a drained (not down) node to service */
 };
 
 /* Update `hostlist` (an expression or one name).  `reason` may be NULL.

@@ -8,12 +8,20 @@
  */
 #include "config.h"
 
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "failure.h"
 #include "log.h"
 #include "power.h"
+#include "state.h"
+
+/* libslurm exports scontrol's reconfigure, but Slurm 22.05's slurm.h does not
+ * declare it. */
+extern int slurm_reconfigure (void);
 
 #define OUR_REASON "ccautoscale:"
 
@@ -53,7 +61,7 @@ static void hold_ended (const char *nodearray, const char *machine_type, void *a
             && bucket_of (p, sn) == b)
             r->names[k++] = sn->name;
     }
-    ccas_power_update (p, r->names, k, CCAS_SLURM_RESUME, NULL);
+    ccas_power_return (p, r->names, k);
     r->rep->released_holds++;
     r->rep->returned += (unsigned)k;
 }
@@ -154,7 +162,7 @@ static void return_down_nodes (struct sync_run *r)
             continue; /* its VM is still there: the orphan pass terminates it first */
         r->names[k++] = sn->name;
     }
-    ccas_power_update (p, r->names, k, CCAS_SLURM_RESUME, NULL);
+    ccas_power_return (p, r->names, k);
     r->rep->returned += (unsigned)k;
 }
 
@@ -171,6 +179,61 @@ static void terminate_collected (struct sync_run *r)
         p->failures++;
     }
     ccas_action_result_destroy (res);
+}
+
+/* KeepAlive nodes must never be suspended: keep them in SuspendExcNodes,
+ * an include of the generated configuration.  Rewritten, and slurmctld
+ * reconfigured, only when the set changes. */
+static void keep_alive_excluded (struct sync_run *r)
+{
+    struct ccas_power *p = r->p;
+    const char *dir = ccas_config_lookup_str (p->cfg, "slurm.conf_dir");
+    const char *file = ccas_config_lookup_str (p->cfg, "slurm.keepalive_file");
+    char path[4096], *old = NULL;
+    size_t k = 0;
+    if (!dir || !file || !*file)
+        return;
+    snprintf (path, sizeof (path), "%s/%s", dir, file);
+    for (size_t i = 0; i < p->model->nexisting; i++) {
+        const struct ccas_node *n = p->model->nodes[i];
+        char na[256];
+        long index;
+        if (n->keep_alive && n->name && ccas_slurm_name_parse (p->layout, n->name, na, sizeof (na), &index)
+            && ccas_slurm_nodes_find (p->snodes, n->name))
+            r->names[k++] = n->name;
+    }
+    char *hl = k ? ccas_slurm_hostlist_compress (r->names, k) : NULL;
+    char text[8192];
+    snprintf (text, sizeof (text), "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n%s%s%s",
+              hl ? "SuspendExcNodes=" : "# none\n", hl ? hl : "", hl ? "\n" : "");
+    free (hl);
+    FILE *f = fopen (path, "r");
+    if (f) {
+        old = calloc (1, sizeof (text));
+        if (old && fread (old, 1, sizeof (text) - 1, f) == 0)
+            old[0] = '\0';
+        fclose (f);
+    }
+    bool same = old && strcmp (old, text) == 0;
+    free (old);
+    if (same)
+        return;
+    if (p->dry_run) {
+        fprintf (p->out, "would write %s and reconfigure slurmctld:\n%s", path, text);
+        return;
+    }
+    struct ccas_error err = { "" };
+    if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+        ccas_log (LOG_ERR, "%s", err.text);
+        p->failures++;
+        return;
+    }
+    r->rep->keepalive_changed = true;
+    ccas_log (LOG_NOTICE, "KeepAlive nodes changed; wrote %s", path);
+    if (slurm_reconfigure () != 0) {
+        ccas_log (LOG_ERR, "slurmctld reconfigure failed: %s", slurm_strerror (slurm_get_errno ()));
+        p->failures++;
+    }
 }
 
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
@@ -192,6 +255,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         check_vm (&r, p->model->nodes[i]);
     terminate_collected (&r);
     return_down_nodes (&r);
+    keep_alive_excluded (&r);
     ccas_power_flush (p);
     free (r.term_ids);
     free (r.names);

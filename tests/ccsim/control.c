@@ -169,6 +169,7 @@ static void add_node (const char *body, struct reply *r)
     }
     struct sim_node *n = sim_node_add (b, name, ccas_json_str (rec, "PlacementGroupId"), NULL);
     n->keep_alive = ccas_json_bool (rec, "KeepAlive", false);
+    n->no_hooks = !ccas_json_bool (rec, "Hooks", true);
     const char *status = ccas_json_str (rec, "Status");
     if (!status || strcmp (status, "Ready") == 0) {
         n->phase = PH_PREPARING;

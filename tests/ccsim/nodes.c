@@ -203,7 +203,8 @@ static void advance (struct sim_node *n, double now)
         assign_address (n);
         n->phase = PH_READY;
         n->next = 0;
-        sim_hook_run (sim.on_ready, n);
+        if (!n->no_hooks)
+            sim_hook_run (sim.on_ready, n);
         break;
     case PH_TERMINATING:
         if (n->fixed)

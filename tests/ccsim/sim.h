@@ -35,6 +35,7 @@ struct sim_node {
     struct sim_bucket *bucket;
     enum node_phase phase;
     bool keep_alive, fixed, interruptible;
+    bool no_hooks; /* made by /ccsim/nodes with "Hooks": false: its software never starts */
     bool hang;             /* never gets past Acquiring */
     bool fail_on_boot;     /* goes to Failed instead of Preparing */
     double created, next;  /* when it was made; when the next transition is due */

@@ -7,9 +7,11 @@
 #   '
 #   test_done
 #
-# Each test body runs in a subshell with `set -e`, stdout and stderr going to
-# the test's log (shown by automake on failure); `test_skip_all REASON` skips
-# a whole suite with TAP's "1..0 # SKIP".  Cleanup registered with
+# Each body is eval'ed in the test script's own shell (as sharness does), so
+# what one test sets up the next can use; chain commands with && — the body
+# passes when its last command succeeds; `return 1` fails it early.  Output
+# goes to the test's log (shown by automake on failure).  `test_skip_all
+# REASON` skips a whole suite with TAP's "1..0 # SKIP".  Cleanup registered with
 # `test_at_exit 'cmd'` runs on exit, on failure and on signals.
 set -u
 
@@ -45,15 +47,23 @@ trap tap_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Bodies run in the test's scratch directory, so that files they write never
+# land in the source tree (make distcheck's is read-only).
+test_run_ () {
+    cd "$TEST_TMP" || return 1
+    eval "$1"
+}
+
 test_expect_success () {
     local desc=$1 body=$2
     TAP_COUNT=$((TAP_COUNT + 1))
-    if (set -e; eval "$body") >"$TEST_TMP/out.$TAP_COUNT" 2>&1; then
+    if test_run_ "$body" >"$TEST_TMP/out.$TAP_COUNT" 2>&1; then
         echo "ok $TAP_COUNT - $desc"
     else
         TAP_FAILED=$((TAP_FAILED + 1))
         echo "not ok $TAP_COUNT - $desc"
         sed 's/^/#   /' "$TEST_TMP/out.$TAP_COUNT"
+        return 1
     fi
 }
 

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_slurm.c: `ccautoscale slurm conf | sync | demand`. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtins.h"
+#include "conf_gen.h"
+#include "holds.h"
+#include "log.h"
+#include "match.h"
+#include "model_load.h"
+#include "plan.h"
+#include "plan_print.h"
+#include "power.h"
+#include "slurm_jobs.h"
+#include "state.h"
+#include "table.h"
+
+/* ---- slurm conf -------------------------------------------------------------------------------- */
+
+static const struct cmd_option conf_options[] = {
+    { "-w, --write DIR", "write ccautoscale.conf, gres.conf and topology.conf into DIR (atomically, old files kept as"
+                         " FILE.bak) and say whether slurmctld needs a restart or a reconfigure" },
+    { "--check", "with --write: only compare; exit 0 if up to date, 4 if not" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_slurm_conf = {
+    .synopsis = "slurm conf [--write DIR [--check]] [--json]",
+    .summary = "generate the Slurm node, partition, gres and topology configuration from the buckets",
+    .description =
+        "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
+        "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
+        "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
+        "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
+        "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
+        "\n"
+        "Without --write the files are printed.  Add to slurm.conf:\n"
+        "  Include /etc/slurm/ccautoscale.conf\n"
+        "  TopologyPlugin=topology/tree\n"
+        "Adding or removing nodes needs a restart of slurmctld in Slurm 22.05; other changes\n"
+        "need 'scontrol reconfigure'.  One status request.",
+    .options = conf_options,
+    .examples = "$ ccautoscale slurm conf\n$ ccautoscale slurm conf --write /etc/slurm",
+    .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8)",
+};
+
+static char *read_text (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 65536, len = 0;
+    char *buf = malloc (cap);
+    size_t n;
+    while (buf && (n = fread (buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *b = realloc (buf, cap * 2);
+            if (!b) {
+                free (buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose (f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+/* Lines only in `old` with "-", lines only in `new` with "+". */
+static void print_diff (const char *name, const char *old, const char *new)
+{
+    printf ("--- %s\n+++ %s (new)\n", name, name);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *from = pass ? new : old, *other = pass ? old : new;
+        for (const char *p = from; p && *p;) {
+            size_t len = strcspn (p, "\n");
+            char line[4096];
+            snprintf (line, sizeof (line), "%.*s", (int)len, p);
+            bool found = false;
+            for (const char *q = other; q && *q && !found;) {
+                size_t ql = strcspn (q, "\n");
+                found = ql == len && strncmp (q, p, len) == 0;
+                q += ql + (q[ql] ? 1 : 0);
+            }
+            if (!found && line[0] != '#')
+                printf ("%c%s\n", pass ? '+' : '-', line);
+            p += len + (p[len] ? 1 : 0);
+        }
+    }
+}
+
+static int write_one (struct cli *cli, const char *dir, const char *name, const char *text, bool check,
+                      bool *changed, char **old_out)
+{
+    char path[4096], bak[4200];
+    struct ccas_error err = { "" };
+    snprintf (path, sizeof (path), "%s/%s", dir, name);
+    char *old = read_text (path);
+    *changed = !old || strcmp (old, text) != 0;
+    if (*changed)
+        print_diff (path, old ? old : "", text);
+    if (*changed && !check) {
+        if (old) {
+            snprintf (bak, sizeof (bak), "%s.bak", path);
+            if (ccas_write_atomic (bak, old, strlen (old), 0644, &err) < 0) {
+                free (old);
+                return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+            }
+        }
+        if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+            free (old);
+            return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        }
+    }
+    if (old_out)
+        *old_out = old;
+    else
+        free (old);
+    return EXIT_OK;
+}
+
+/* The include names the KeepAlive file, and Slurm refuses a missing
+ * include: make it (empty) unless sync already keeps it. */
+static int ensure_keepalive_file (struct cli *cli, const char *dir)
+{
+    char path[4096];
+    struct ccas_error err = { "" };
+    const char *file = ccas_config_lookup_str (cli->cfg, "slurm.keepalive_file");
+    static const char text[] = "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n# none\n";
+    if (!file || !*file)
+        return EXIT_OK;
+    snprintf (path, sizeof (path), "%s/%s", dir, file);
+    if (access (path, F_OK) == 0)
+        return EXIT_OK;
+    if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    return EXIT_OK;
+}
+
+static int write_files (struct cli *cli, const char *dir, const struct ccas_slurm_files *f, bool check)
+{
+    bool c1, c2, c3;
+    char *old_nodes = NULL;
+    int rc;
+    if (!check && (rc = ensure_keepalive_file (cli, dir)) != EXIT_OK)
+        return rc;
+    if ((rc = write_one (cli, dir, "ccautoscale.conf", f->nodes, check, &c1, &old_nodes)) != EXIT_OK
+        || (rc = write_one (cli, dir, "gres.conf", f->gres, check, &c2, NULL)) != EXIT_OK
+        || (rc = write_one (cli, dir, "topology.conf", f->topology, check, &c3, NULL)) != EXIT_OK) {
+        free (old_nodes);
+        return rc;
+    }
+    int needs = ccas_slurm_change_needs (old_nodes, f->nodes, c2 || c3);
+    free (old_nodes);
+    static const char *const advice[] = {
+        "no change",
+        "run 'scontrol reconfigure' to apply",
+        "node definitions changed: restart slurmctld (and the slurmd of running nodes) to apply",
+    };
+    printf ("%s%s\n", check && needs ? "out of date: " : "", advice[needs]);
+    return check && needs ? EXIT_PARTIAL : EXIT_OK;
+}
+
+int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "write", required_argument, NULL, 'w' }, { "check", no_argument, NULL, 0x701 }, { NULL, 0, NULL, 0 },
+    };
+    const char *dir = NULL;
+    bool check = false;
+    struct model_source src = { .with_nodes = false };
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = NULL;
+    struct ccas_slurm_layout *l = NULL;
+    struct ccas_slurm_files f = { NULL, NULL, NULL };
+    int ch, rc;
+
+    while ((ch = cli_getopt (cli, argc, argv, "w:", longopts)) != -1) {
+        if (ch == 'w')
+            dir = optarg;
+        else if (ch == 0x701)
+            check = true;
+    }
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (check && !dir)
+        return cli_usage_error (cli, "--check compares with the files in --write DIR");
+    if ((rc = cli_prepare (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
+        return rc;
+    if (!(l = ccas_slurm_layout_create (c)) || ccas_slurm_files_render (c, l, &f, &err) < 0) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
+        goto done;
+    }
+    if (dir)
+        rc = write_files (cli, dir, &f, check);
+    else if (cli->json) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "ccautoscale.conf", json_object_new_string (f.nodes));
+        json_object_object_add (o, "gres.conf", json_object_new_string (f.gres));
+        json_object_object_add (o, "topology.conf", json_object_new_string (f.topology));
+        cli_print_json (o);
+        json_object_put (o);
+    } else
+        printf ("==> ccautoscale.conf <==\n%s\n==> gres.conf <==\n%s\n==> topology.conf <==\n%s", f.nodes, f.gres,
+                f.topology);
+done:
+    ccas_slurm_files_release (&f);
+    ccas_slurm_layout_destroy (l);
+    ccas_cluster_destroy (c);
+    return rc;
+}
+
+/* ---- slurm sync ---------------------------------------------------------------------------------- */
+
+static const struct cmd_option sync_options[] = {
+    { "-n, --dry-run", "print what would be done; change nothing" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_slurm_sync = {
+    .synopsis = "slurm sync [--dry-run] [--json]",
+    .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, addresses, capacity holds",
+    .description =
+        "Run by the ccautoscale-sync timer (every minute).  Terminates orphans (VMs whose\n"
+        "Slurm node is powered down or unknown), releases failed VMs behind nodes that are\n"
+        "powering up and hands their nodes back (the job is requeued), sets NodeAddr and\n"
+        "NodeHostname from the VMs' private IPs (slurm.set_node_addr), keeps the nodes of\n"
+        "buckets in a capacity window drained and returns them when the window ends, returns\n"
+        "down~ nodes whose VM is gone, and keeps KeepAlive nodes in SuspendExcNodes.  Only\n"
+        "reasons that start with 'ccautoscale:' (and 'ResumeTimeout reached') are cleared;\n"
+        "nodes an administrator took out stay out.",
+    .options = sync_options,
+    .examples = "$ ccautoscale slurm sync --dry-run",
+    .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
+};
+
+int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = { { "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
+    bool dry_run = false;
+    struct ccas_error err = { "" };
+    struct ccas_power p;
+    struct ccas_sync_report rep;
+    int ch, rc;
+
+    while ((ch = cli_getopt (cli, argc, argv, "n", longopts)) != -1)
+        if (ch == 'n')
+            dry_run = true;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0
+        || ccas_power_load (&p, true, &err) < 0) {
+        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);
+        ccas_power_detach (&p);
+        return rc;
+    }
+    rc = ccas_power_sync (&p, &rep) < 0 ? EXIT_PARTIAL : EXIT_OK;
+    ccas_power_detach (&p);
+    if (cli->json) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "orphans_terminated", json_object_new_int ((int)rep.orphans));
+        json_object_object_add (o, "failed_released", json_object_new_int ((int)rep.failed_released));
+        json_object_object_add (o, "addresses_set", json_object_new_int ((int)rep.addresses_set));
+        json_object_object_add (o, "nodes_returned", json_object_new_int ((int)rep.returned));
+        json_object_object_add (o, "nodes_held", json_object_new_int ((int)rep.held));
+        json_object_object_add (o, "holds_ended", json_object_new_int ((int)rep.released_holds));
+        json_object_object_add (o, "keepalive_changed", json_object_new_boolean (rep.keepalive_changed));
+        json_object_object_add (o, "dry_run", json_object_new_boolean (dry_run));
+        cli_print_json (o);
+        json_object_put (o);
+    } else if (!dry_run)
+        printf ("orphans terminated %u, failed VMs released %u, addresses set %u, nodes returned %u, nodes held %u,"
+                " capacity windows ended %u%s\n",
+                rep.orphans, rep.failed_released, rep.addresses_set, rep.returned, rep.held, rep.released_holds,
+                rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
+    return rc;
+}
+
+/* ---- slurm demand ------------------------------------------------------------------------------- */
+
+const struct cmd_help help_slurm_demand = {
+    .synopsis = "slurm demand [--json]",
+    .summary = "show Slurm's pending jobs and what ccautoscale would create for them, or why it cannot",
+    .description =
+        "Reads pending and running jobs and nodes from slurmctld (libslurm) and CycleCloud's\n"
+        "buckets and nodes, then runs the matching engine as a dry run: per job, the nodes it\n"
+        "waits for (jobs whose nodes are powering up) or what would be created for it\n"
+        "(nodearray, machine type, placement group, count), or why not: quota, a capacity\n"
+        "window, limits, or no bucket that fits.  Nothing changes.",
+    .examples = "$ ccautoscale slurm demand\n$ ccautoscale slurm demand --json | jq '.jobs[] | select(.matched | not)'",
+    .see_also = "ccautoscale-demand(8)",
+};
+
+static void print_waiting (const struct ccas_jobs *jobs, bool json, json_object *out)
+{
+    json_object *arr = json ? json_object_new_array () : NULL;
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        if (!j->ignore || !j->nrunning_on)
+            continue;
+        char *hl = ccas_slurm_hostlist_compress (j->running_on, j->nrunning_on);
+        if (arr) {
+            json_object *o = json_object_new_object ();
+            json_object_object_add (o, "id", json_object_new_string (j->id));
+            json_object_object_add (o, "nodes", json_object_new_string (hl ? hl : ""));
+            json_object_array_add (arr, o);
+        } else
+            printf ("job %s waits for nodes powering up: %s\n", j->id, hl ? hl : "?");
+        free (hl);
+    }
+    if (arr)
+        json_object_object_add (out, "waiting", arr);
+}
+
+int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
+{
+    struct ccas_error err = { "" };
+    struct ccas_power p;
+    struct ccas_jobs *jobs = NULL;
+    struct ccas_plan *plan = NULL;
+    int rc;
+
+    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
+        ;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, true, &err) < 0
+        || ccas_power_load (&p, true, &err) < 0) {
+        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);
+        goto done;
+    }
+    if (!(jobs = ccas_slurm_jobs_load (p.model, &err))) {
+        rc = cli_fail (cli, EXIT_SCHEDULER, "%s", err.text);
+        goto done;
+    }
+    if (ccas_match (p.model, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (p.model, jobs, &err))) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        goto done;
+    }
+    if (cli->json) {
+        json_object *out = ccas_plan_to_json (plan, true);
+        print_waiting (jobs, true, out);
+        cli_print_json (out);
+        json_object_put (out);
+    } else {
+        print_waiting (jobs, false, NULL);
+        plan_print (stdout, plan, false);
+    }
+done:
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_power_detach (&p);
+    return rc;
+}

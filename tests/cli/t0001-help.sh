@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every command answers --help with a usage line and exits 0; man pages render.
+. "$(dirname "$0")/../lib/tap.sh"
+CCAS=$top_builddir/plugin/ccautoscale
+
+commands () {
+    "$CCAS" --help | sed -n '/^Commands:/,/^$/p' | sed '1d;/^$/d' | awk '{ if ($1 == "config" || $1 == "slurm" || $1 == "pbs") print $1 " " $2; else print $1 }'
+}
+
+test_expect_success 'the top-level help lists commands and exits 0' '
+    "$CCAS" --help >out &&
+    test_grep "^usage: ccautoscale" out &&
+    test_grep "Commands:" out &&
+    test $(commands | wc -l) -ge 10
+'
+
+for cmd in $(commands | tr " " "+"); do
+    c=$(echo "$cmd" | tr "+" " ")
+    test_expect_success "'$c --help' prints usage and exits 0" "
+        \"\$CCAS\" $c --help >out &&
+        test_grep '^usage: ccautoscale $c' out &&
+        test_grep 'Options:' out
+    "
+    test_expect_success "'--man $c' renders a man page" "
+        \"\$CCAS\" --man $c >page &&
+        test_grep '^.TH ccautoscale-$(echo "$c" | tr " " "-") 8' page &&
+        test_grep '^.SH EXIT STATUS' page
+    "
+done
+
+test_expect_success 'an unknown command is a usage error (1)' '
+    test_expect_code=0; "$CCAS" frobnicate 2>err || test_expect_code=$? ;
+    test "$test_expect_code" = 1 && test_grep "not a command" err
+'
+
+test_expect_success 'an unknown option is a usage error (1) that names it' '
+    rc=0; "$CCAS" buckets --frob 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "unknown option" err && test_grep "buckets --help" err
+'
+
+test_expect_success 'a group without a subcommand shows its commands' '
+    rc=0; "$CCAS" config 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "config check" err
+'
+
+test_expect_success '--version prints the version' '
+    "$CCAS" --version | grep -q "^ccautoscale [0-9]"
+'
+
+test_done

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# status, buckets, nodes and config check against ccsim: tables, JSON, filters, request counts.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+CCAS=$top_builddir/plugin/ccautoscale
+export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
+
+test_expect_success 'start ccsim with the small cluster and two nodes' '
+    ccsim_start "$CCSIM_CLUSTERS/small.json" --boot-delay 0.2 &&
+    ccsim_write_config "$CCAUTOSCALE_CONFIG" &&
+    ccsim_post /clusters/test/nodes/create "{\"sets\": [{\"nodearray\": \"htc\", \"count\": 2}]}" >/dev/null &&
+    wait_for 5 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") = 2"
+'
+
+test_expect_success 'buckets prints one row per bucket' '
+    "$CCAS" buckets >out &&
+    test $(grep -c "^htc \|^hpc \|^gpu " out) = 4 &&
+    test_grep "Standard_HB120rs_v3" out
+'
+
+test_expect_success 'buckets --json makes exactly one status request and no other' '
+    ccsim_delete /ccsim/requests >/dev/null &&
+    "$CCAS" buckets --json >out.json &&
+    jq -e "length == 4" out.json &&
+    jq -e ".[] | select(.machine_type == \"Standard_F2s_v2\") | .active_count == 2" out.json &&
+    jq -e ".[] | select(.machine_type == \"Standard_HB120rs_v3\") | .max_placement_group_size == 4" out.json &&
+    test "$(ccsim_requests)" = "GET /clusters/test/status 200"
+'
+
+test_expect_success 'buckets filters by nodearray and machine type (wildcards)' '
+    "$CCAS" buckets --nodearray htc --json | jq -e "length == 2" &&
+    "$CCAS" buckets --machine-type "Standard_NC*" --json | jq -e "length == 1 and .[0].nodearray == \"gpu\""
+'
+
+test_expect_success 'nodes lists nodes, filters by status and nodearray, --json keeps whole records' '
+    "$CCAS" nodes >out &&
+    test_grep "^htc-1 " out &&
+    "$CCAS" nodes --status ready --json | jq -e "length == 2 and .[0].Status == \"Ready\" and .[0].PrivateIp != null" &&
+    "$CCAS" nodes --nodearray hpc --json | jq -e "length == 0" &&
+    "$CCAS" nodes --name "htc-*" --json | jq -e "length == 2"
+'
+
+test_expect_success 'status shows limits and nodes by state' '
+    "$CCAS" status >out &&
+    test_grep "^cluster test: Started" out &&
+    "$CCAS" status --json | jq -e ".nodearrays[] | select(.name == \"htc\") | .nodes.ready == 2 and .max_count == 20"
+'
+
+test_expect_success 'config check prints the effective config, password masked' '
+    "$CCAS" config check >out 2>err &&
+    jq -e ".password == \"****\" and .idle_timeout == 300 and .verify_certificates == true" out &&
+    test_grep "configuration is valid" err &&
+    test_no_grep "s3cret-pw" out
+'
+
+test_expect_success 'config keys lists every key, also as JSON' '
+    "$CCAS" config keys >out &&
+    test_grep "^idle_timeout " out &&
+    "$CCAS" config keys --json | jq -e "map(.key) | index(\"slurm.node_prefix\") != null"
+'
+
+test_expect_success '-c names the configuration; a missing one exits 2 naming it' '
+    rc=0; "$CCAS" -c "$TEST_TMP/nope.json" buckets 2>err || rc=$? ;
+    test "$rc" = 2 && test_grep "nope.json: No such file or directory" err &&
+    "$CCAS" buckets -c "$CCAUTOSCALE_CONFIG" --json | jq -e "length == 4"
+'
+
+test_expect_success 'a server that is not there exits 3 with a clear message' '
+    ccsim_write_config "$TEST_TMP/dead.json" ".url = \"http://127.0.0.1:1\" | .retries = 0" &&
+    rc=0; "$CCAS" -c "$TEST_TMP/dead.json" buckets 2>err || rc=$? ;
+    test "$rc" = 3 && test_grep "GET /clusters/test/status: cannot connect to http://127.0.0.1:1" err
+'
+
+test_done

@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# demand, create, terminate, scale and analyze against ccsim: what appears there, and nothing twice.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+CCAS=$top_builddir/plugin/ccautoscale
+export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
+
+nodes_in () {
+    ccsim_get "/ccsim/state" | jq --arg na "$1" '[.nodes[] | select(.Template == $na)] | length'
+}
+
+test_expect_success 'start ccsim' '
+    ccsim_start "$CCSIM_CLUSTERS/small.json" --boot-delay 0.3 &&
+    ccsim_write_config "$CCAUTOSCALE_CONFIG"
+'
+
+cat >"$TEST_TMP/jobs.json" <<'JOBS'
+[{"id": "serial", "node_count": 3, "packing": "pack", "constraints": {"ncpus": 1}},
+ {"id": "mpi", "node_count": 4, "colocated": true, "exclusive": true, "constraints": {"node.nodearray": "hpc"}},
+ {"id": "big-gpu", "constraints": {"ngpus": 8}}]
+JOBS
+
+test_expect_success 'demand is a dry run: it plans and creates nothing' '
+    "$CCAS" demand --jobs "$TEST_TMP/jobs.json" >out &&
+    test_grep "Would create 6 nodes" out &&
+    test_grep "ngpus: needs 8" out &&
+    test "$(ccsim_node_count)" = 0
+'
+
+test_expect_success 'demand --json names nodes per job and the reason of the miss' '
+    "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --json >out.json &&
+    jq -e ".jobs[] | select(.id == \"mpi\") | .matched and (.nodes | length) == 4" out.json &&
+    jq -e "[.jobs[] | select(.id == \"mpi\") | .nodes[].placement_group] | unique | length == 1" out.json &&
+    jq -e ".jobs[] | select(.id == \"big-gpu\") | (.matched | not) and (.reason | test(\"ngpus\"))" out.json &&
+    jq -e ".summary.unmatched == 1" out.json
+'
+
+test_expect_success 'demand --apply creates them in one create request' '
+    ccsim_delete /ccsim/requests >/dev/null &&
+    "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >out &&
+    test "$(ccsim_requests "POST .*/nodes/create" | wc -l)" = 1 &&
+    test "$(nodes_in hpc)" = 4 && test "$(nodes_in htc)" = 2 &&
+    test "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" = 1
+'
+
+test_expect_success 'demand --apply again creates nothing: the booting nodes are used' '
+    "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >out &&
+    test_grep "Nothing to create" out &&
+    test "$(ccsim_node_count)" = 6
+'
+
+test_expect_success 'offline replay from saved responses gives the same plan' '
+    ccsim_get /clusters/test/status >status.json &&
+    ccsim_get /clusters/test/nodes >nodes.json &&
+    "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --status status.json --nodes nodes.json --json >replay.json &&
+    jq -e ".create | length == 0" replay.json &&
+    jq -e "[.jobs[] | select(.matched)] | length == 2" replay.json
+'
+
+test_expect_success 'analyze explains a job bucket by bucket' '
+    "$CCAS" analyze --job big-gpu --jobs "$TEST_TMP/jobs.json" >out &&
+    test_grep "job big-gpu: not matched" out &&
+    test_grep "gpu .*Standard_NC24ads_A100_v4 .*no .*ngpus: needs 8" out &&
+    "$CCAS" analyze --job big-gpu --jobs "$TEST_TMP/jobs.json" --json | jq -e ".chunks[0].buckets | length == 4"
+'
+
+test_expect_success 'create --dry-run changes nothing; create makes what fits and says why not more' '
+    "$CCAS" create --nodearray gpu --count 1 --dry-run >out &&
+    test "$(nodes_in gpu)" = 0 &&
+    rc=0; "$CCAS" create --nodearray gpu --count 3 >out 2>err || rc=$? ;
+    test "$rc" = 4 && test_grep "only 2 of 3" err && test "$(nodes_in gpu)" = 2
+'
+
+test_expect_success 'create refuses an unknown nodearray or machine type, naming the known ones' '
+    rc=0; "$CCAS" create --nodearray nope --count 1 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "nodearray .nope. not found" err && test_grep "htc" err &&
+    rc=0; "$CCAS" create --nodearray htc --machine-type Standard_X --count 1 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "Standard_F2s_v2" err
+'
+
+test_expect_success 'create --keep-alive marks the nodes KeepAlive' '
+    "$CCAS" create --nodearray htc --machine-type Standard_F4s_v2 --count 1 --keep-alive --json >out.json &&
+    name=$(jq -r ".create[0].names[0]" out.json) &&
+    ccsim_get /ccsim/state | jq -e --arg n "$name" ".nodes[] | select(.Name == \$n) | .KeepAlive"
+'
+
+test_expect_success 'terminate refuses unknown names and KeepAlive nodes, without acting' '
+    n=$(ccsim_node_count) &&
+    rc=0; "$CCAS" terminate --name nope-1 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "no node with name .nope-1." err &&
+    keep=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.KeepAlive)][0].Name") &&
+    rc=0; "$CCAS" terminate --name "$keep" 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "KeepAlive" err &&
+    test "$(ccsim_node_count)" = "$n"
+'
+
+test_expect_success 'terminate by name and by hostname in one request' '
+    wait_for 5 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") -ge 3" &&
+    ccsim_delete /ccsim/requests >/dev/null &&
+    "$CCAS" terminate --name hpc-1 --hostname hpc-2 >out &&
+    test "$(ccsim_requests "POST .*/nodes/terminate" | wc -l)" = 1 &&
+    wait_for 5 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 2"
+'
+
+test_expect_success 'scale grows a nodearray to a node target and never shrinks' '
+    "$CCAS" scale --nodearray hpc --nodes 5 >out &&
+    test "$(nodes_in hpc)" = 5 &&
+    "$CCAS" scale --nodearray hpc --nodes 1 >out &&
+    test_grep "Nothing to create" out && test "$(nodes_in hpc)" = 5
+'
+
+test_expect_success 'scale --groups makes whole placement groups of one machine type' '
+    "$CCAS" scale --nodearray hpc --groups 2 --group-nodes 4 --dry-run --json >out.json &&
+    jq -e "[.create[] | .count] == [4]" out.json
+'
+
+test_expect_success 'scale --cores rounds up to whole nodes' '
+    "$CCAS" scale --nodearray htc --cores 20 --dry-run --json >out.json &&
+    jq -e "[.create[].count] | add > 0" out.json
+'
+
+test_done

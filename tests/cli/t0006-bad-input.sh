@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Bad configuration, bad jobs and bad responses: a clear error naming the place, a non-zero exit, no change.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+CCAS=$top_builddir/plugin/ccautoscale
+export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
+
+test_expect_success 'start ccsim' '
+    ccsim_start "$CCSIM_CLUSTERS/small.json" &&
+    ccsim_write_config "$CCAUTOSCALE_CONFIG"
+'
+
+bad_config () {
+    ccsim_write_config "$TEST_TMP/bad.json" "$1" &&
+    rc=0; "$CCAS" -c "$TEST_TMP/bad.json" config check >/dev/null 2>err || rc=$? ;
+    test "$rc" = 2 && test_grep "$2" err
+}
+
+test_expect_success 'an unknown key is named by its path' '
+    bad_config ".nodearrays = {\"hpc\": {\"idel_timeout\": 5}}" "bad.json: nodearrays.hpc.idel_timeout: unknown key"
+'
+
+test_expect_success 'a wrong type is named with what was expected' '
+    bad_config ".nodearrays = {\"hpc\": {\"idle_timeout\": \"5m\"}}" "nodearrays.hpc.idle_timeout: expected a number, got \"5m\""
+'
+
+test_expect_success 'a bad default_resources rule names its path' '
+    bad_config ".default_resources = [{\"select\": {}, \"name\": \"x\", \"value\": \"size::4gbb\"}]" \
+        "default_resources\[0\].value: .size::4gbb.: unknown unit suffix .gbb." ||
+    { ccsim_write_config "$TEST_TMP/bad.json" ".default_resources = [{\"select\": {}, \"name\": \"x\", \"value\": \"size::4gbb\"}]" &&
+      rc=0; "$CCAS" -c "$TEST_TMP/bad.json" buckets >/dev/null 2>err || rc=$? ; cat err; false; }
+'
+
+test_expect_success 'a bad rule stops demand before anything runs' '
+    ccsim_write_config "$TEST_TMP/bad.json" ".default_resources = [{\"select\": {\"node.vmsize\": 1}, \"name\": \"x\", \"value\": 1}]" &&
+    echo "[{\"id\": \"1\"}]" >jobs.json &&
+    rc=0; "$CCAS" -c "$TEST_TMP/bad.json" demand --jobs jobs.json --apply 2>err || rc=$? ;
+    test "$rc" = 2 && test_grep "default_resources\[0\].select.node.vmsize: unknown node property" err &&
+    test "$(ccsim_node_count)" = 0
+'
+
+test_expect_success 'a bad jobs file names the job and field; nothing is created' '
+    echo "[{\"id\": \"a\", \"node_count\": 2}, {\"id\": \"b\", \"constraints\": {\"or\": {}}}]" >jobs.json &&
+    rc=0; "$CCAS" demand --jobs jobs.json --apply 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "jobs.json: \[1\].constraints.or: expected a list of constraints" err &&
+    test "$(ccsim_node_count)" = 0
+'
+
+test_expect_success 'jobs that are not JSON are refused with the position' '
+    printf "[{\"id\": 1,\n  \"node_count\": }]" >jobs.json &&
+    rc=0; "$CCAS" demand --jobs jobs.json 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "jobs.json:2:" err
+'
+
+test_expect_success 'jobs from stdin work' '
+    echo "[{\"id\": \"x\", \"constraints\": {\"ncpus\": 1}}]" | "$CCAS" demand --jobs - --json | jq -e ".summary.matched == 1"
+'
+
+test_expect_success 'a status with a wrong field type is refused with its path' '
+    ccsim_get /clusters/test/status | jq ".nodearrays[1].buckets[0].availableCount = \"many\"" >status.json &&
+    echo "[]" >jobs.json &&
+    rc=0; "$CCAS" demand --jobs jobs.json --status status.json 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "nodearrays\[1\].buckets\[0\].availableCount: expected an integer, got \"many\"" err
+'
+
+test_expect_success 'a status missing required fields is refused' '
+    echo "{\"state\": \"Started\"}" >status.json &&
+    rc=0; "$CCAS" demand --jobs jobs.json --status status.json 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "nodearrays: missing" err
+'
+
+test_expect_success 'usage errors exit 1 with a hint' '
+    rc=0; "$CCAS" create --nodearray htc 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "exactly one of --count and --cores" err &&
+    rc=0; "$CCAS" demand --nodes x.json 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "--nodes needs --status" err &&
+    rc=0; "$CCAS" scale --nodearray hpc 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "exactly one target" err
+'
+
+test_done

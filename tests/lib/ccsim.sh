@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+# ccsim.sh: start and drive the CycleCloud simulator from a shell test (after tap.sh).
+#
+#   ccsim_start CLUSTER_FILE [ccsim options...]   # exports CCSIM_URL, CCSIM_PID
+#   ccsim_get PATH; ccsim_post PATH [JSON]; ccsim_delete PATH
+#   ccsim_fault '{"kind": "http", "status": 503, "count": 1}'
+#   ccsim_node_count [STATUS]                      # nodes (in that status)
+#   ccsim_requests [FILTER]                        # the request log, as "METHOD PATH STATUS" lines
+#   ccsim_write_config FILE [jq expression]        # a ccautoscale config for this ccsim (mode 0600)
+
+CCSIM_BIN=${CCSIM:-$top_builddir/tests/ccsim/ccsim}
+CCSIM_CLUSTERS=${CCSIM_CLUSTERS:-$top_srcdir/tests/ccsim/clusters}
+
+ccsim_start () {
+    local cluster=$1
+    shift
+    local portfile=$TEST_TMP/ccsim.port.$$
+    rm -f "$portfile"
+    "$CCSIM_BIN" --cluster "$cluster" --port-file "$portfile" "$@" >"$TEST_TMP/ccsim.out" 2>&1 &
+    CCSIM_PID=$!
+    test_at_exit "kill_pid $CCSIM_PID"
+    local i=0
+    while [ ! -s "$portfile" ]; do
+        if ! kill -0 "$CCSIM_PID" 2>/dev/null || [ $i -ge 100 ]; then
+            echo "ccsim did not start:" >&2
+            cat "$TEST_TMP/ccsim.out" >&2
+            return 1
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    local scheme=http
+    case " $* " in *" --tls-cert "*) scheme=https ;; esac
+    CCSIM_PORT=$(cat "$portfile")
+    CCSIM_URL=$scheme://127.0.0.1:$CCSIM_PORT
+    export CCSIM_URL CCSIM_PID CCSIM_PORT
+}
+
+ccsim_stop () {
+    kill_pid "$CCSIM_PID"
+}
+
+ccsim_get () {
+    curl -sS -k "$CCSIM_URL$1"
+}
+
+ccsim_post () {
+    curl -sS -k -X POST -H 'Content-Type: application/json' -d "${2:-{\}}" "$CCSIM_URL$1"
+}
+
+ccsim_delete () {
+    curl -sS -k -X DELETE "$CCSIM_URL$1"
+}
+
+ccsim_fault () {
+    ccsim_post /ccsim/faults "$1" >/dev/null
+}
+
+ccsim_node_count () {
+    if [ -n "${1:-}" ]; then
+        ccsim_get /ccsim/state | jq --arg s "$1" '[.nodes[] | select(.Status == $s)] | length'
+    else
+        ccsim_get /ccsim/state | jq '.nodes | length'
+    fi
+}
+
+ccsim_requests () {
+    ccsim_get /ccsim/requests | jq -r '.[] | "\(.method) \(.path) \(.status)"' | grep -E "${1:-.}" || true
+}
+
+ccsim_write_config () {
+    local file=$1 extra=${2:-.}
+    local name
+    name=$(jq -r '.clusterName // "test"' "${CCSIM_CLUSTER_FILE:-$CCSIM_CLUSTERS/small.json}")
+    jq -n --arg url "$CCSIM_URL" --arg name "$name" --arg dir "$TEST_TMP" \
+        '{url: $url, username: "admin", password: "s3cret-pw", cluster_name: $name,
+          state_dir: ($dir + "/state"), lock_file: ($dir + "/lock"),
+          logging: {syslog: false, file: ($dir + "/ccautoscale.log")},
+          connect_timeout: 2, request_timeout: 5}' | jq "$extra" >"$file"
+    chmod 600 "$file"
+}

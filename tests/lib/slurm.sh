@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: MIT
+# slurm.sh: a real slurmctld with cloud nodes whose "VMs" are slurmd processes
+# started by ccsim's node-ready hook (sourced after tap.sh and ccsim.sh).
+#
+#   slurm_start CLUSTER_FILE [ccautoscale config jq expression]
+#       exports SLURM_CONF, SLURM_TEST_DIR, CCAS_CONF; ccsim runs with hooks
+#   slurm_job_state ID        -> PENDING, RUNNING, COMPLETED ...
+#   slurm_node_state NAME     -> idle~, alloc#, down~ ... (sinfo's short form)
+#   slurm_node_reason NAME
+#   slurm_wait_job ID STATE SECONDS
+#
+# Facts this relies on are in ../shared/docs/slurm-on-one-machine.md: auth/none,
+# private ports, PrivateData=cloud, and slurmd started in a new time namespace
+# whose boot clock starts at zero, or slurmctld refuses the node forever.
+
+slurm_prereqs () {
+    for p in slurmctld slurmd sbatch squeue sinfo scontrol unshare jq curl; do
+        command -v "$p" >/dev/null 2>&1 || { echo "missing $p"; return 1; }
+    done
+    [ "$(id -u)" = 0 ] || { echo "needs root (slurmd runs jobs as their users)"; return 1; }
+    unshare --fork --time --boottime -1 true 2>/dev/null || { echo "time namespaces unavailable"; return 1; }
+}
+
+slurm_free_port () {
+    local p
+    while :; do
+        p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
+        if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+            echo "$p"
+            return
+        fi
+    done
+}
+
+slurm_write_conf () {
+    cat >"$SLURM_CONF" <<CONF
+ClusterName=ccas$$
+SlurmctldHost=localhost
+SlurmctldPort=$SLURM_CTLD_PORT
+SlurmdPort=$SLURM_CTLD_PORT
+AuthType=auth/none
+CredType=cred/none
+AuthInfo=cred_expire=10
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$SLURM_TEST_DIR/state
+SlurmdSpoolDir=$SLURM_TEST_DIR/spool/%n
+SlurmctldPidFile=$SLURM_TEST_DIR/slurmctld.pid
+SlurmdPidFile=$SLURM_TEST_DIR/spool/%n/slurmd.pid
+SlurmctldLogFile=$SLURM_TEST_DIR/log/slurmctld.log
+SlurmdLogFile=$SLURM_TEST_DIR/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=2
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SlurmdParameters=config_overrides
+MpiDefault=none
+JobCompType=jobcomp/none
+ReturnToService=2
+TreeWidth=65533
+PrivateData=cloud
+MessageTimeout=5
+ResumeProgram=$top_builddir/slurm_power/ccautoscale-resume
+SuspendProgram=$top_builddir/slurm_power/ccautoscale-suspend
+ResumeFailProgram=$top_builddir/slurm_power/ccautoscale-resume-fail
+ResumeRate=0
+SuspendRate=0
+ResumeTimeout=${SLURM_RESUME_TIMEOUT:-40}
+SuspendTimeout=5
+SuspendTime=${SLURM_SUSPEND_TIME:-10}
+SlurmctldParameters=idle_on_node_suspend,cloud_reg_addrs
+TopologyPlugin=topology/tree
+Include $SLURM_TEST_DIR/ccautoscale.conf
+CONF
+}
+
+slurm_stop () {
+    local f
+    [ -n "${SLURM_CTLD_PID:-}" ] && kill_pid "$SLURM_CTLD_PID"
+    for f in "$SLURM_TEST_DIR"/vm/*.pid; do
+        [ -e "$f" ] && kill_pid "$(cat "$f")"
+    done
+    return 0
+}
+
+slurm_start () {
+    local cluster=$1 extra=${2:-.}
+    SLURM_TEST_DIR=$TEST_TMP/slurm
+    SLURM_CONF=$SLURM_TEST_DIR/slurm.conf
+    CCAS_CONF=$SLURM_TEST_DIR/ccautoscale.json
+    export SLURM_TEST_DIR SLURM_CONF CCAS_CONF
+    mkdir -p "$SLURM_TEST_DIR/state" "$SLURM_TEST_DIR/spool" "$SLURM_TEST_DIR/log" "$SLURM_TEST_DIR/vm"
+    SLURM_CTLD_PORT=$(slurm_free_port)
+    SLURM_NODE_PORT_BASE=$(slurm_free_port)
+    test_at_exit slurm_stop
+    ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-3}" --ip-base 127.0.1.1 \
+        --on-ready "$top_srcdir/tests/slurm/vm-up" --on-terminate "$top_srcdir/tests/slurm/vm-down" || return 1
+    CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
+        ".slurm = {conf_dir: \"$SLURM_TEST_DIR\", node_port_base: $SLURM_NODE_PORT_BASE}
+         | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1
+    "$top_builddir/plugin/ccautoscale" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >"$SLURM_TEST_DIR/conf.out" || return 1
+    slurm_write_conf
+    slurmctld -D -i -f "$SLURM_CONF" >"$SLURM_TEST_DIR/log/slurmctld.out" 2>&1 &
+    SLURM_CTLD_PID=$!
+    wait_for 20 sinfo -h || { cat "$SLURM_TEST_DIR/log/slurmctld.log" >&2; return 1; }
+}
+
+slurm_job_state () {
+    scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+}
+
+slurm_node_state () {
+    sinfo -h -N -n "$1" -o "%T" 2>/dev/null | head -1 | sed 's/^\([a-z]*\)/\1/'
+}
+
+slurm_node_states () {
+    sinfo -h -N -o "%N %t %E" 2>/dev/null
+}
+
+slurm_node_reason () {
+    sinfo -h -N -n "$1" -o "%E" 2>/dev/null | head -1
+}
+
+slurm_wait_job () {
+    local id=$1 state=$2 limit=$3 start
+    start=$(date +%s)
+    while [ "$(slurm_job_state "$id")" != "$state" ]; do
+        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+            echo "job $id: $(slurm_job_state "$id") after ${limit}s, wanted $state" >&2
+            scontrol show job "$id" >&2
+            slurm_node_states >&2
+            return 1
+        fi
+        sleep 1
+    done
+}
+
+# Show what happened (for a failing test's log).
+slurm_dump () {
+    echo "--- nodes"; slurm_node_states
+    echo "--- jobs"; squeue -h -o "%i %T %R" 2>/dev/null
+    echo "--- ccsim"; ccsim_get /ccsim/state | jq -c '.nodes[] | [.Name, .Status, .PlacementGroupId]'
+    echo "--- ccautoscale log"; tail -30 "$TEST_TMP/ccautoscale.log" 2>/dev/null
+}

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sync: a Failed VM behind a powering-up node is released and the job requeued;
+# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/slurm.sh"
+why=$(slurm_prereqs) || test_skip_all "$why"
+CCAS=$top_builddir/plugin/ccautoscale
+export CCSIM_BOOT_DELAY=6
+
+test_expect_success 'start Slurm; the next VM fails to boot' '
+    slurm_start "$top_srcdir/tests/slurm/cluster.json" &&
+    ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"count\": 1}"
+'
+
+test_expect_success 'sync releases the Failed VM and hands its node back with the reason' '
+    id=$(sbatch --parsable -N1 -p htc -o /dev/null --wrap "srun true") &&
+    echo "$id" >jobid &&
+    wait_for 20 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length == 1\"" &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && cat sync.json &&
+    jq -e ".failed_released == 1" sync.json &&
+    slurm_node_reason htc-1 | grep -q "^ccautoscale: transient: Provisioning failed" &&
+    wait_for 10 sh -c "scontrol show job $id | grep -q \"Restarts=[1-9]\""
+' || slurm_dump
+
+test_expect_success 'the job then runs on a fresh VM' '
+    slurm_wait_job "$(cat jobid)" COMPLETED 150
+' || slurm_dump
+
+test_expect_success 'an orphan VM (Slurm node powered down) is terminated by sync' '
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    ccsim_post /ccsim/nodes "{\"Name\": \"htc-4\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Hooks\": false}" >/dev/null &&
+    test "$(slurm_node_state htc-4)" = "idle~" &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json &&
+    cat sync.json &&
+    jq -e ".orphans_terminated == 1" sync.json &&
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
+' || slurm_dump
+
+test_expect_success 'a KeepAlive orphan is kept, and listed in SuspendExcNodes' '
+    ccsim_post /ccsim/nodes "{\"Name\": \"htc-5\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": true, \"Hooks\": false}" >/dev/null &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json &&
+    jq -e ".orphans_terminated == 0 and .keepalive_changed" sync.json &&
+    test_grep "SuspendExcNodes=htc-5" "$SLURM_TEST_DIR/ccautoscale_keepalive.conf" &&
+    test "$(ccsim_node_count)" = 1 &&
+    scontrol show config | grep -q "SuspendExcNodes *= *htc-5"
+' || slurm_dump
+
+test_expect_success 'sync --dry-run changes nothing' '
+    ccsim_post /ccsim/nodes "{\"Name\": \"htc-6\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Hooks\": false}" >/dev/null &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --dry-run >dry.out && cat dry.out &&
+    test_grep "htc-6: orphan VM" dry.out &&
+    test "$(ccsim_node_count)" = 2
+'
+
+test_done
