@@ -298,9 +298,51 @@ static int cmp_node (const void *pa, const void *pb)
     return strcmp (a->name ? a->name : "", b->name ? b->name : "");
 }
 
+static void lower (const char *s, char *buf, size_t size)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < size; i++)
+        buf[i] = (char)tolower ((unsigned char)s[i]);
+    buf[i] = '\0';
+}
+
+/* First node of a name wins, as a linear search in node order would. */
+static int index_one (struct ccas_resdict *d, struct ccas_node **v, const char *key, struct ccas_node *n)
+{
+    size_t before = ccas_resdict_count (d);
+    int id = ccas_resdict_intern (d, key);
+    if (id < 0)
+        return -1;
+    if ((size_t)id == before)
+        v[id] = n;
+    return 0;
+}
+
+static int index_nodes (struct ccas_cluster *c, struct ccas_error *err)
+{
+    char host[256];
+    if (!(c->names = ccas_resdict_create ()) || !(c->hosts = ccas_resdict_create ())
+        || !(c->by_name = calloc (c->nexisting + 1, sizeof (*c->by_name)))
+        || !(c->by_host = calloc (c->nexisting + 1, sizeof (*c->by_host))))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (n->name && index_one (c->names, c->by_name, n->name, n) < 0)
+            return ccas_errorf (err, "out of memory");
+        if (n->hostname) {
+            lower (n->hostname, host, sizeof (host));
+            if (index_one (c->hosts, c->by_host, host, n) < 0)
+                return ccas_errorf (err, "out of memory");
+        }
+    }
+    return 0;
+}
+
 static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
 {
-    size_t n = c->nodelist ? c->nodelist->nnodes : 0;
+    /* a nodes response wins; else the nodes a status?nodes=true carried */
+    const struct ccas_node_record *recs = c->nodelist ? c->nodelist->nodes : c->status->nodes;
+    size_t n = c->nodelist ? c->nodelist->nnodes : c->status->nnodes;
     c->nodecap = n + 64;
     if (!(c->nodes = malloc (c->nodecap * sizeof (*c->nodes))))
         return ccas_errorf (err, "out of memory");
@@ -308,7 +350,7 @@ static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
     if (n && !pool)
         return ccas_errorf (err, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const struct ccas_node_record *r = &c->nodelist->nodes[i];
+        const struct ccas_node_record *r = &recs[i];
         if (!r->name)
             continue;
         node_from_record (c, &pool[i], r);
@@ -331,7 +373,7 @@ static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
             return ccas_errorf (err, "out of memory");
     }
     c->nexisting = c->nnodes;
-    return 0;
+    return index_nodes (c, err);
 }
 
 /* ---- create / destroy ------------------------------------------------------------- */
@@ -381,6 +423,10 @@ void ccas_cluster_destroy (struct ccas_cluster *c)
     for (size_t i = 0; i < c->nbuckets; i++)
         free (c->buckets[i].pgs);
     free (c->nodes);
+    free (c->by_name);
+    free (c->by_host);
+    ccas_resdict_destroy (c->names);
+    ccas_resdict_destroy (c->hosts);
     ccas_rules_destroy (c->rules);
     ccas_cons_cache_destroy (c->cons);
     ccas_shared_destroy (c->shared);
@@ -407,12 +453,13 @@ struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const cha
 
 struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const char *name)
 {
-    for (size_t i = 0; i < c->nexisting; i++) {
-        struct ccas_node *n = c->nodes[i];
-        if ((n->name && strcmp (n->name, name) == 0) || (n->hostname && strcasecmp (n->hostname, name) == 0))
-            return n;
-    }
-    return NULL;
+    char host[256];
+    int id = ccas_resdict_find (c->names, name);
+    if (id >= 0)
+        return c->by_name[id];
+    lower (name, host, sizeof (host));
+    id = ccas_resdict_find (c->hosts, host);
+    return id >= 0 ? c->by_host[id] : NULL;
 }
 
 /* The nodes limit `l` leaves room for; if it is the smallest so far, remember it. */

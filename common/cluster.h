@@ -48,6 +48,7 @@ struct ccas_pg {
     bool from_status;   /* counts came from the status read (else from its nodes) */
     struct ccas_node **members; /* its usable nodes, existing then new */
     uint32_t nmembers, memcap;
+    uint32_t closed_prefix; /* matching: members before it are closed to every later job */
 };
 
 struct ccas_nodearray {
@@ -99,6 +100,8 @@ struct ccas_cluster {
     struct ccas_node **nodes;             /* existing, then new */
     size_t nnodes, nodecap;
     size_t nexisting;                     /* nodes[0..nexisting) came from CycleCloud */
+    struct ccas_resdict *names, *hosts;   /* owned: existing nodes by name, by lower-case hostname */
+    struct ccas_node **by_name, **by_host; /* indexed by those ids */
     double now;                           /* wall clock at build time */
     void *arena;
 };
@@ -108,6 +111,7 @@ struct ccas_cluster {
  * `cfg` is borrowed and must outlive the model.  Returns the model (caller
  * frees with ccas_cluster_destroy()) or NULL with `err` naming what is wrong
  * (a bad default_resources rule, a bad shared resource ...). */
+/* The model's own nodes are also found by name in O(1): see ccas_cluster_find_node(). */
 struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_cluster_status *status,
                                           struct ccas_node_list *nodes, struct ccas_error *err);
 void ccas_cluster_destroy (struct ccas_cluster *c);

@@ -566,7 +566,8 @@ static bool fits_min (struct judge *jg, const struct term *t, const struct ccas_
     double have = jg->total ? v->u.num : n->avail[t->index];
     if (have + 1e-9 >= t->amount)
         return true;
-    say (jg, "%s: needs %s, node has %s%s", t->key, fmt_amount (t->amount, t->size || v->size, a, sizeof (a)),
+    if (jg->why) /* formatting the amounts is most of a miss's cost: only when asked why */
+        say (jg, "%s: needs %s, node has %s%s", t->key, fmt_amount (t->amount, t->size || v->size, a, sizeof (a)),
          fmt_amount (have, t->size || v->size, b, sizeof (b)), jg->total ? "" : " free");
     return false;
 }

@@ -31,7 +31,6 @@ void ccas_jobs_destroy (struct ccas_jobs *jobs)
 {
     if (!jobs)
         return;
-    json_object_put (jobs->root);
     ccas_arena_destroy (jobs->arena);
     free (jobs);
 }
@@ -194,7 +193,8 @@ static int parse_running (struct parser *p, json_object *obj, const char *path, 
         json_object *e = json_object_array_get_idx (nodes, i);
         if (!json_object_is_type (e, json_type_string))
             return fail (p, path, "nodes[%u]: expected a node name", i);
-        j->running_on[i] = json_object_get_string (e);
+        if (!(j->running_on[i] = ccas_arena_strdup (ARENA (p->jobs), json_object_get_string (e))))
+            return fail (p, path, "out of memory");
     }
     return 0;
 }
@@ -262,12 +262,37 @@ struct ccas_jobs *ccas_jobs_from_json (json_object *root, struct ccas_cons_cache
         json_object_put (root);
         return NULL;
     }
-    jobs->root = root;
     struct parser p = { jobs, cache, origin, err };
     for (size_t i = 0; i < n; i++)
         if (parse_job (&p, json_object_array_get_idx (root, i), i) < 0) {
             ccas_jobs_destroy (jobs);
-            return NULL;
+            jobs = NULL;
+            break;
         }
+    json_object_put (root);
+    return jobs;
+}
+
+static int parse_each (json_object *elem, size_t index, void *arg)
+{
+    return parse_job (arg, elem, index);
+}
+
+struct ccas_jobs *ccas_jobs_from_text (const char *text, size_t len, struct ccas_cons_cache *cache,
+                                       const char *origin, struct ccas_error *err)
+{
+    /* about 40 bytes of JSON per job at the least: a capacity guess, not a limit */
+    struct ccas_jobs *jobs = ccas_jobs_create (len / 40 + 16);
+    if (!jobs) {
+        ccas_errorf (err, "%s: out of memory", origin);
+        return NULL;
+    }
+    struct parser p = { jobs, cache, origin, err };
+    if (ccas_json_array_each (text, len, origin, parse_each, &p, err) < 0) {
+        if (!err->text[0])
+            ccas_errorf (err, "%s: expected an array of jobs", origin);
+        ccas_jobs_destroy (jobs);
+        return NULL;
+    }
     return jobs;
 }

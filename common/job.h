@@ -55,15 +55,20 @@ struct ccas_job {
 struct ccas_jobs {
     struct ccas_job *v;
     size_t n, cap;
-    json_object *root;                   /* owned; strings are borrowed from it */
-    void *arena;
+    void *arena;                         /* jobs, chunks and their strings */
 };
 
-/* Parse the JSON form.  Takes ownership of `root`.  Constraints are compiled
- * in `cache`.  `origin` names the input in errors ("jobs.json: [3].node_count:
- * expected a positive integer").  Caller frees with ccas_jobs_destroy(). */
+/* Parse the JSON form.  Takes ownership of `root` (and puts it).  Constraints
+ * are compiled in `cache`.  `origin` names the input in errors ("jobs.json:
+ * [3].node_count: expected a positive integer").  Caller frees with
+ * ccas_jobs_destroy(). */
 struct ccas_jobs *ccas_jobs_from_json (json_object *root, struct ccas_cons_cache *cache, const char *origin,
                                        struct ccas_error *err);
+
+/* The same from JSON text, one job at a time: a queue of 100,000 jobs never
+ * exists as one json-c tree.  `text` is borrowed. */
+struct ccas_jobs *ccas_jobs_from_text (const char *text, size_t len, struct ccas_cons_cache *cache,
+                                       const char *origin, struct ccas_error *err);
 
 /* An empty set to which scheduler adapters add jobs with ccas_jobs_add(). */
 struct ccas_jobs *ccas_jobs_create (size_t hint);

@@ -83,7 +83,7 @@ json_object *ccas_json_parse (const char *text, size_t len, const char *what,
     return obj;
 }
 
-json_object *ccas_json_load_file (const char *path, size_t max_bytes, struct ccas_error *err)
+char *ccas_read_file (const char *path, size_t max_bytes, size_t *lenp, struct ccas_error *err)
 {
     struct stat st;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -146,9 +146,90 @@ json_object *ccas_json_load_file (const char *path, size_t max_bytes, struct cca
         ccas_errorf (err, "%s: out of memory", path);
         return NULL;
     }
+    *lenp = len;
+    return buf;
+}
+
+json_object *ccas_json_load_file (const char *path, size_t max_bytes, struct ccas_error *err)
+{
+    size_t len;
+    char *buf = ccas_read_file (path, max_bytes, &len, err);
+    if (!buf)
+        return NULL;
     json_object *obj = ccas_json_parse (buf, len, path, err);
     free (buf);
     return obj;
+}
+
+static size_t skip_space (const char *text, size_t len, size_t off)
+{
+    while (off < len && isspace ((unsigned char)text[off]))
+        off++;
+    return off;
+}
+
+static int located (struct ccas_error *err, const char *what, const char *text, size_t off, const char *msg)
+{
+    int line, col;
+    offset_to_line_col (text, off, &line, &col);
+    return ccas_errorf (err, "%s:%d:%d: %s", what, line, col, msg);
+}
+
+/* json-c parses each element; only the brackets and commas of the outer
+ * array are stepped over here, so that no element outlives its callback. */
+int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_json_each_f fn, void *arg,
+                          struct ccas_error *err)
+{
+    if (looks_like_html (text, len))
+        return ccas_errorf (err, "%s: got an HTML page, expected JSON", what);
+    if (len > INT32_MAX)
+        return ccas_errorf (err, "%s: too large to parse (%zu bytes)", what, len);
+    size_t off = skip_space (text, len, 0);
+    if (off == len)
+        return ccas_errorf (err, "%s: empty, expected JSON", what);
+    if (text[off] != '[')
+        return located (err, what, text, off, "expected an array ('[')");
+    off = skip_space (text, len, off + 1);
+    if (off < len && text[off] == ']')
+        return skip_space (text, len, off + 1) == len ? 0 : located (err, what, text, off + 1,
+                                                                      "unexpected text after the JSON value");
+    json_tokener *tok = json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH);
+    if (!tok)
+        return ccas_errorf (err, "%s: out of memory", what);
+    int rc = 0;
+    for (size_t index = 0;; index++) {
+        json_tokener_reset (tok);
+        json_object *elem = json_tokener_parse_ex (tok, text + off, (int)(len - off));
+        enum json_tokener_error jerr = json_tokener_get_error (tok);
+        if (jerr == json_tokener_continue) {
+            rc = ccas_errorf (err, "%s: truncated JSON (ended after %zu bytes)", what, len);
+            break;
+        }
+        if (jerr != json_tokener_success) {
+            rc = located (err, what, text, off + json_tokener_get_parse_end (tok), json_tokener_error_desc (jerr));
+            break;
+        }
+        off = skip_space (text, len, off + json_tokener_get_parse_end (tok));
+        rc = fn (elem, index, arg);
+        json_object_put (elem);
+        if (rc < 0)
+            break;
+        if (off < len && text[off] == ',') {
+            off = skip_space (text, len, off + 1);
+            continue;
+        }
+        if (off < len && text[off] == ']') {
+            off = skip_space (text, len, off + 1);
+            if (off < len)
+                rc = located (err, what, text, off, "unexpected text after the JSON value");
+            break;
+        }
+        rc = off < len ? located (err, what, text, off, "expected ',' or ']' after an array element")
+                       : ccas_errorf (err, "%s: truncated JSON (ended after %zu bytes)", what, len);
+        break;
+    }
+    json_tokener_free (tok);
+    return rc;
 }
 
 json_object *ccas_json_get (json_object *obj, const char *key)

@@ -25,6 +25,18 @@ json_object *ccas_json_parse (const char *text, size_t len, const char *what,
  * Returns a new object (caller puts it), or NULL with `err` naming the file. */
 json_object *ccas_json_load_file (const char *path, size_t max_bytes, struct ccas_error *err);
 
+/* Read a whole file (or pipe) into a buffer, refusing more
+ * than `max_bytes`.  Returns malloc'ed bytes (caller frees) and their length. */
+char *ccas_read_file (const char *path, size_t max_bytes, size_t *len, struct ccas_error *err);
+
+/* Call `fn` for each element of the JSON array in `text`, parsing one element
+ * at a time so that a large array never exists as one tree.  The element is
+ * borrowed for the call only.  `fn` returns 0 to go on, -1 to stop (with its
+ * own error set); parse errors name `what`:line:col.  Returns 0 or -1. */
+typedef int (*ccas_json_each_f) (json_object *elem, size_t index, void *arg);
+int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_json_each_f fn, void *arg,
+                          struct ccas_error *err);
+
 /* Member `key` of `obj`, or NULL if `obj` is not an object, or the member is
  * absent or null.  Borrowed. */
 json_object *ccas_json_get (json_object *obj, const char *key);

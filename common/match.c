@@ -27,6 +27,7 @@ struct engine {
     size_t nshapes;
     struct ccas_undo *undo;
     int32_t job;                 /* index of the job being placed */
+    uint32_t committed;          /* nodes that existed before this job's attempt */
     char why[512];
 };
 
@@ -97,6 +98,14 @@ static bool closed_to (const struct engine *e, const struct ccas_node *n)
     return n->exclusive && n->last_job != e->job;
 }
 
+/* A node whose state only jobs already placed have shaped: what it cannot
+ * take now it will never take in this pass (resources only shrink), so cursors
+ * may move past it for good — no undo, even if the current job fails. */
+static bool settled (const struct engine *e, const struct ccas_node *n)
+{
+    return n->index < e->committed && n->last_job != e->job;
+}
+
 static void take_slot (struct engine *e, const struct ccas_constraint *k, struct ccas_node *n)
 {
     struct ccas_eval ev = { .job = e->job, .undo = e->undo };
@@ -128,10 +137,8 @@ static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
         struct ccas_node *n = c->nodes[i];
         bool used_by_me = n->last_job == e->job;
         if (closed_to (e, n) || (!used_by_me && !eval_fits (e, k, n))) {
-            if (monotone && i == s->cursor) {
-                ccas_undo_u32 (e->undo, &s->cursor);
+            if (monotone && i == s->cursor && settled (e, n))
                 s->cursor++;
-            }
             continue;
         }
         if (used_by_me && (j->packing == CCAS_SCATTER || !eval_fits (e, k, n)))
@@ -196,10 +203,13 @@ static bool place_spread (struct engine *e, struct ccas_job *j)
 static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
                                   struct ccas_pg *pg, uint32_t *pos)
 {
-    for (uint32_t i = *pos; i < pg->nmembers; i++) {
+    for (uint32_t i = *pos > pg->closed_prefix ? *pos : pg->closed_prefix; i < pg->nmembers; i++) {
         struct ccas_node *n = pg->members[i];
-        if (closed_to (e, n))
+        if (closed_to (e, n)) {
+            if (i == pg->closed_prefix && settled (e, n))
+                pg->closed_prefix++;
             continue;
+        }
         if (n->last_job == e->job && j->packing == CCAS_SCATTER)
             continue;
         if (eval_fits (e, k, n)) {
@@ -403,6 +413,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
             continue;
         st.jobs++;
         e.job = (int32_t)i;
+        e.committed = (uint32_t)c->nnodes;
         if (!(j->slots = ccas_jobs_alloc (jobs, j->nslots * sizeof (*j->slots)))) {
             ccas_errorf (err, "out of memory");
             goto done;

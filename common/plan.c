@@ -223,6 +223,24 @@ static json_object *job_json (const struct ccas_job *j)
     return o;
 }
 
+static json_object *summary_json (const struct ccas_plan *plan)
+{
+    size_t matched = 0, pending = 0;
+    for (size_t i = 0; i < plan->jobs->n; i++) {
+        const struct ccas_job *j = &plan->jobs->v[i];
+        if (j->running || j->ignore)
+            continue;
+        pending++;
+        matched += j->matched;
+    }
+    json_object *sum = json_object_new_object ();
+    json_object_object_add (sum, "jobs", json_object_new_int64 ((int64_t)pending));
+    json_object_object_add (sum, "matched", json_object_new_int64 ((int64_t)matched));
+    json_object_object_add (sum, "unmatched", json_object_new_int64 ((int64_t)(pending - matched)));
+    json_object_object_add (sum, "new_nodes", json_object_new_int64 (ccas_plan_new_nodes (plan)));
+    return sum;
+}
+
 json_object *ccas_plan_to_json (const struct ccas_plan *plan, bool jobs)
 {
     json_object *o = json_object_new_object ();
@@ -238,23 +256,56 @@ json_object *ccas_plan_to_json (const struct ccas_plan *plan, bool jobs)
     if (plan->create_operation)
         json_object_object_add (o, "create_operation", json_object_new_string (plan->create_operation));
     if (jobs && plan->jobs) {
-        size_t matched = 0, pending = 0;
         json_object *arr = json_object_new_array_ext ((int)plan->jobs->n);
+        for (size_t i = 0; i < plan->jobs->n; i++) {
+            const struct ccas_job *j = &plan->jobs->v[i];
+            if (!j->running && !j->ignore)
+                json_object_array_add (arr, job_json (j));
+        }
+        json_object_object_add (o, "jobs", arr);
+        json_object_object_add (o, "summary", summary_json (plan));
+    }
+    return o;
+}
+
+static void write_member (FILE *f, const char *key, json_object *val, bool *first)
+{
+    fprintf (f, "%s\n  \"%s\": %s", *first ? "{" : ",", key,
+             json_object_to_json_string_ext (val, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    *first = false;
+}
+
+/* Streamed: each job is built, written and freed in turn, so the output of a
+ * 100,000-job plan never exists as one tree.  One member per line, one job
+ * per line. */
+int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f)
+{
+    bool first = true;
+    json_object *head = ccas_plan_to_json (plan, false);
+    if (plan->jobs)
+        json_object_object_add (head, "summary", summary_json (plan));
+    json_object_object_foreach (head, k, v)
+        write_member (f, k, v, &first);
+    if (extra) {
+        json_object_object_foreach (extra, k2, v2)
+            write_member (f, k2, v2, &first);
+    }
+    json_object_put (head);
+    if (plan->jobs) {
+        fprintf (f, "%s\n  \"jobs\": [", first ? "{" : ",");
+        first = true;
         for (size_t i = 0; i < plan->jobs->n; i++) {
             const struct ccas_job *j = &plan->jobs->v[i];
             if (j->running || j->ignore)
                 continue;
-            pending++;
-            matched += j->matched;
-            json_object_array_add (arr, job_json (j));
+            json_object *o = job_json (j);
+            fprintf (f, "%s\n    %s", first ? "" : ",",
+                     json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+            json_object_put (o);
+            first = false;
         }
-        json_object_object_add (o, "jobs", arr);
-        json_object *sum = json_object_new_object ();
-        json_object_object_add (sum, "jobs", json_object_new_int64 ((int64_t)pending));
-        json_object_object_add (sum, "matched", json_object_new_int64 ((int64_t)matched));
-        json_object_object_add (sum, "unmatched", json_object_new_int64 ((int64_t)(pending - matched)));
-        json_object_object_add (sum, "new_nodes", json_object_new_int64 (ccas_plan_new_nodes (plan)));
-        json_object_object_add (o, "summary", sum);
+        fputs (first ? "]" : "\n  ]", f);
     }
-    return o;
+    fputs ("\n}\n", f);
+    return ferror (f) ? -1 : 0;
 }

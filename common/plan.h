@@ -11,6 +11,7 @@
 #define CCAS_PLAN_H
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -83,6 +84,11 @@ char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
 /* The plan as JSON (caller puts it).  With `jobs`, per job the nodes it was
  * given (existing names or new-node placeholders) or its reason. */
 json_object *ccas_plan_to_json (const struct ccas_plan *plan, bool jobs);
+
+/* The same with jobs, written to `f` one job at a time (for large queues),
+ * with the members of `extra` (borrowed; may be NULL) added before "jobs".
+ * Returns -1 if writing failed. */
+int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f);
 
 /* Counts for summaries. */
 uint32_t ccas_plan_new_nodes (const struct ccas_plan *plan);

@@ -80,7 +80,8 @@ static void setup_logging (struct cli *cli)
     struct ccas_error err = { "" };
     int level = cli->cfg ? ccas_log_level_parse (cli->cfg->log_level) : LOG_WARNING;
     unsigned sinks = CCAS_LOG_STDERR;
-    int stderr_level = cli->quiet ? LOG_ERR : LOG_WARNING + cli->verbosity;
+    /* -v shows info, -vv debug */
+    int stderr_level = cli->quiet ? LOG_ERR : cli->verbosity ? LOG_NOTICE + cli->verbosity : LOG_WARNING;
 
     if (level < 0)
         level = LOG_INFO;

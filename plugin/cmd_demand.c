@@ -129,6 +129,13 @@ static int carry_out (struct cli *cli, struct ccas_plan *plan, struct ccas_state
     return rc;
 }
 
+static double now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int cmd_demand (struct cli *cli, int argc, char **argv)
 {
     struct demand_opts o = { .jobs = "-", .src = { .with_nodes = true }, .scaledown = true };
@@ -141,21 +148,28 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
 
     if ((rc = parse (cli, argc, argv, &o)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if ((rc = model_load (cli, &o.src, &c)) != EXIT_OK || (rc = jobs_load (cli, c, o.jobs, &jobs)) != EXIT_OK)
+    double t0 = now_ms ();
+    if ((rc = model_load (cli, &o.src, &c)) != EXIT_OK)
         goto done;
+    double t1 = now_ms ();
+    if ((rc = jobs_load (cli, c, o.jobs, &jobs)) != EXIT_OK)
+        goto done;
+    double t2 = now_ms ();
     if (ccas_match (c, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (c, jobs, &err))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
+    ccas_log (LOG_DEBUG, "demand: model %.0f ms (%zu nodes), jobs %.0f ms (%zu), match %.0f ms", t1 - t0,
+              c->nexisting, t2 - t1, jobs->n, now_ms () - t2);
     if (o.scaledown && (rc = plan_scaledown (cli, plan, &times_state)) != EXIT_OK)
         goto done;
     if (o.apply)
         rc = carry_out (cli, plan, times_state);
     if (cli->json) {
-        json_object *out = ccas_plan_to_json (plan, true);
-        json_object_object_add (out, "applied", json_object_new_boolean (o.apply));
-        cli_print_json (out);
-        json_object_put (out);
+        json_object *extra = json_object_new_object ();
+        json_object_object_add (extra, "applied", json_object_new_boolean (o.apply));
+        ccas_plan_write_json (plan, extra, stdout);
+        json_object_put (extra);
     } else
         plan_print (stdout, plan, o.apply);
 done:

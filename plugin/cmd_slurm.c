@@ -354,10 +354,10 @@ int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
         goto done;
     }
     if (cli->json) {
-        json_object *out = ccas_plan_to_json (plan, true);
-        print_waiting (jobs, true, out);
-        cli_print_json (out);
-        json_object_put (out);
+        json_object *extra = json_object_new_object ();
+        print_waiting (jobs, true, extra);
+        ccas_plan_write_json (plan, extra, stdout);
+        json_object_put (extra);
     } else {
         print_waiting (jobs, false, NULL);
         plan_print (stdout, plan, false);

@@ -2,6 +2,7 @@
 /* model_load.c: the model from the server or from saved responses; jobs from a file. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "job.h"
@@ -32,13 +33,9 @@ static int load_live (struct cli *cli, const struct model_source *src, struct cc
                       struct ccas_node_list **nodes)
 {
     struct ccas_error err = { "" };
-    if (ccas_ccapi_get_status (cli->api, false, st, &err) < 0)
+    (void)nodes; /* one request: status?nodes=true carries the node records too */
+    if (ccas_ccapi_get_status (cli->api, src->with_nodes, st, &err) < 0)
         return cli_fail_api (cli, &err);
-    if (src->with_nodes && ccas_ccapi_get_nodes (cli->api, NULL, NULL, nodes, &err) < 0) {
-        ccas_cluster_status_destroy (*st);
-        *st = NULL;
-        return cli_fail_api (cli, &err);
-    }
     return EXIT_OK;
 }
 
@@ -59,10 +56,13 @@ int jobs_load (struct cli *cli, struct ccas_cluster *c, const char *path, struct
 {
     struct ccas_error err = { "" };
     const char *name = strcmp (path, "-") == 0 ? "/dev/stdin" : path;
-    json_object *root = ccas_json_load_file (name, INPUT_MAX_BYTES, &err);
-    if (!root)
+    size_t len;
+    char *text = ccas_read_file (name, INPUT_MAX_BYTES, &len, &err);
+    if (!text)
         return cli_fail (cli, EXIT_USAGE, "%s", err.text);
-    if (!(*out = ccas_jobs_from_json (root, c->cons, strcmp (path, "-") == 0 ? "<stdin>" : path, &err)))
+    *out = ccas_jobs_from_text (text, len, c->cons, strcmp (path, "-") == 0 ? "<stdin>" : path, &err);
+    free (text);
+    if (!*out)
         return cli_fail (cli, EXIT_USAGE, "%s", err.text);
     return EXIT_OK;
 }

@@ -119,16 +119,12 @@ void ccas_power_detach (struct ccas_power *p)
 int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err)
 {
     struct ccas_cluster_status *st = NULL;
-    struct ccas_node_list *nodes = NULL;
     if (!(p->snodes = ccas_slurm_nodes_load (err)))
         return -1;
-    if (ccas_ccapi_get_status (p->api, false, &st, err) < 0)
+    /* one request: status?nodes=true carries the node records too */
+    if (ccas_ccapi_get_status (p->api, with_nodes, &st, err) < 0)
         return -1;
-    if (with_nodes && ccas_ccapi_get_nodes (p->api, NULL, NULL, &nodes, err) < 0) {
-        ccas_cluster_status_destroy (st);
-        return -1;
-    }
-    if (!(p->model = ccas_cluster_create (p->cfg, st, nodes, err)))
+    if (!(p->model = ccas_cluster_create (p->cfg, st, NULL, err)))
         return -1;
     if (!(p->layout = ccas_slurm_layout_create (p->model)) || ccas_holds_apply (p->holds, p->model, p->now) < 0)
         return ccas_errorf (err, "out of memory");

@@ -111,9 +111,10 @@ static int load_nodes (json_object *nodes, struct ccas_error *err)
         n->keep_alive = ccas_json_bool (r, "KeepAlive", false);
         n->fixed = ccas_json_bool (r, "Fixed", false);
         if (!status || strcmp (status, "Ready") == 0) {
-            /* existing nodes start Ready, as a saved cluster would be */
+            /* existing nodes become Ready on the first tick (with an address,
+             * and the ready hook run), as a saved cluster's would be */
             n->phase = PH_PREPARING;
-            n->next = 0;
+            n->next = sim_now ();
         } else if (strcmp (status, "Deallocated") == 0)
             n->phase = PH_DEALLOCATED;
         else if (strcmp (status, "Failed") == 0)

@@ -476,6 +476,7 @@ static void free_all (void)
     for (size_t i = 0; i < sim.nnodes; i++)
         sim.nodes[i]->removed = true;
     sim_tick (0);
+    sim_index_free ();
     free (sim.nodes);
     for (size_t i = 0; i < sim.nops; i++) {
         free (sim.ops[i].id);

@@ -64,26 +64,6 @@ bool sim_node_active (const struct sim_node *n)
     return !n->removed && n->phase != PH_TERMINATED && n->phase != PH_DEALLOCATED && n->phase != PH_OFF;
 }
 
-struct sim_node *sim_node_find (const char *name)
-{
-    for (size_t i = 0; i < sim.nnodes; i++)
-        if (!sim.nodes[i]->removed && strcmp (sim.nodes[i]->name, name) == 0)
-            return sim.nodes[i];
-    return NULL;
-}
-
-struct sim_node *sim_node_find_any (const char *key)
-{
-    for (size_t i = 0; i < sim.nnodes; i++) {
-        struct sim_node *n = sim.nodes[i];
-        if (n->removed)
-            continue;
-        if (strcmp (n->name, key) == 0 || strcmp (n->id, key) == 0 || (n->hostname && strcasecmp (n->hostname, key) == 0)
-            || (n->ip && strcmp (n->ip, key) == 0))
-            return n;
-    }
-    return NULL;
-}
 
 static char *lowercase (const char *s)
 {
@@ -104,6 +84,7 @@ static void assign_address (struct sim_node *n)
     n->hostname = lowercase (n->name);
     snprintf (inst, sizeof (inst), "/subscriptions/sim/vm/%s", n->id);
     n->instance_id = strdup (inst);
+    sim_index_add (n);
 }
 
 struct sim_node *sim_node_add (struct sim_bucket *b, const char *name, const char *pg, json_object *attrs)
@@ -133,6 +114,7 @@ struct sim_node *sim_node_add (struct sim_bucket *b, const char *name, const cha
     n->interruptible = json_object_get_boolean (
         json_object_object_get (json_object_object_get (b->na->src, "nodearray"), "Interruptible"));
     sim.nodes[sim.nnodes++] = n;
+    sim_index_add (n);
     sim.dirty = true;
     sim.created++;
     return n;
@@ -179,7 +161,7 @@ void sim_node_start (struct sim_node *n)
     if (n->phase != PH_DEALLOCATED && n->phase != PH_OFF && n->phase != PH_FAILED)
         return;
     n->phase = n->ip ? PH_PREPARING : PH_ACQUIRING;
-    n->next = sim_now () + (n->ip ? sim.boot_delay / 2 : sim.boot_delay / 2);
+    n->next = sim_now () + sim.boot_delay / 2;
     free (n->status_message);
     n->status_message = NULL;
     sim.dirty = true;
@@ -245,8 +227,10 @@ void sim_tick (double now)
         struct sim_node *n = sim.nodes[i];
         if (!n->removed && n->next > 0 && n->next <= now && !(n->phase == PH_ACQUIRING && n->hang))
             advance (n, now);
-        if (n->removed)
+        if (n->removed) {
+            sim_index_drop (n);
             free_node (n);
+        }
         else
             sim.nodes[k++] = n;
     }

@@ -113,6 +113,7 @@ int sim_state_load (char *errbuf, size_t errsize)
         n->request_id = dup_str (o, "request_id");
         n->operation_id = dup_str (o, "operation_id");
         n->phase = (enum node_phase)ccas_json_int (o, "phase", PH_READY);
+        sim_index_add (n); /* its id, hostname and address were just restored */
         n->keep_alive = ccas_json_bool (o, "keep_alive", false);
         n->fixed = ccas_json_bool (o, "fixed", false);
         n->hang = ccas_json_bool (o, "hang", false);

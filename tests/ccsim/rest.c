@@ -301,11 +301,10 @@ static bool collect (json_object *req, const char *key, struct sim_node **found,
     for (size_t i = 0; i < json_object_array_length (arr); i++) {
         const char *v = json_object_get_string (json_object_array_get_idx (arr, i));
         struct sim_node *node = v ? sim_node_find_any (v) : NULL;
-        bool dup = false;
-        for (size_t k = 0; node && k < *n && !dup; k++)
-            dup = found[k] == node;
-        if (node && !dup && *n < cap)
+        if (node && !node->mark && *n < cap) {
+            node->mark = true;
             found[(*n)++] = node;
+        }
     }
     return true;
 }
@@ -358,6 +357,8 @@ static void node_action (const char *action, const char *body, struct reply *r)
     any |= collect (req, "ids", found, &n, sim.nnodes);
     any |= collect (req, "hostnames", found, &n, sim.nnodes);
     any |= collect (req, "ip_addresses", found, &n, sim.nnodes);
+    for (size_t i = 0; i < n; i++)
+        found[i]->mark = false;
     if (!any) {
         reply_error (r, 409, "InvalidInput", "name nodes by names, ids, hostnames or ip_addresses");
         free (found);

@@ -35,7 +35,8 @@ struct sim_node {
     struct sim_bucket *bucket;
     enum node_phase phase;
     bool keep_alive, fixed, interruptible;
-    bool no_hooks; /* made by /ccsim/nodes with "Hooks": false: its software never starts */
+    bool no_hooks;
+    bool mark;     /* scratch: already collected by the current request */ /* made by /ccsim/nodes with "Hooks": false: its software never starts */
     bool hang;             /* never gets past Acquiring */
     bool fail_on_boot;     /* goes to Failed instead of Preparing */
     double created, next;  /* when it was made; when the next transition is due */
@@ -141,6 +142,12 @@ int sim_load_cluster (const char *path, const char *name_override, char *err, si
 /* nodes.c — call with sim.lock held */
 struct sim_node *sim_node_find (const char *name);
 struct sim_node *sim_node_find_any (const char *key);  /* name, id, hostname or ip */
+
+/* index.c: the lookups above are O(1); a node's keys are (re)indexed when it
+ * is added, gets an address or is loaded, and dropped before it is freed. */
+void sim_index_add (struct sim_node *n);
+void sim_index_drop (const struct sim_node *n);
+void sim_index_free (void);
 struct sim_node *sim_node_add (struct sim_bucket *b, const char *name, const char *pg, json_object *attrs);
 const char *sim_phase_status (enum node_phase ph);
 const char *sim_target_state (const struct sim_node *n);

@@ -14,6 +14,7 @@
 # whose boot clock starts at zero, or slurmctld refuses the node forever.
 
 slurm_prereqs () {
+    [ "${CCAS_TEST_SLURM:-1}" = 0 ] && { echo "CCAS_TEST_SLURM=0"; return 1; }
     for p in slurmctld slurmd sbatch squeue sinfo scontrol unshare jq curl; do
         command -v "$p" >/dev/null 2>&1 || { echo "missing $p"; return 1; }
     done
@@ -98,8 +99,13 @@ slurm_start () {
     SLURM_CTLD_PORT=$(slurm_free_port)
     SLURM_NODE_PORT_BASE=$(slurm_free_port)
     test_at_exit slurm_stop
-    ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-3}" --ip-base 127.0.1.1 \
-        --on-ready "$top_srcdir/tests/slurm/vm-up" --on-terminate "$top_srcdir/tests/slurm/vm-down" || return 1
+    # SLURM_VM_HOOKS=0: VMs are only records in ccsim, no slurmd starts (benchmarks)
+    if [ "${SLURM_VM_HOOKS:-1}" = 1 ]; then
+        set -- --on-ready "$top_srcdir/tests/slurm/vm-up" --on-terminate "$top_srcdir/tests/slurm/vm-down"
+    else
+        set --
+    fi
+    ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-3}" --ip-base 127.0.1.1 "$@" || return 1
     CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
         ".slurm = {conf_dir: \"$SLURM_TEST_DIR\", node_port_base: $SLURM_NODE_PORT_BASE}
          | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1

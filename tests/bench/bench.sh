@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench.sh: the speed and memory targets of the issues, measured on generated
+# inputs against ccsim (and a real slurmctld for the power programs).  Prints
+# one line per figure with its target, writes them all to bench-results.json,
+# and exits non-zero when a target is missed.  Run by `make bench`.
+#
+# Each timed command runs BENCH_RUNS times (default 3); the median wall and CPU
+# time and the largest peak RSS are reported.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/slurm.sh"
+set -u
+BENCH_BIN=$top_builddir/tests/bench
+GEN=$top_srcdir/tests/bench
+CCAS=$top_builddir/plugin/ccautoscale
+RUNS=${BENCH_RUNS:-3}
+RESULTS=${BENCH_RESULTS:-$top_builddir/tests/bench/bench-results.json}
+missed=0
+cd "$TEST_TMP"
+echo "[" >results.tmp
+
+# measure NAME CMD... -> NAME.json {wall_ms, cpu_ms, maxrss_kb} (median, median, max)
+measure () {
+    local name=$1 i
+    shift
+    : >"$name.runs"
+    for i in $(seq "$RUNS"); do
+        "$BENCH_BIN/benchrun" -o "$name.out" -- "$@" >>"$name.runs" || return 1
+    done
+    jq -s '{wall_ms: (map(.wall_ms) | sort | .[length / 2 | floor]),
+            cpu_ms: (map(.cpu_ms) | sort | .[length / 2 | floor]),
+            maxrss_kb: (map(.maxrss_kb) | max), exit: (map(.exit) | max)}' "$name.runs" >"$name.json"
+    if [ "$(jq .exit "$name.json")" != 0 ]; then
+        echo "bench: $name: the command failed: $*" >&2
+        missed=$((missed + 1))
+    fi
+}
+
+# target WHAT VALUE OP LIMIT UNIT: OP is -le or -eq (numbers may be decimals)
+target () {
+    local what=$1 value=$2 op=$3 limit=$4 unit=$5 ok
+    case $op in
+    -le) ok=$(jq -n "$value <= $limit") ;;
+    -eq) ok=$(jq -n "$value == $limit") ;;
+    esac
+    printf '%-58s %10s %-3s  target %s %s  %s\n' "$what" "$value" "$unit" "$([ "$op" = -le ] && echo "<=" || echo "==")" \
+        "$limit" "$([ "$ok" = true ] && echo ok || echo MISSED)"
+    jq -n --arg what "$what" --argjson value "$value" --arg op "$op" --argjson limit "$limit" --arg unit "$unit" \
+        --argjson ok "$ok" '{what: $what, value: $value, op: $op, limit: $limit, unit: $unit, ok: $ok}' >>results.tmp
+    echo "," >>results.tmp
+    [ "$ok" = true ] || missed=$((missed + 1))
+}
+
+# figure WHAT VALUE UNIT: a figure reported without a target
+figure () {
+    printf '%-58s %10s %-3s  (no target)\n' "$1" "$2" "$3"
+}
+
+field () { jq ".$2" "$1.json"; }
+mb () { jq -n "$1 / 1024 | . * 10 | round / 10"; }
+requests () { ccsim_requests "${1:-}" | wc -l; }
+
+echo "# ccautoscale benchmarks on $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+
+# ---- issue 2: buckets over 10,000 nodes and 50 buckets --------------------------------------------
+"$GEN/gen-cluster" bench 10 5 10000 >cluster.json
+ccsim_start cluster.json --boot-delay 0 >/dev/null || exit 1
+export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
+CCSIM_CLUSTER_FILE=cluster.json ccsim_write_config "$CCAUTOSCALE_CONFIG"
+wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 10000"
+ccsim_delete /ccsim/requests >/dev/null
+measure buckets "$CCAS" buckets --json
+target "buckets --json: status requests per run" "$(($(requests "GET .*/status") / RUNS))" -eq 1 req
+target "buckets --json: nodes requests per run" "$(($(requests "GET .*/nodes") / RUNS))" -le 1 req
+target "buckets --json (10k nodes, 50 buckets): client CPU" "$(field buckets cpu_ms)" -le 150 ms
+target "buckets --json: peak RSS" "$(mb "$(field buckets maxrss_kb)")" -le 50 MB
+measure nodes "$CCAS" nodes --json
+figure "nodes --json (10k nodes): client CPU" "$(field nodes cpu_ms)" ms
+
+# ---- issue 3: demand over 100,000 jobs, 10,000 nodes, 50 buckets ----------------------------------
+curl -sS "$CCSIM_URL/clusters/bench/status?nodes=true" >status.json
+"$GEN/gen-jobs" 10000 >jobs10k.json
+"$GEN/gen-jobs" 100000 >jobs100k.json
+measure parse100k "$BENCH_BIN/jsonparse" jobs100k.json status.json
+measure demand10k "$CCAS" demand --jobs jobs10k.json --status status.json --json
+measure demand100k "$CCAS" demand --jobs jobs100k.json --status status.json --json
+jq -e '.jobs | length == 100000' demand100k.out >/dev/null || { echo "bench: demand did not report 100000 jobs" >&2; missed=$((missed + 1)); }
+t100=$(field demand100k wall_ms)
+target "demand (100k jobs, 10k nodes, 50 buckets): wall" "$t100" -le 1000 ms
+target "demand 100k: peak RSS" "$(mb "$(field demand100k maxrss_kb)")" -le 200 MB
+target "demand 100k / json-c parse of the same files" "$(jq -n "$t100 / $(field parse100k wall_ms) * 100 | round / 100")" -le 3 x
+target "demand: 10x the jobs costs (time ratio 100k/10k)" "$(jq -n "$t100 / $(field demand10k wall_ms) * 100 | round / 100")" -le 12 x
+ccsim_stop
+
+# ---- issue 4: resume, suspend and sync against a real slurmctld -----------------------------------
+if why=$(slurm_prereqs); then
+    "$GEN/gen-cluster" slurmbench 1 1 0 10000 | jq '.nodearrays[0].nodearray.MachineType = "Standard_F2s_v2"' >scluster.json
+    SLURM_VM_HOOKS=0 CCSIM_BOOT_DELAY=1 SLURM_SUSPEND_TIME=3600 \
+        slurm_start "$TEST_TMP/scluster.json" 'del(.slurm.node_port_base) | .slurm.max_nodes = 10000 | .logging.level = "warning"' ||
+        { cat "$TEST_TMP/ccsim.out"; exit 1; }
+    export CCAUTOSCALE_CONFIG=$CCAS_CONF
+    jq -n '{jobs: [range(10) as $j | {job_id: (1000 + $j), partition: "htc",
+             nodes: "htc-[\($j * 100 + 1)-\($j * 100 + 100)]"}], all_nodes_resume: "htc-[1-1000]"}' >resume.json
+    ccsim_delete /ccsim/requests >/dev/null
+    RUNS_SAVED=$RUNS RUNS=1
+    SLURM_RESUME_FILE=$TEST_TMP/resume.json measure resume "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]"
+    target "resume of 1,000 nodes for 10 jobs: HTTP requests" "$(requests)" -le 4 req
+    target "resume of 1,000 nodes: wall" "$(field resume wall_ms)" -le 300 ms
+    test "$(ccsim_node_count)" = 1000 || { echo "bench: resume made $(ccsim_node_count) VMs, not 1000" >&2; missed=$((missed + 1)); }
+    ccsim_delete /ccsim/requests >/dev/null
+    measure suspend "$top_builddir/slurm_power/ccautoscale-suspend" "htc-[1-1000]"
+    target "suspend of 1,000 nodes: HTTP requests that change nodes" "$(requests "POST")" -eq 1 req
+    target "suspend of 1,000 nodes: wall" "$(field suspend wall_ms)" -le 300 ms
+    # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down
+    wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"
+    SLURM_RESUME_FILE=/nonexistent measure resume10k "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-10000]"
+    figure "resume of 10,000 nodes: wall" "$(field resume10k wall_ms)" ms
+    wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 10000"
+    measure syncdry "$CCAS" slurm sync --dry-run
+    target "sync --dry-run over 10,000 nodes and VMs: wall" "$(field syncdry wall_ms)" -le 1000 ms
+    if [ -n "${BENCH_PERF:-}" ]; then # a profile of sync, for whoever tunes it
+        perf record -o "$BENCH_PERF" "$CCAS" slurm sync --dry-run >/dev/null 2>&1
+    fi
+    ccsim_delete /ccsim/requests >/dev/null
+    measure sync "$CCAS" slurm sync --json
+    target "sync over 10,000 nodes (terminates 10,000 orphans): wall" "$(field sync wall_ms)" -le 1000 ms
+    target "sync: terminate requests for 10,000 orphans" "$(requests "POST .*/terminate")" -eq 1 req
+    RUNS=$RUNS_SAVED
+else
+    echo "# skipped the Slurm benchmarks: $why"
+fi
+
+echo "{}]" >>results.tmp
+jq 'map(select(. != {}))' results.tmp >"$RESULTS"
+echo "# results in $RESULTS; $missed missed"
+[ "$missed" -eq 0 ]
