@@ -49,6 +49,7 @@ static const struct cmd commands[] = {
     { "config", NULL, 0, &help_config, config_cmds },
     { "create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL },
     { "demand", cmd_demand, NEED_API, &help_demand, NULL },
+    { "initconfig", cmd_initconfig, 0, &help_initconfig, NULL },
     { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
     { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
 #ifdef WITH_SLURM

@@ -95,7 +95,7 @@ static void setup_logging (struct cli *cli)
         ccas_log (LOG_WARNING, "%s", err.text);
 }
 
-static int open_client (struct cli *cli)
+int cli_open_client (struct cli *cli)
 {
     struct ccas_error err = { "" };
     const struct ccas_config *cfg = cli->cfg;
@@ -131,7 +131,7 @@ int cli_prepare (struct cli *cli)
     }
     setup_logging (cli);
     if ((flags & NEED_API) == NEED_API) {
-        int rc = open_client (cli);
+        int rc = cli_open_client (cli);
         if (rc != EXIT_OK)
             return rc;
     }

@@ -94,6 +94,9 @@ int cli_fail (struct cli *cli, int code, const char *fmt, ...)
 /* Print the error of a failed CycleCloud call and return EXIT_CYCLECLOUD. */
 int cli_fail_api (struct cli *cli, const struct ccas_error *err);
 
+/* Create cli->api from cli->cfg (what NEED_API does); an exit code. */
+int cli_open_client (struct cli *cli);
+
 /* Print "usage: ..." plus a hint and return EXIT_USAGE. */
 int cli_usage_error (struct cli *cli, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));

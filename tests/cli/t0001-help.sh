@@ -48,4 +48,23 @@ test_expect_success '--version prints the version' '
     "$CCAS" --version | grep -q "^ccautoscale [0-9]"
 '
 
+complete_words () {
+    bash -c '. /usr/share/bash-completion/bash_completion
+        . "$1/etc/completion/ccautoscale"
+        PATH=$2/plugin:$PATH
+        shift 2
+        COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+        _ccautoscale; echo "${COMPREPLY[*]}"' _ "$top_srcdir" "$top_builddir" "$@"
+}
+
+if [ -f /usr/share/bash-completion/bash_completion ]; then
+    test_expect_success 'bash completion completes commands, subcommands and options' '
+        test_equal "$(complete_words ccautoscale sl)" "slurm" &&
+        test_equal "$(complete_words ccautoscale config "")" "check keys" &&
+        test_equal "$(complete_words ccautoscale demand --no-)" "--no-scaledown"
+    '
+else
+    test_skip 'bash completion completes commands, subcommands and options' 'bash-completion is not installed'
+fi
+
 test_done
