@@ -159,8 +159,12 @@ void ccas_node_list_destroy (struct ccas_node_list *list)
 static int parse_vm (json_object *vm, const char *path, struct ccas_vm_info *out, struct ccas_error *err)
 {
     int64_t v;
+    /* a bucket cannot be sized, nor matched, without its VM */
     if (!vm)
-        return 0;
+        return ccas_errorf (err, "%s: missing", path);
+    if (!json_object_is_type (vm, json_type_object))
+        return ccas_errorf (err, "%s: expected an object, got %s", path,
+                            json_object_to_json_string_ext (vm, JSON_C_TO_STRING_PLAIN));
     if (ccas_json_get_int (vm, path, "vcpuCount", &v, err) < 0)
         return -1;
     out->vcpu_count = (int)(v > 0 ? v : 0);
