@@ -75,6 +75,10 @@ target "buckets --json: status requests per run" "$(($(requests "GET .*/status")
 target "buckets --json: nodes requests per run" "$(($(requests "GET .*/nodes") / RUNS))" -le 1 req
 target "buckets --json (10k nodes, 50 buckets): client CPU" "$(field buckets cpu_ms)" -le 150 ms
 target "buckets --json: peak RSS" "$(mb "$(field buckets maxrss_kb)")" -le 50 MB
+measure simstatus curl -sS -o /dev/null "$CCSIM_URL/clusters/bench/status"
+target "ccsim: a status read of the 10k-node cluster: wall" "$(field simstatus wall_ms)" -le 100 ms
+measure simstatusn curl -sS -o /dev/null "$CCSIM_URL/clusters/bench/status?nodes=true"
+figure "ccsim: status?nodes=true (10k node records): wall" "$(field simstatusn wall_ms)" ms
 measure nodes "$CCAS" nodes --json
 figure "nodes --json (10k nodes): client CPU" "$(field nodes cpu_ms)" ms
 
