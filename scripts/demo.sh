@@ -50,7 +50,7 @@ fi
 
 # ---- start --------------------------------------------------------------------------------------------
 echo "Starting ccsim (the demo cluster) and a local slurmctld configured by 'ccautoscale slurm conf' ..."
-SLURM_SUSPEND_TIME=${DEMO_SUSPEND_TIME:-12} CCSIM_BOOT_DELAY=${DEMO_BOOT_DELAY:-4} \
+SLURM_RESUME_TIMEOUT=${DEMO_RESUME_TIMEOUT:-90} SLURM_SUSPEND_TIME=${DEMO_SUSPEND_TIME:-12} CCSIM_BOOT_DELAY=${DEMO_BOOT_DELAY:-4} \
     slurm_start "$CLUSTER" '.capacity_failure_backoff = 20 | .logging.level = "info"' >start.log 2>&1 || {
     cat start.log
     exit 1
