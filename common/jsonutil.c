@@ -112,7 +112,7 @@ char *ccas_read_file (const char *path, size_t max_bytes, size_t *lenp, struct c
     char *buf = malloc (cap);
     size_t len = 0;
     while (buf) {
-        if (len == cap) {
+        if (len + 1 >= cap) { /* room for the terminating NUL too */
             if (cap > max_bytes) {
                 ccas_errorf (err, "%s: too large (limit %zu bytes)", path, max_bytes);
                 free (buf);
@@ -128,7 +128,7 @@ char *ccas_read_file (const char *path, size_t max_bytes, size_t *lenp, struct c
             buf = nbuf;
             cap *= 2;
         }
-        ssize_t n = read (fd, buf + len, cap - len);
+        ssize_t n = read (fd, buf + len, cap - len - 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -146,6 +146,7 @@ char *ccas_read_file (const char *path, size_t max_bytes, size_t *lenp, struct c
         ccas_errorf (err, "%s: out of memory", path);
         return NULL;
     }
+    buf[len] = '\0';
     *lenp = len;
     return buf;
 }

@@ -25,8 +25,8 @@ json_object *ccas_json_parse (const char *text, size_t len, const char *what,
  * Returns a new object (caller puts it), or NULL with `err` naming the file. */
 json_object *ccas_json_load_file (const char *path, size_t max_bytes, struct ccas_error *err);
 
-/* Read a whole file (or pipe) into a buffer, refusing more
- * than `max_bytes`.  Returns malloc'ed bytes (caller frees) and their length. */
+/* Read a whole file (or pipe), refusing more than `max_bytes`.  Returns
+ * malloc'ed bytes, NUL-terminated (caller frees), and their length. */
 char *ccas_read_file (const char *path, size_t max_bytes, size_t *len, struct ccas_error *err);
 
 /* Call `fn` for each element of the JSON array in `text`, parsing one element

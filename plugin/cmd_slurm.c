@@ -2,7 +2,6 @@
 /* cmd_slurm.c: `ccautoscale slurm conf | sync | demand`. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "builtins.h"
 #include "conf_gen.h"
+#include "jsonutil.h"
 #include "holds.h"
 #include "log.h"
 #include "match.h"
@@ -51,31 +51,12 @@ const struct cmd_help help_slurm_conf = {
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8)",
 };
 
+/* The file as it is now, or NULL if there is none (or it cannot be read). */
 static char *read_text (const char *path)
 {
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 65536, len = 0;
-    char *buf = malloc (cap);
-    size_t n;
-    while (buf && (n = fread (buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *b = realloc (buf, cap * 2);
-            if (!b) {
-                free (buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-    }
-    fclose (f);
-    if (buf)
-        buf[len] = '\0';
-    return buf;
+    struct ccas_error err = { "" };
+    size_t len;
+    return ccas_read_file (path, (size_t)1 << 30, &len, &err);
 }
 
 /* Lines only in `old` with "-", lines only in `new` with "+". */

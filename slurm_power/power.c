@@ -233,25 +233,17 @@ void ccas_power_flush (struct ccas_power *p)
     p->nhb = 0;
 }
 
+/* What open() made beyond what attach() borrows: the lock, client and config. */
 void ccas_power_close (struct ccas_power *p)
 {
-    struct ccas_error err = { "" };
-    if (p->nhb)
-        ccas_power_flush (p);
-    if (p->holds && !p->dry_run && ccas_holds_save (p->holds, &err) < 0)
-        ccas_log (LOG_ERR, "%s", err.text);
-    free (p->hb_names);
-    free (p->hb_reasons);
-    ccas_holds_destroy (p->holds);
-    ccas_slurm_layout_destroy (p->layout);
-    ccas_cluster_destroy (p->model);
-    ccas_slurm_nodes_destroy (p->snodes);
-    ccas_lock_release (p->lock);
-    ccas_ccapi_destroy (p->api);
-    ccas_config_destroy (p->cfg);
-    ccas_slurm_fini ();
+    struct ccas_lock *lock = p->lock;
+    struct ccas_ccapi *api = p->api;
+    struct ccas_config *cfg = p->cfg;
+    ccas_power_detach (p);
+    ccas_lock_release (lock);
+    ccas_ccapi_destroy (api);
+    ccas_config_destroy (cfg);
     ccas_log_close ();
-    memset (p, 0, sizeof (*p));
 }
 
 void ccas_power_handback_all (const char *prog, char **names, size_t n, const char *reason)

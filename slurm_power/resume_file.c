@@ -2,12 +2,9 @@
 /* resume_file.c: read both shapes of SLURM_RESUME_FILE. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "jsonutil.h"
 #include "resume_file.h"
@@ -99,42 +96,12 @@ struct ccas_resume_file *ccas_resume_file_read (struct ccas_error *err)
         ccas_errorf (err, "SLURM_RESUME_FILE is not set");
         return NULL;
     }
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ccas_errorf (err, "SLURM_RESUME_FILE %s: %s", path, strerror (errno));
-        return NULL;
-    }
-    size_t cap = 65536, len = 0;
-    char *buf = malloc (cap);
-    while (buf) {
-        if (len + 1 >= cap) {
-            if (cap >= RESUME_FILE_MAX) {
-                free (buf);
-                buf = NULL;
-                break;
-            }
-            char *b = realloc (buf, cap * 2);
-            if (!b) {
-                free (buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        ssize_t r = read (fd, buf + len, cap - len - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close (fd);
+    size_t len;
+    char *buf = ccas_read_file (path, RESUME_FILE_MAX, &len, err);
     if (!buf) {
-        ccas_errorf (err, "SLURM_RESUME_FILE %s: too large or out of memory", path);
+        ccas_error_prefix (err, "SLURM_RESUME_FILE");
         return NULL;
     }
-    buf[len] = '\0';
     struct ccas_resume_file *rf = ccas_resume_file_parse (buf, len, err);
     free (buf);
     return rf;

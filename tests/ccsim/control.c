@@ -9,30 +9,11 @@
 #include "jsonutil.h"
 #include "sim.h"
 
-static const char *query_value (const char *query, const char *key, char *buf, size_t size)
-{
-    size_t klen = strlen (key);
-    for (const char *p = query; p && *p;) {
-        if (strncmp (p, key, klen) == 0 && p[klen] == '=') {
-            size_t n = strcspn (p + klen + 1, "&");
-            if (n >= size)
-                n = size - 1;
-            memcpy (buf, p + klen + 1, n);
-            buf[n] = '\0';
-            return buf;
-        }
-        p = strchr (p, '&');
-        if (p)
-            p++;
-    }
-    return NULL;
-}
-
 static json_object *state_json (const char *query)
 {
     char na[128], st[64];
-    const char *want_na = query_value (query, "nodearray", na, sizeof (na));
-    const char *want_st = query_value (query, "status", st, sizeof (st));
+    const char *want_na = sim_query_value (query, "nodearray", na, sizeof (na));
+    const char *want_st = sim_query_value (query, "status", st, sizeof (st));
     json_object *o = json_object_new_object ();
     json_object *nodes = json_object_new_array ();
     json_object *buckets = json_object_new_array ();

@@ -36,7 +36,7 @@ void reply_error (struct reply *r, int status, const char *exception, const char
     reply_json (r, status, sim_error_json (exception, msg));
 }
 
-static const char *query_value (const char *query, const char *key, char *buf, size_t size)
+const char *sim_query_value (const char *query, const char *key, char *buf, size_t size)
 {
     size_t klen = strlen (key);
     for (const char *p = query; p && *p;) {
@@ -104,8 +104,8 @@ static json_object *operation_json (const struct operation *op)
 static void get_nodes (const char *query, struct reply *r)
 {
     char opid[128], rid[128];
-    const char *op_id = query_value (query, "operation", opid, sizeof (opid));
-    const char *req_id = query_value (query, "request_id", rid, sizeof (rid));
+    const char *op_id = sim_query_value (query, "operation", opid, sizeof (opid));
+    const char *req_id = sim_query_value (query, "request_id", rid, sizeof (rid));
     struct operation *op = NULL;
     if (op_id || req_id) {
         op = find_operation (op_id, req_id);
@@ -390,8 +390,8 @@ static void node_action (const char *action, const char *body, struct reply *r)
 static void scale (const char *nodearray, const char *query, struct reply *r)
 {
     char buf[64];
-    const char *nodes = query_value (query, "totalNodeCount", buf, sizeof (buf));
-    const char *cores = nodes ? NULL : query_value (query, "totalCoreCount", buf, sizeof (buf));
+    const char *nodes = sim_query_value (query, "totalNodeCount", buf, sizeof (buf));
+    const char *cores = nodes ? NULL : sim_query_value (query, "totalCoreCount", buf, sizeof (buf));
     struct sim_bucket *b = sim_bucket_find (nodearray, NULL);
     if (!sim_nodearray_find (nodearray) || !b) {
         reply_error (r, 404, "NotFound", "cluster %s has no nodearray '%s' with a valid bucket", sim.cluster_name,
@@ -436,7 +436,7 @@ static void operations (const char *method, const char *rest, const char *query,
         return;
     }
     if (*rest == '\0') {
-        const char *req_id = query_value (query, "request_id", rid, sizeof (rid));
+        const char *req_id = sim_query_value (query, "request_id", rid, sizeof (rid));
         json_object *arr = json_object_new_array ();
         struct operation *op = req_id ? find_operation (NULL, req_id) : NULL;
         if (op)
@@ -470,7 +470,7 @@ void sim_rest (const char *method, const char *url, const char *query, const cha
     int parts = sscanf (url, "/clusters/%255[^/]/%63[^/]/%63s", cluster, what, action);
     if (strcmp (what, "status") == 0 && parts == 2) {
         char v[16];
-        const char *nodes = query_value (query, "nodes", v, sizeof (v));
+        const char *nodes = sim_query_value (query, "nodes", v, sizeof (v));
         if (!get)
             reply_error (r, 405, "MethodNotAllowed", "%s is not allowed here", method);
         else

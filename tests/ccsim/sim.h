@@ -143,6 +143,10 @@ int sim_load_cluster (const char *path, const char *name_override, char *err, si
 struct sim_node *sim_node_find (const char *name);
 struct sim_node *sim_node_find_any (const char *key);  /* name, id, hostname or ip */
 
+/* rest.c: the value of `key` in a URL query string ("a=1&b=2"), copied into
+ * `buf` (cut to fit), or NULL if absent. */
+const char *sim_query_value (const char *query, const char *key, char *buf, size_t size);
+
 /* index.c: the lookups above are O(1); a node's keys are (re)indexed when it
  * is added, gets an address or is loaded, and dropped before it is freed. */
 void sim_index_add (struct sim_node *n);
