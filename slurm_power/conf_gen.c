@@ -68,6 +68,23 @@ static void range_text (const struct ccas_slurm_layout *l, const struct ccas_slu
         snprintf (buf, size, "%s%s-[%ld-%ld]", l->prefix, r->bucket->na->name, r->first, r->last);
 }
 
+/* Nodes of every nodearray share one machine when node_port_base is set, so
+ * each nodearray's ports start after the highest index of the ones before it:
+ * htc-1 and hpc-1 must not both listen on base+1. */
+static long port_offset (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                         const struct ccas_nodearray *na)
+{
+    long offset = 0;
+    for (size_t a = 0; a < c->nnodearrays && &c->nodearrays[a] != na; a++) {
+        long last = 0;
+        for (size_t r = 0; r < l->nranges; r++)
+            if (l->ranges[r].bucket->na == &c->nodearrays[a] && l->ranges[r].last > last)
+                last = l->ranges[r].last;
+        offset += last;
+    }
+    return offset;
+}
+
 static void node_line (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                        const struct ccas_slurm_range *r)
 {
@@ -86,7 +103,7 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
     if (port) {
         /* every node is on this machine: reachable on loopback, each on its own port */
         put (b, " NodeAddr=127.0.0.1 NodeHostname=localhost");
-        long base = json_object_get_int (port);
+        long base = json_object_get_int (port) + port_offset (c, l, bk->na);
         if (r->last > r->first)
             put (b, " Port=[%ld-%ld]", base + r->first, base + r->last);
         else

@@ -47,6 +47,16 @@ test_expect_success 'status shows limits and nodes by state' '
     "$CCAS" status --json | jq -e ".nodearrays[] | select(.name == \"htc\") | .nodes.ready == 2 and .max_count == 20"
 '
 
+test_expect_success 'slurm conf on one machine (node_port_base) gives every node its own slurmd port' '
+    ccsim_write_config one-machine.json ".slurm.node_port_base = 30000" &&
+    "$CCAS" -c one-machine.json slurm conf >conf.out &&
+    sed -n "s/.*Port=\\([0-9\\[-]*\\).*/\\1/p" conf.out | tr -d "[" |
+        awk -F- "{ last = \$2 == \"\" ? \$1 : \$2; for (p = \$1; p <= last; p++) print p }" >ports &&
+    test "$(wc -l <ports)" -gt 8 &&
+    test -z "$(sort ports | uniq -d)" &&
+    test "$(sort -n ports | head -1)" = 30001
+'
+
 test_expect_success 'config check prints the effective config, password masked' '
     "$CCAS" config check >out 2>err &&
     jq -e ".password == \"****\" and .idle_timeout == 300 and .verify_certificates == true" out &&

@@ -22,10 +22,13 @@ slurm_prereqs () {
     unshare --fork --time --boottime -1 true 2>/dev/null || { echo "time namespaces unavailable"; return 1; }
 }
 
+# A block of 100 ports below Linux's ephemeral range (32768-), so that no
+# client connection holds one: slurmctld listens on the first, each node's
+# slurmd on base+offset+index (conf_gen numbers them across nodearrays).
 slurm_free_port () {
     local p
     while :; do
-        p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
+        p=$((20000 + 100 * ($(od -An -N2 -tu2 /dev/urandom) % 120)))
         if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
             echo "$p"
             return
@@ -97,7 +100,7 @@ slurm_start () {
     export SLURM_TEST_DIR SLURM_CONF CCAS_CONF
     mkdir -p "$SLURM_TEST_DIR/state" "$SLURM_TEST_DIR/spool" "$SLURM_TEST_DIR/log" "$SLURM_TEST_DIR/vm"
     SLURM_CTLD_PORT=$(slurm_free_port)
-    SLURM_NODE_PORT_BASE=$(slurm_free_port)
+    SLURM_NODE_PORT_BASE=$SLURM_CTLD_PORT
     test_at_exit slurm_stop
     # SLURM_VM_HOOKS=0: VMs are only records in ccsim, no slurmd starts (benchmarks)
     if [ "${SLURM_VM_HOOKS:-1}" = 1 ]; then
