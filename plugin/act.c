@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -11,6 +12,7 @@
 #include "log.h"
 #include "plan_print.h"
 #include "state.h"
+#include "wait.h"
 
 struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name)
 {
@@ -48,25 +50,51 @@ struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct 
     return NULL;
 }
 
-static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied)
+static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied, json_object *wait_report)
 {
     if (cli->json) {
         json_object *out = ccas_plan_to_json (plan, false);
         json_object_object_add (out, "applied", json_object_new_boolean (applied));
+        if (wait_report)
+            json_object_object_add (out, "wait", json_object_get (wait_report));
         cli_print_json (out);
         json_object_put (out);
     } else
         plan_print (stdout, plan, applied);
 }
 
-int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run)
+/* Follow what the plan did: the created nodes until Ready, else the
+ * terminated ones until gone. */
+static int follow (struct cli *cli, const struct ccas_plan *plan, double timeout, json_object **report)
+{
+    struct wait_spec spec = { .goal = WAIT_READY, .timeout = timeout, .request_id = plan->request_id };
+    bool created = false;
+    for (size_t i = 0; i < plan->ncreates; i++)
+        created = created || (plan->creates[i].outcome == CCAS_DONE && plan->creates[i].added > 0);
+    if (created)
+        return wait_nodes (cli, &spec, report);
+    const char **names = calloc (plan->nterminates + 1, sizeof (*names));
+    if (!names)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (plan->terminates[i].outcome == CCAS_DONE)
+            names[spec.nnames++] = plan->terminates[i].node->name;
+    spec.goal = WAIT_GONE;
+    spec.names = names;
+    int rc = spec.nnames ? wait_nodes (cli, &spec, report) : EXIT_OK;
+    free (names);
+    return rc;
+}
+
+int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run, double wait)
 {
     struct ccas_error err = { "" };
     struct ccas_state *requests = NULL;
+    json_object *report = NULL;
     int rc = EXIT_OK;
 
     if (dry_run || (!plan->ncreates && !plan->nstarts && !plan->nterminates)) {
-        print_result (cli, plan, false);
+        print_result (cli, plan, false, NULL);
         return EXIT_OK;
     }
     if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
@@ -78,6 +106,16 @@ int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run)
     else if (plan_shortfalls (plan))
         rc = EXIT_PARTIAL;
     ccas_state_destroy (requests);
-    print_result (cli, plan, true);
+    /* people see what was asked for at once, then the progress; scripts get one document */
+    if (!cli->json)
+        print_result (cli, plan, true, NULL);
+    if (wait > 0 && rc != EXIT_CYCLECLOUD) {
+        int wrc = follow (cli, plan, wait, &report);
+        if (wrc != EXIT_OK && (rc == EXIT_OK || wrc == EXIT_CYCLECLOUD))
+            rc = wrc;
+    }
+    if (cli->json)
+        print_result (cli, plan, true, report);
+    json_object_put (report);
     return rc;
 }

@@ -19,8 +19,10 @@ struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct 
                                 const char *machine_type);
 
 /* Print the plan (table or JSON); unless `dry_run`, apply it (one request per
- * kind) and print the outcome.  Returns an exit code: EXIT_PARTIAL when some
- * of it could not be done. */
-int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run);
+ * kind) and print the outcome.  With `wait` > 0 seconds, then follow the
+ * created nodes until Ready (or the terminated ones until gone), showing
+ * progress (see wait.h); with --json the outcome is the plan's "wait" member.
+ * Returns an exit code: EXIT_PARTIAL when some of it could not be done. */
+int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run, double wait);
 
 #endif /* !CCAS_ACT_H */

@@ -8,6 +8,7 @@
 #include "act.h"
 #include "builtins.h"
 #include "model_load.h"
+#include "wait.h"
 
 static const struct cmd_option options[] = {
     { "-n, --nodearray NAME", "the nodearray to add nodes to (required)" },
@@ -17,21 +18,30 @@ static const struct cmd_option options[] = {
     { "-g, --placement-group NAME", "put the nodes in this placement group (made if new)" },
     { "--keep-alive", "mark the nodes KeepAlive: scale-down never terminates them" },
     { "--dry-run", "show what would be created, create nothing" },
+    { "--wait[=SECONDS]", "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)" },
     { NULL, NULL },
 };
 
 const struct cmd_help help_create = {
     .synopsis = "create --nodearray NAME [--machine-type TYPE] (--count N | --cores C) "
-                "[--placement-group NAME] [--keep-alive] [--dry-run]",
+                "[--placement-group NAME] [--keep-alive] [--dry-run] [--wait[=SECONDS]]",
     .summary = "create nodes in a nodearray by hand, within its limits and quotas",
     .description =
         "Checks the bucket's room first (its own count, the nodearray's and cluster's limits,\n"
         "family and regional quota) and asks only for what fits, saying why when that is\n"
         "less than asked.  One create request; the new nodes' names are printed.  Exit\n"
-        "status 4 when fewer nodes were created than asked for.",
+        "status 4 when fewer nodes were created than asked for.\n\n"
+        "With --wait the new nodes are followed (GET /nodes?request_id=) until each is Ready\n"
+        "or Failed: on a terminal one line of counts refreshes in place, otherwise a line is\n"
+        "printed whenever the counts change.  A Failed node, or one still booting when\n"
+        "SECONDS run out, is named on stderr and the exit status is 4.",
     .options = options,
     .examples = "$ ccautoscale create --nodearray htc --count 4 --dry-run\n"
-                "$ ccautoscale create --nodearray hpc --cores 480 --placement-group hpc-pg-a",
+                "$ ccautoscale create --nodearray hpc --cores 480 --placement-group hpc-pg-a\n"
+                "$ ccautoscale create --nodearray htc --count 2 --wait=600\n"
+                "[   0s] 2 nodes: Acquiring 2\n"
+                "[  41s] 2 nodes: Preparing 2\n"
+                "[ 188s] 2 nodes: Ready 2",
     .see_also = "ccautoscale-terminate(8), ccautoscale-scale(8)",
 };
 
@@ -39,6 +49,7 @@ struct create_opts {
     const char *nodearray, *machine_type, *pg;
     long count, cores;
     bool keep_alive, dry_run;
+    double wait;
 };
 
 static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
@@ -47,9 +58,10 @@ static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
         { "nodearray", required_argument, NULL, 'n' },      { "machine-type", required_argument, NULL, 't' },
         { "count", required_argument, NULL, 0x401 },        { "cores", required_argument, NULL, 0x402 },
         { "placement-group", required_argument, NULL, 'g' }, { "keep-alive", no_argument, NULL, 0x403 },
-        { "dry-run", no_argument, NULL, 0x404 },            { NULL, 0, NULL, 0 },
+        { "dry-run", no_argument, NULL, 0x404 },            { "wait", optional_argument, NULL, 0x405 },
+        { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, rc;
     char *end;
     while ((c = cli_getopt (cli, argc, argv, "n:t:g:", longopts)) != -1) {
         switch (c) {
@@ -74,6 +86,10 @@ static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
             break;
         case 0x404:
             o->dry_run = true;
+            break;
+        case 0x405:
+            if ((rc = wait_parse_timeout (cli, optarg, &o->wait)) != EXIT_OK)
+                return rc;
             break;
         }
     }
@@ -126,7 +142,7 @@ int cmd_create (struct cli *cli, int argc, char **argv)
     }
     for (size_t i = 0; i < plan->ncreates; i++)
         plan->creates[i].keep_alive = o.keep_alive;
-    rc = act_finish (cli, plan, o.dry_run);
+    rc = act_finish (cli, plan, o.dry_run, o.wait);
     if (rc == EXIT_OK && made < want)
         rc = EXIT_PARTIAL;
 done:

@@ -8,6 +8,7 @@
 #include "act.h"
 #include "builtins.h"
 #include "model_load.h"
+#include "wait.h"
 
 static const struct cmd_option options[] = {
     { "-n, --nodearray NAME", "the nodearray to grow (required)" },
@@ -17,12 +18,13 @@ static const struct cmd_option options[] = {
     { "--group-nodes N", "with --groups: N nodes per group" },
     { "--group-cores C", "with --groups: C cores per group (like GroupCoreCount)" },
     { "--dry-run", "show what would be created, create nothing" },
+    { "--wait[=SECONDS]", "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)" },
     { NULL, NULL },
 };
 
 const struct cmd_help help_scale = {
     .synopsis = "scale --nodearray NAME (--nodes N | --cores C | --groups G (--group-nodes N | --group-cores C)) "
-                "[--dry-run]",
+                "[--dry-run] [--wait[=SECONDS]]",
     .summary = "grow a nodearray to a target count of nodes, cores or placement groups",
     .description =
         "Counts the nodearray's nodes that are ready, booting or deallocated and creates the\n"
@@ -40,6 +42,7 @@ struct scale_opts {
     const char *nodearray;
     long nodes, cores, groups, group_nodes, group_cores;
     bool dry_run;
+    double wait;
 };
 
 static int number (struct cli *cli, const char *opt, const char *arg, long *out)
@@ -57,7 +60,8 @@ static int parse (struct cli *cli, int argc, char **argv, struct scale_opts *o)
         { "nodearray", required_argument, NULL, 'n' },    { "nodes", required_argument, NULL, 0x601 },
         { "cores", required_argument, NULL, 0x602 },      { "groups", required_argument, NULL, 0x603 },
         { "group-nodes", required_argument, NULL, 0x604 }, { "group-cores", required_argument, NULL, 0x605 },
-        { "dry-run", no_argument, NULL, 0x606 },          { NULL, 0, NULL, 0 },
+        { "dry-run", no_argument, NULL, 0x606 },          { "wait", optional_argument, NULL, 0x607 },
+        { NULL, 0, NULL, 0 },
     };
     long *slot[] = { &o->nodes, &o->cores, &o->groups, &o->group_nodes, &o->group_cores };
     int c, rc;
@@ -66,6 +70,8 @@ static int parse (struct cli *cli, int argc, char **argv, struct scale_opts *o)
             o->nodearray = optarg;
         else if (c == 0x606)
             o->dry_run = true;
+        else if (c == 0x607 && (rc = wait_parse_timeout (cli, optarg, &o->wait)) != EXIT_OK)
+            return rc;
         else if (c >= 0x601 && c <= 0x605
                  && (rc = number (cli, longopts[c - 0x601 + 1].name, optarg, slot[c - 0x601])) != EXIT_OK)
             return rc;
@@ -147,7 +153,7 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
 
 int cmd_scale (struct cli *cli, int argc, char **argv)
 {
-    struct scale_opts o = { NULL, -1, -1, -1, -1, -1, false };
+    struct scale_opts o = { NULL, -1, -1, -1, -1, -1, false, 0 };
     struct model_source src = { .with_nodes = true };
     struct ccas_error err = { "" };
     struct ccas_cluster *c = NULL;
@@ -190,7 +196,7 @@ int cmd_scale (struct cli *cli, int argc, char **argv)
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
-    rc = act_finish (cli, plan, o.dry_run);
+    rc = act_finish (cli, plan, o.dry_run, o.wait);
     if (rc == EXIT_OK && shortfall)
         rc = EXIT_PARTIAL;
 done:

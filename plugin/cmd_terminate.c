@@ -11,6 +11,7 @@
 #include "act.h"
 #include "builtins.h"
 #include "model_load.h"
+#include "wait.h"
 
 static const struct cmd_option options[] = {
     { "-N, --name NAME", "a node name (repeat for more)" },
@@ -18,16 +19,19 @@ static const struct cmd_option options[] = {
     { "-i, --id ID", "a CycleCloud node id (repeat for more)" },
     { "--force", "also terminate KeepAlive nodes" },
     { "--dry-run", "show what would be terminated, terminate nothing" },
+    { "--wait[=SECONDS]", "then follow the nodes until they are gone, showing progress; give up after SECONDS (default 1200)" },
     { NULL, NULL },
 };
 
 const struct cmd_help help_terminate = {
-    .synopsis = "terminate (--name NAME | --hostname HOST | --id ID)... [--force] [--dry-run]",
+    .synopsis = "terminate (--name NAME | --hostname HOST | --id ID)... [--force] [--dry-run] [--wait[=SECONDS]]",
     .summary = "terminate nodes by name, hostname or node id",
     .description =
         "Every node given must exist, or nothing is terminated.  KeepAlive nodes are refused\n"
         "unless --force.  One nodes read and one terminate request.  Terminating a node\n"
-        "that runs jobs kills them: check the scheduler first.",
+        "that runs jobs kills them: check the scheduler first.  With --wait the nodes are\n"
+        "followed until CycleCloud has removed them (or shows them Terminated), with progress\n"
+        "as for create --wait.",
     .options = options,
     .examples = "$ ccautoscale terminate --name htc-3 --name htc-4 --dry-run",
     .see_also = "ccautoscale-nodes(8), ccautoscale-create(8)",
@@ -76,16 +80,18 @@ int cmd_terminate (struct cli *cli, int argc, char **argv)
     static const struct option longopts[] = {
         { "name", required_argument, NULL, 'N' }, { "hostname", required_argument, NULL, 'H' },
         { "id", required_argument, NULL, 'i' },   { "force", no_argument, NULL, 0x501 },
-        { "dry-run", no_argument, NULL, 0x502 },  { NULL, 0, NULL, 0 },
+        { "dry-run", no_argument, NULL, 0x502 },  { "wait", optional_argument, NULL, 0x503 },
+        { NULL, 0, NULL, 0 },
     };
     struct model_source src = { .with_nodes = true };
     struct target *targets = calloc ((size_t)argc + 1, sizeof (*targets));
     size_t ntargets = 0;
     bool force = false, dry_run = false;
+    double wait = 0;
     struct ccas_error err = { "" };
     struct ccas_cluster *c = NULL;
     struct ccas_plan *plan = NULL;
-    int ch, rc;
+    int ch, rc = EXIT_OK;
 
     if (!targets)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
@@ -96,7 +102,11 @@ int cmd_terminate (struct cli *cli, int argc, char **argv)
             force = true;
         else if (ch == 0x502)
             dry_run = true;
+        else if (ch == 0x503 && (rc = wait_parse_timeout (cli, optarg, &wait)) != EXIT_OK)
+            break;
     }
+    if (rc != EXIT_OK)
+        goto done;
     if (optind < argc)
         rc = cli_usage_error (cli, "unexpected argument '%s' (use --name)", argv[optind]);
     else if (!ntargets)
@@ -105,8 +115,9 @@ int cmd_terminate (struct cli *cli, int argc, char **argv)
         if (!(plan = ccas_plan_create (c, NULL, &err)))
             rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         else if ((rc = plan_targets (cli, c, plan, targets, ntargets, force)) == EXIT_OK)
-            rc = act_finish (cli, plan, dry_run);
+            rc = act_finish (cli, plan, dry_run, wait);
     }
+done:
     ccas_plan_destroy (plan);
     ccas_cluster_destroy (c);
     free (targets);

@@ -120,4 +120,43 @@ test_expect_success 'scale --cores rounds up to whole nodes' '
     jq -e "[.create[].count] | add > 0" out.json
 '
 
+test_expect_success 'create --wait follows the new nodes to Ready, a line per change when not a terminal' '
+    "$CCAS" create --nodearray htc --count 2 --wait=30 >out &&
+    test_grep "2 nodes: Acquiring 2" out &&
+    test "$(tail -1 out | sed "s/^\[ *[0-9]*s\] //")" = "2 nodes: Ready 2" &&
+    test "$(grep -c "nodes:" out)" = "$(grep "nodes:" out | sed "s/^\[ *[0-9]*s\] //" | uniq | wc -l)"
+'
+
+test_expect_success 'terminate --wait follows the nodes until CycleCloud has removed them' '
+    names=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"htc\") | .Name][0:2] | .[]") &&
+    "$CCAS" terminate $(printf -- "--name %s " $names) --wait=30 >out &&
+    test "$(tail -1 out | sed "s/^\[ *[0-9]*s\] //")" = "2 nodes: removed 2" &&
+    for n in $names; do ! ccsim_get /ccsim/state | jq -e ".nodes[] | select(.Name == \"$n\")"; done
+'
+
+test_expect_success 'create --wait --json: one document, with the final status of each node' '
+    "$CCAS" create --nodearray htc --count 1 --wait=30 --json >out.json &&
+    jq -e ".applied and (.wait.timed_out | not) and ([.wait.nodes[].status] == [\"Ready\"])" out.json
+'
+
+test_expect_success 'create --wait names a node that failed to boot, with the message, and exits 4' '
+    ccsim_post /ccsim/faults "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"count\": 1}" >/dev/null &&
+    test_expect_code 4 "$CCAS" create --nodearray htc --count 1 --wait=30 >out 2>err &&
+    test_grep "Failed 1" out &&
+    test_grep "failed: " err
+'
+
+test_expect_success 'create --wait gives up after SECONDS, naming the node still booting, and exits 4' '
+    ccsim_post /ccsim/faults "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}" >/dev/null &&
+    test_expect_code 4 "$CCAS" create --nodearray htc --count 1 --wait=2 >out 2>err &&
+    test_grep "still Acquiring after 2 s" err
+'
+
+test_expect_success 'a bad --wait is a usage error and creates nothing' '
+    n=$(ccsim_node_count) &&
+    test_expect_code 1 "$CCAS" create --nodearray htc --count 1 --wait=soon 2>err &&
+    test_grep "expected a number of seconds" err &&
+    test "$(ccsim_node_count)" = "$n"
+'
+
 test_done

@@ -95,6 +95,17 @@ test_equal () {
     fi
 }
 
+# Run the command in the remaining arguments; it must exit with status $1.
+test_expect_code () {
+    local want=$1 got=0
+    shift
+    "$@" || got=$?
+    if [ "$got" != "$want" ]; then
+        echo "expected exit status $want from '$*', got $got" >&2
+        return 1
+    fi
+}
+
 test_grep () {
     if ! grep -q -- "$1" "$2"; then
         echo "'$1' not found in $2:" >&2
