@@ -183,7 +183,9 @@ static void describe_transport (struct ccas_http *h, CURLcode rc, const char *er
     fail->tls = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE
                 || rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM;
     const char *detail = errbuf[0] ? errbuf : curl_easy_strerror (rc);
-    if (fail->tls)
+    if (rc == CURLE_SSL_CACERT_BADFILE && h->ca_file)
+        snprintf (fail->message, sizeof (fail->message), "TLS: ca_file '%s' cannot be used: %s", h->ca_file, detail);
+    else if (fail->tls)
         snprintf (fail->message, sizeof (fail->message),
                   "TLS: %s (set ca_file to the CA that signed the server's certificate, or"
                   " verify_certificates: false to disable checking)", detail);
