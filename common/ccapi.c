@@ -339,8 +339,8 @@ void ccas_create_result_destroy (struct ccas_create_result *res)
     free (res);
 }
 
-static struct ccas_create_result *result_from_json (json_object *root, const char *id, size_t nsets,
-                                                    struct ccas_error *err)
+struct ccas_create_result *ccas_create_result_from_json (json_object *root, const char *id, size_t nsets,
+                                                         struct ccas_error *err)
 {
     struct ccas_create_result *res = calloc (1, sizeof (*res));
     if (!res || !(res->sets = calloc (nsets + 1, sizeof (*res->sets)))) {
@@ -354,8 +354,10 @@ static struct ccas_create_result *result_from_json (json_object *root, const cha
     snprintf (res->request_id, sizeof (res->request_id), "%s", id);
     res->operation_id = ccas_json_str (root, "operationId");
     json_object *sets = ccas_json_get (root, "sets");
+    /* a server that answers "sets": {} (or a string) has added nothing we can count */
+    size_t nanswered = json_object_is_type (sets, json_type_array) ? json_object_array_length (sets) : 0;
     for (size_t i = 0; i < nsets; i++) {
-        json_object *s = sets ? json_object_array_get_idx (sets, i) : NULL;
+        json_object *s = i < nanswered ? json_object_array_get_idx (sets, i) : NULL;
         res->sets[i].added = (int)ccas_json_int (s, "added", 0);
         res->sets[i].message = ccas_json_str (s, "message");
     }
@@ -377,7 +379,7 @@ static bool record_in_set (const struct ccas_node_record *r, const struct ccas_c
 static struct ccas_create_result *recovered_result (const struct ccas_create_request *req, const char *id,
                                                     struct ccas_node_list *nodes, struct ccas_error *err)
 {
-    struct ccas_create_result *res = result_from_json (json_object_new_object (), id, req->nsets, err);
+    struct ccas_create_result *res = ccas_create_result_from_json (json_object_new_object (), id, req->nsets, err);
     bool *used = calloc (nodes->nnodes + 1, sizeof (*used));
     if (!res || !used) {
         free (used);
@@ -441,7 +443,7 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
             api->stats.retries++;
         if (attempt (api, "POST", path, text, true, &resp) == 0) {
             json_object *root = parse_body (api, "POST", path, &resp, err);
-            if (root && (*out = result_from_json (root, id, req->nsets, err)))
+            if (root && (*out = ccas_create_result_from_json (root, id, req->nsets, err)))
                 rc = 0;
             goto done;
         }
@@ -512,7 +514,7 @@ void ccas_action_result_destroy (struct ccas_action_result *res)
     free (res);
 }
 
-static struct ccas_action_result *action_result (json_object *root, struct ccas_error *err)
+struct ccas_action_result *ccas_action_result_from_json (json_object *root, struct ccas_error *err)
 {
     struct ccas_action_result *res = calloc (1, sizeof (*res));
     json_object *nodes = ccas_json_get (root, "nodes");
@@ -562,7 +564,7 @@ int ccas_ccapi_node_action (struct ccas_ccapi *api, enum ccas_node_action action
     json_object_put (body);
     if (rc < 0)
         return -1;
-    return (*out = action_result (root, err)) ? 0 : -1;
+    return (*out = ccas_action_result_from_json (root, err)) ? 0 : -1;
 }
 
 /* ---- scale ----------------------------------------------------------------------------------------- */
@@ -584,5 +586,5 @@ int ccas_ccapi_scale (struct ccas_ccapi *api, const char *nodearray, bool by_cor
         return -1;
     json_object *sets = ccas_json_get (root, "sets");
     size_t n = sets && json_object_is_type (sets, json_type_array) ? json_object_array_length (sets) : 0;
-    return (*out = result_from_json (root, "", n, err)) ? 0 : -1;
+    return (*out = ccas_create_result_from_json (root, "", n, err)) ? 0 : -1;
 }

@@ -267,6 +267,12 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
                              struct ccas_create_result **out, struct ccas_error *err);
 void ccas_create_result_destroy (struct ccas_create_result *res);
 
+/* Parse a create or scale answer, {"operationId", "sets": [{"added",
+ * "message"}]}, for a request of `nsets` sets sent with `request_id`.  Takes
+ * ownership of `root`; missing or mistyped members read as 0 / NULL. */
+struct ccas_create_result *ccas_create_result_from_json (json_object *root, const char *request_id, size_t nsets,
+                                                         struct ccas_error *err);
+
 /* ---- node actions -------------------------------------------------------- */
 
 enum ccas_node_action {
@@ -311,6 +317,10 @@ int ccas_ccapi_node_action (struct ccas_ccapi *api, enum ccas_node_action action
                             const struct ccas_node_selector *sel, const char *request_id,
                             struct ccas_action_result **out, struct ccas_error *err);
 void ccas_action_result_destroy (struct ccas_action_result *res);
+
+/* Parse a node action answer, {"operationId", "nodes": [{"name", "id",
+ * "status", "error"}]}.  Takes ownership of `root`. */
+struct ccas_action_result *ccas_action_result_from_json (json_object *root, struct ccas_error *err);
 
 /* ---- scale ----------------------------------------------------------------- */
 

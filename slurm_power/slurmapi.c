@@ -56,9 +56,12 @@ char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_erro
         return NULL;
     }
     int count = slurm_hostlist_count (hl);
-    if (count <= 0) {
+    if (count <= 0 || count > CCAS_HOSTLIST_MAX) {
         slurm_hostlist_destroy (hl);
-        ccas_errorf (err, "'%s': an empty hostlist", expr);
+        if (count <= 0)
+            ccas_errorf (err, "'%s': an empty hostlist", expr);
+        else
+            ccas_errorf (err, "'%.64s': %d names, more than the %d one call may name", expr, count, CCAS_HOSTLIST_MAX);
         return NULL;
     }
     if (!(names = calloc ((size_t)count + 1, sizeof (*names)))) {

@@ -25,7 +25,11 @@ void ccas_slurm_fini (void);
 
 /* ---- hostlists ----------------------------------------------------------------- */
 
-/* Expand "hpc-[1-4,7]" into names.  Returns an array of `*n` strings (caller
+/* More names than any cluster has: an expression that expands further is a
+ * mistake, refused before it takes the memory. */
+#define CCAS_HOSTLIST_MAX (1 << 20)
+
+/* Expand "hpc-[1-4,7]" into names (at most CCAS_HOSTLIST_MAX).  Returns an array of `*n` strings (caller
  * frees with ccas_slurm_names_free()), or NULL with `err`. */
 char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err);
 void ccas_slurm_names_free (char **names, size_t n);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* fuzz_config.c: autoscale.json — parsing, validation against the key table, the effective view. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "conf.h"
+#include "fuzz.h"
+#include "jsonutil.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+    struct ccas_error err = { "" };
+    json_object *root = ccas_json_parse ((const char *)data, size, "autoscale.json", &err);
+    struct ccas_config *cfg = root ? ccas_config_from_json (root, "autoscale.json", &err) : NULL;
+    if (cfg) {
+        json_object_put (ccas_config_effective (cfg));
+        (void)ccas_config_idle_timeout (cfg, "htc");
+        (void)ccas_config_boot_timeout (cfg, "hpc");
+        (void)ccas_config_lookup_double (cfg, "slurm.memory_margin_percent", 5);
+        ccas_config_destroy (cfg);
+    }
+    return 0;
+}
