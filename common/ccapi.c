@@ -191,7 +191,7 @@ static json_object *parse_body (struct ccas_ccapi *api, const char *method, cons
 static int request_json (struct ccas_ccapi *api, const char *method, const char *path, const char *body,
                          enum retry_policy policy, json_object **out, struct ccas_error *err)
 {
-    struct ccas_http_response resp;
+    struct ccas_http_response resp = { 0 };
     memset (&api->last, 0, sizeof (api->last));
     api->last.retry_after_s = -1;
     if (send_request (api, method, path, body, policy, &resp, err) < 0)
@@ -454,7 +454,7 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
             break;
         struct ccas_ccapi_failure why = api->last;
         int seen = lookup_request (api, id, &made, err);
-        if (seen == 1) {
+        if (seen == 1 && made) {
             ccas_log (LOG_NOTICE, "create request %s: the answer was lost (%s); recovered %zu node%s by request id",
                       id, why.message, made->nnodes, made->nnodes == 1 ? "" : "s");
             if ((*out = recovered_result (req, id, made, err)))

@@ -388,8 +388,8 @@ void ccas_cluster_status_destroy (struct ccas_cluster_status *st)
 {
     if (!st)
         return;
-    for (size_t i = 0; i < st->nnodearrays; i++) {
-        for (size_t j = 0; j < st->nodearrays[i].nbuckets; j++) {
+    for (size_t i = 0; st->nodearrays && i < st->nnodearrays; i++) {
+        for (size_t j = 0; st->nodearrays[i].buckets && j < st->nodearrays[i].nbuckets; j++) {
             free (st->nodearrays[i].buckets[j].pgs);
             free (st->nodearrays[i].buckets[j].active_nodes);
         }

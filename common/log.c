@@ -107,10 +107,14 @@ void ccas_log_redact (char *text, unsigned long size)
     (void)size;
     for (size_t i = 0; i < nsecrets; i++) {
         size_t slen = strlen (secrets[i]);
+        /* never longer than the secret: a 3-byte secret gets "***", or the
+         * text would grow past its end */
+        size_t mlen = slen < sizeof (mask) - 1 ? slen : sizeof (mask) - 1;
         char *p;
         while ((p = strstr (text, secrets[i]))) {
-            memcpy (p, mask, 4);
-            memmove (p + 4, p + slen, strlen (p + slen) + 1);
+            for (size_t k = 0; k < mlen; k++)
+                p[k] = mask[k];
+            memmove (p + mlen, p + slen, strlen (p + slen) + 1);
         }
     }
 }

@@ -280,9 +280,10 @@ static bool place_colocated (struct engine *e, struct ccas_job *j)
 
 static const char *keep (struct engine *e, const char *text)
 {
-    char *p = ccas_jobs_alloc (e->jobs, strlen (text) + 1);
+    size_t size = strlen (text) + 1;
+    char *p = ccas_jobs_alloc (e->jobs, size);
     if (p)
-        strcpy (p, text);
+        memcpy (p, text, size);
     return p ? p : "out of memory";
 }
 
@@ -303,6 +304,8 @@ static const char *why_no_bucket (struct engine *e, const struct ccas_constraint
             best_score = score;
         }
     }
+    if (!best)
+        return keep (e, "the cluster has no buckets");
     ccas_constraint_fits (k, &best->template_node, &ev, e->why, sizeof (e->why));
     if (ccas_constraint_info (k)->never)
         return keep (e, e->why);

@@ -85,7 +85,7 @@ int ccas_shared_load (struct ccas_shared *s, json_object *obj, const char *path,
     if (!json_object_is_type (obj, json_type_object))
         return ccas_errorf (err, "%s: expected an object of name: value", path);
     json_object_object_foreach (obj, name, val) {
-        struct ccas_value v = { .type = CCAS_V_NONE };
+        struct ccas_value v; /* every case sets it or returns */
         switch (json_object_get_type (val)) {
         case json_type_int:
         case json_type_double:

@@ -193,9 +193,9 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
 
     if ((rc = parse (cli, argc, argv, &o)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
+    const char *env = getenv ("CCAUTOSCALE_CONFIG");
     if (!o.output)
-        o.output = getenv ("CCAUTOSCALE_CONFIG") && *getenv ("CCAUTOSCALE_CONFIG") ? getenv ("CCAUTOSCALE_CONFIG")
-                                                                                   : CCAS_DEFAULT_CONFIG;
+        o.output = env && *env ? env : CCAS_DEFAULT_CONFIG;
     if (!o.force && access (o.output, F_OK) == 0)
         return cli_fail (cli, EXIT_USAGE, "%s exists; --force replaces it (keeping %s.bak)", o.output, o.output);
     if ((rc = get_password (cli, &o, password, sizeof (password))) != EXIT_OK)

@@ -42,7 +42,7 @@ static bool grow (struct table *t)
     if (t->nrows < t->cap)
         return true;
     size_t cap = t->cap ? t->cap * 2 : 16;
-    char **cells = realloc (t->cells, cap * t->ncols * sizeof (*cells));
+    char **cells = realloc (t->cells, cap * (t->ncols ? t->ncols : 1) * sizeof (*cells));
     if (!cells)
         return false;
     t->cells = cells;

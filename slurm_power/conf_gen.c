@@ -193,6 +193,8 @@ void ccas_slurm_files_release (struct ccas_slurm_files *f)
 static bool same_node_lines (const char *a, const char *b)
 {
     size_t na = 0, nb = 0;
+    if (!a || !b)
+        return a == b;
     for (const char *p = a; p && (p = strstr (p, "\nNodeName=")); p++)
         na++;
     for (const char *p = b; p && (p = strstr (p, "\nNodeName=")); p++)

@@ -13,10 +13,12 @@
 
 static const char *partition_nodearray (const struct ccas_cluster *c, const char *partition)
 {
+    if (!partition)
+        return NULL;
     for (size_t i = 0; i < c->nnodearrays; i++) {
         json_object *v = ccas_config_nodearray_get (c->cfg, c->nodearrays[i].name, "slurm_partition");
         const char *p = v ? json_object_get_string (v) : c->nodearrays[i].name;
-        if (strcmp (p, partition) == 0)
+        if (p && strcmp (p, partition) == 0)
             return c->nodearrays[i].name;
     }
     return NULL;
@@ -118,9 +120,10 @@ static int add_job (struct ccas_jobs *jobs, struct ccas_cluster *c, const slurm_
         job->nrunning_on = (uint32_t)n;
         job->running_on = ccas_jobs_alloc (jobs, (n + 1) * sizeof (*job->running_on));
         for (size_t i = 0; job->running_on && i < n; i++) {
-            char *copy = ccas_jobs_alloc (jobs, strlen (names[i]) + 1);
+            size_t size = strlen (names[i]) + 1;
+            char *copy = ccas_jobs_alloc (jobs, size);
             if (copy)
-                strcpy (copy, names[i]);
+                memcpy (copy, names[i], size);
             job->running_on[i] = copy;
         }
         ccas_slurm_names_free (names, n);
