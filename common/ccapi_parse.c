@@ -17,7 +17,7 @@ static int get_count (json_object *obj, const char *path, const char *key, int64
     *out = -1;
     json_object *v = ccas_json_get (obj, key);
     if (v && json_object_is_type (v, json_type_double)) {
-        *out = (int64_t)json_object_get_double (v); /* some servers send 12.0 */
+        *out = ccas_double_to_int64 (json_object_get_double (v)); /* some servers send 12.0 */
         return 0;
     }
     return ccas_json_get_int (obj, path, key, out, err) < 0 ? -1 : 0;

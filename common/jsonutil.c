@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,17 @@ const char *ccas_json_str (json_object *obj, const char *key)
     return json_object_get_string (val);
 }
 
+int64_t ccas_double_to_int64 (double d)
+{
+    if (isnan (d))
+        return 0;
+    if (d >= 9223372036854775807.0) /* 2^63: the first double beyond INT64_MAX */
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
 int64_t ccas_json_int (json_object *obj, const char *key, int64_t dflt)
 {
     json_object *val = ccas_json_get (obj, key);
@@ -260,7 +272,7 @@ int64_t ccas_json_int (json_object *obj, const char *key, int64_t dflt)
     case json_type_int:
         return json_object_get_int64 (val);
     case json_type_double:
-        return (int64_t)json_object_get_double (val);
+        return ccas_double_to_int64 (json_object_get_double (val));
     case json_type_string: {
         const char *s = json_object_get_string (val);
         char *end;
@@ -391,7 +403,8 @@ int ccas_json_get_int (json_object *obj, const char *path, const char *key,
     }
     if (json_object_is_type (val, json_type_double)) {
         double d = json_object_get_double (val);
-        if (d == (double)(int64_t)d) {
+        /* an integral value in range (12.0); 1e20 or 2.5 is not an integer */
+        if (d > -9223372036854775808.0 && d < 9223372036854775807.0 && d == (double)(int64_t)d) {
             *out = (int64_t)d;
             return 1;
         }

@@ -44,6 +44,11 @@ json_object *ccas_json_get (json_object *obj, const char *key);
 /* Lenient readers for server records: a wrong type reads as the default. */
 const char *ccas_json_str (json_object *obj, const char *key);        /* NULL if absent */
 int64_t ccas_json_int (json_object *obj, const char *key, int64_t dflt); /* also numeric strings */
+
+/* A double as int64_t, saturated at the type's limits (NaN reads as 0):
+ * converting an out-of-range double directly is undefined behaviour, and
+ * servers and files do send 1e20. */
+int64_t ccas_double_to_int64 (double d);
 double ccas_json_double (json_object *obj, const char *key, double dflt);
 bool ccas_json_bool (json_object *obj, const char *key, bool dflt);  /* also "true"/"false" */
 

@@ -50,8 +50,9 @@ static long real_memory_mb (const struct ccas_config *cfg, double memory_gb)
     double margin = mb * pct / 100.0;
     if (margin < min)
         margin = min;
-    long real = (long)floor (mb - margin);
-    return real > 1 ? real : 1;
+    double real = floor (mb - margin);
+    /* a status answer may claim any size: RealMemory is at most what Slurm's field holds */
+    return real > 1 ? (real < 1e15 ? (long)real : (long)1e15) : 1;
 }
 
 static const char *partition_of (const struct ccas_config *cfg, const char *nodearray)
