@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# chaos.sh: a soak of the real-Slurm setup while ccsim injects random faults
+# into CHAOS_RATE (default 10%) of CycleCloud requests and creates: 500s,
+# 429s with Retry-After, latency spikes, dropped connections (before and after
+# the answer), capacity failures and VMs that fail to boot.  CHAOS_JOBS
+# (default 200) jobs run; `ccautoscale slurm sync` runs every 10 s as the
+# timer would.  Passes when every job completed, no VM is left once the faults
+# stop, and no node is down or drained without a Reason.  Prints the figures.
+#   make -C tests/slurm chaos [CHAOS_JOBS=200 CHAOS_WAVES=4 CHAOS_RATE=0.1 CHAOS_SEED=1 CHAOS_LIMIT=900]
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/slurm.sh"
+why=$(slurm_prereqs) || test_skip_all "$why"
+JOBS=${CHAOS_JOBS:-200}
+RATE=${CHAOS_RATE:-0.1}
+SEED=${CHAOS_SEED:-1}
+LIMIT=${CHAOS_LIMIT:-900}
+CCAS=$top_builddir/plugin/ccautoscale
+WAVES=${CHAOS_WAVES:-4}
+MPI=$((JOBS / 10))
+ARRAY=$((JOBS - MPI))
+
+# jobs still queued or running; a squeue that fails (slurmctld busy) says yes
+jobs_left () {
+    local out
+    out=$(squeue -h -o %i 2>/dev/null) || return 0
+    [ -n "$out" ]
+}
+
+test_expect_success 'start Slurm with the demo cluster; faults on' '
+    SLURM_RESUME_TIMEOUT=40 SLURM_SUSPEND_TIME=8 CCSIM_BOOT_DELAY=2 \
+        slurm_start "$top_srcdir/tests/ccsim/clusters/demo.json" ".logging.level = \"info\"" &&
+    export CCAUTOSCALE_CONFIG=$CCAS_CONF &&
+    ccsim_fault "{\"kind\": \"random\", \"rate\": $RATE, \"seed\": $SEED, \"count\": -1}" &&
+    mkdir done
+'
+
+test_expect_success "$JOBS jobs ($ARRAY single-core array tasks, $MPI 2-node MPI jobs, in $WAVES waves) all complete under faults" '
+    start=$(date +%s) && last=0 && : >dups &&
+    for w in $(seq 1 $WAVES); do
+        sbatch --parsable -o /dev/null -p htc -n1 --array=$(((w - 1) * ARRAY / WAVES + 1))-$((w * ARRAY / WAVES)) \
+            --wrap "sleep 1; touch $TEST_TMP/done/a.\$SLURM_ARRAY_TASK_ID" >>array.ids || return 1
+        for i in $(seq $(((w - 1) * MPI / WAVES + 1)) $((w * MPI / WAVES))); do
+            sbatch --parsable -o /dev/null -p hpc -N2 --wrap "srun true && touch $TEST_TMP/done/m.$i" || return 1
+        done >>mpi.ids
+        while jobs_left; do
+            now=$(date +%s)
+            [ $((now - start)) -lt "$LIMIT" ] || { echo "jobs left after ${LIMIT}s:"; squeue; return 1; }
+            if [ $((now - last)) -ge 10 ]; then
+                "$CCAS" -q slurm sync >>sync.out 2>&1
+                last=$now
+            fi
+            # no two live VMs ever share a name
+            ccsim_get /ccsim/state | jq -r ".nodes[].Name" | sort | uniq -d >>dups
+            sleep 2
+        done
+        # let the nodes power down, so that the next wave creates VMs again
+        [ "$w" = "$WAVES" ] || sleep 14
+    done &&
+    echo $(($(date +%s) - start)) >jobs.seconds &&
+    test_equal "$(ls done | wc -l)" "$JOBS" "jobs that completed" &&
+    test_equal "$(sort -u dups | tr "\n" " ")" "" "VM names alive twice"
+' || slurm_dump
+
+test_expect_success 'faults off: every VM is given back, no node is down without a Reason' '
+    ccsim_get /ccsim/faults >faults.json &&
+    ccsim_delete /ccsim/faults >/dev/null &&
+    wait_for 120 sh -c "\"$CCAS\" -q slurm sync >/dev/null 2>&1; test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    slurm_node_states >states &&
+    awk "\$2 ~ /down|drain|fail/ && \$3 == \"none\"" states >unexplained &&
+    test_equal "$(cat unexplained)" ""
+' || slurm_dump
+
+# the figures
+cd "$TEST_TMP" || exit 1
+if [ -f faults.json ]; then
+    echo "# chaos: $JOBS jobs in $(cat jobs.seconds 2>/dev/null || echo ?) s at fault rate $RATE (seed $SEED)"
+    echo "# faults injected: $(jq -c '.injected | with_entries(select(.value > 0))' faults.json)"
+    echo "# requests to ccsim: $(ccsim_get /ccsim/requests | jq length)," \
+        "client retries logged: $(grep -c "retry" ccautoscale.log 2>/dev/null || echo 0)," \
+        "creates recovered by request id: $(grep -c "recovered" ccautoscale.log 2>/dev/null || echo 0)"
+    echo "# create requests: $(ccsim_requests "POST .*/nodes/create" | wc -l)," \
+        "VM names alive twice: $(sort -u dups 2>/dev/null | wc -l)," \
+        "VMs left: $(ccsim_node_count)"
+fi
+test_done
