@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ccapi.h"
+#include "clock.h"
 #include "http.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -89,13 +90,6 @@ const struct ccas_ccapi_stats *ccas_ccapi_stats (const struct ccas_ccapi *api)
 
 /* ---- one request, with retries ------------------------------------------------------------ */
 
-static double now_seconds (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static bool retryable_status (long status)
 {
     return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
@@ -123,10 +117,10 @@ static void wait_before_retry (struct ccas_ccapi *api, int attempt, long retry_a
 static int attempt (struct ccas_ccapi *api, const char *method, const char *path, const char *body, bool once,
                     struct ccas_http_response *resp)
 {
-    double t0 = now_seconds ();
+    double t0 = ccas_clock_monotonic ();
     api->stats.requests++;
     int rc = ccas_http_request (api->http, method, path, body, once, resp, &api->last);
-    api->stats.seconds += now_seconds () - t0;
+    api->stats.seconds += ccas_clock_monotonic () - t0;
     if (rc < 0)
         return -1;
     if (resp->status >= 200 && resp->status < 300)

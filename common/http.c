@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "clock.h"
 #include "http.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -317,9 +318,7 @@ void ccas_http_sleep_ms (long ms)
 {
     if (ms <= 0 || getenv ("CCAS_TEST_NO_SLEEP"))
         return;
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
-        ;
+    ccas_clock_sleep ((double)ms / 1000.0);
 }
 
 const char *ccas_http_error_message (const char *body, size_t len, char *buf, size_t size)

@@ -12,18 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "lock.h"
 
 struct ccas_lock {
     int fd;
 };
-
-static double now_monotonic (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void describe_holder (int fd, const char *path, struct ccas_error *err)
 {
@@ -48,7 +42,7 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
         ccas_errorf (err, "%s: cannot open lock file: %s", path, strerror (errno));
         return NULL;
     }
-    double deadline = now_monotonic () + timeout;
+    double deadline = ccas_clock_monotonic () + timeout;
     while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
         if (errno == EINTR)
             continue;
@@ -56,13 +50,12 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
             ccas_errorf (err, "%s: cannot lock: %s", path, strerror (errno));
             goto error;
         }
-        if (now_monotonic () >= deadline) {
+        if (ccas_clock_monotonic () >= deadline) {
             describe_holder (fd, path, err);
             errno = EWOULDBLOCK;
             goto error;
         }
-        struct timespec ts = { 0, 20 * 1000 * 1000 };
-        nanosleep (&ts, NULL);
+        ccas_clock_sleep (0.02);
     }
     char line[128];
     int len = snprintf (line, sizeof (line), "pid %d (%s)\n", (int)getpid (), who ? who : "ccautoscale");

@@ -9,6 +9,7 @@
 
 #include "apply.h"
 #include "builtins.h"
+#include "clock.h"
 #include "lock.h"
 #include "log.h"
 #include "match.h"
@@ -131,9 +132,7 @@ static int carry_out (struct cli *cli, struct ccas_plan *plan, struct ccas_state
 
 static double now_ms (void)
 {
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return ccas_clock_monotonic () * 1e3;
 }
 
 int cmd_demand (struct cli *cli, int argc, char **argv)

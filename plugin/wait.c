@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "wait.h"
 
 #define WAIT_DEFAULT_TIMEOUT 1200.0
@@ -22,19 +22,6 @@ struct seen {
     const char *status;          /* "removed" when absent from the answer */
     const char *message;         /* the server's StatusMessage, or NULL */
 };
-
-static double now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void nap (double seconds)
-{
-    struct timespec ts = { (time_t)seconds, (long)((seconds - floor (seconds)) * 1e9) };
-    nanosleep (&ts, NULL);
-}
 
 int wait_parse_timeout (struct cli *cli, const char *arg, double *timeout)
 {
@@ -179,7 +166,7 @@ int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **rep
     struct seen *seen = NULL;
     size_t nseen = 0;
     char line[512], last[512] = "";
-    double start = now (), elapsed = 0;
+    double start = ccas_clock_monotonic (), elapsed = 0;
     bool timed_out = false;
     int rc;
 
@@ -189,7 +176,7 @@ int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **rep
             rc = cli_fail_api (cli, &err);
             goto done;
         }
-        elapsed = now () - start;
+        elapsed = ccas_clock_monotonic () - start;
         summarize (seen, nseen, line, sizeof (line));
         show_progress (cli, elapsed, line, last, sizeof (last));
         size_t open = 0;
@@ -203,7 +190,7 @@ int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **rep
         }
         /* quick while VMs usually move, gentle on the server after */
         double pause = elapsed < 10 ? 1 : elapsed < 60 ? 2 : 5;
-        nap (fmin (pause, spec->timeout - elapsed + 0.05));
+        ccas_clock_sleep (fmin (pause, spec->timeout - elapsed + 0.05));
     }
     if (cli->interactive && !cli->json)
         printf ("\n");

@@ -12,39 +12,43 @@
 
 #include "log.h"
 
+/* Redact `text` in place in a buffer of exactly `size` bytes, with `secret`
+ * the only one registered, and compare with `want`. */
+static void check_redact (const char *secret, const char *text, size_t size, const char *want)
+{
+    char buf[128];
+    assert_true (size <= sizeof (buf) && strlen (text) < size);
+    memset (buf, 'X', sizeof (buf)); /* what lies past `size` must survive */
+    strcpy (buf, text);
+    ccas_log_add_secret (secret);
+    ccas_log_redact (buf, size);
+    assert_string_equal (buf, want);
+    for (size_t i = size; i < sizeof (buf); i++)
+        assert_int_equal (buf[i], 'X');
+    ccas_log_close ();
+}
+
 static void test_redact_masks_every_secret (void **state)
 {
     (void)state;
-    char text[128] = "user=admin password=s3cret-pw again s3cret-pw end";
-    ccas_log_add_secret ("s3cret-pw");
-    ccas_log_redact (text, sizeof (text));
-    assert_string_equal (text, "user=admin password=**** again **** end");
-    ccas_log_close ();
+    check_redact ("s3cret-pw", "user=admin password=s3cret-pw again s3cret-pw end", 128,
+                  "user=admin password=**** again **** end");
 }
 
 static void test_redact_short_secret_never_grows (void **state)
 {
     (void)state;
-    /* the secret fills the buffer to its end: a mask longer than the secret
-     * would write past the terminator */
-    char text[8] = "pw=abc";
-    ccas_log_add_secret ("abc");
-    ccas_log_redact (text, sizeof (text));
-    assert_string_equal (text, "pw=***");
-    char text2[16] = "abc;abc;x";
-    ccas_log_redact (text2, sizeof (text2));
-    assert_string_equal (text2, "***;***;x");
-    ccas_log_close ();
+    /* the secret ends the text in a buffer just big enough: a mask longer
+     * than the secret would write past the terminator */
+    check_redact ("abc", "pw=abc", 7, "pw=***");
+    check_redact ("abc", "abc;abc;x", 16, "***;***;x");
 }
 
 static void test_too_short_is_not_a_secret (void **state)
 {
     (void)state;
-    char text[32] = "ab is everywhere: ab";
-    ccas_log_add_secret ("ab"); /* masking 2 letters would mask half of every log line */
-    ccas_log_redact (text, sizeof (text));
-    assert_string_equal (text, "ab is everywhere: ab");
-    ccas_log_close ();
+    /* masking 2 letters would mask half of every log line */
+    check_redact ("ab", "ab is everywhere: ab", 32, "ab is everywhere: ab");
 }
 
 int main (void)
