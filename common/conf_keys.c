@@ -103,7 +103,18 @@ const struct config_key ccas_config_table[] = {
       "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes" },
 
     /* PBS */
-    { "pbs", KEY_OPEN, "{}", UNBOUNDED, NULL, false, "the PBS integration" },
+    { "pbs", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the PBS integration" },
+    { "pbs.bin_dir", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "directory of qstat, pbsnodes and qmgr (default: the PATH, then /opt/pbs/bin)" },
+    { "pbs.command_timeout", KEY_NUMBER, "30", 1, 600, NULL, false,
+      "seconds one PBS command may take before it is killed" },
+    { "pbs.node_resources", KEY_STRING_LIST, "[\"ncpus\", \"mem\", \"ngpus\", \"disk\", \"slot_type\"]", UNBOUNDED, NULL, false,
+      "node resources (from default_resources) set as resources_available.* when a node joins; "
+      "vm_size, nodearray, group_id, ungrouped, instance_id and ccnodeid are always set" },
+    { "pbs.hook_freq", KEY_INT, "15", 5, 3600, NULL, false,
+      "seconds between runs of the periodic hook (install-hook)" },
+    { "pbs.hook_timeout", KEY_INT, "100", 10, 3600, NULL, false,
+      "seconds the hook lets one pass run; the hook's alarm is 20 s more (install-hook)" },
 };
 
 const size_t ccas_config_table_len = sizeof (ccas_config_table) / sizeof (ccas_config_table[0]);

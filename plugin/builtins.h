@@ -41,6 +41,15 @@ extern const struct cmd_help help_scale;
 extern const struct cmd_help help_status;
 extern const struct cmd_help help_terminate;
 
+int cmd_pbs_analyze (struct cli *cli, int argc, char **argv);
+int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv);
+int cmd_pbs_demand (struct cli *cli, int argc, char **argv);
+int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv);
+extern const struct cmd_help help_pbs_analyze;
+extern const struct cmd_help help_pbs_autoscale;
+extern const struct cmd_help help_pbs_demand;
+extern const struct cmd_help help_pbs_install_hook;
+
 #ifdef WITH_SLURM
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);
 int cmd_slurm_demand (struct cli *cli, int argc, char **argv);

@@ -15,6 +15,21 @@ static const struct cmd config_cmds[] = {
     { NULL, NULL, 0, NULL, NULL },
 };
 
+static const struct cmd pbs_cmds[] = {
+    { "analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL },
+    { "autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL },
+    { "demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL },
+    { "install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL },
+    { NULL, NULL, 0, NULL, NULL },
+};
+
+static const struct cmd_help help_pbs = {
+    .synopsis = "pbs autoscale|demand|analyze|install-hook [OPTIONS]",
+    .summary = "the PBS integration: the periodic hook's pass, dry run, job analysis, hook installation",
+    .description = "PBS's periodic hook runs 'ccautoscale pbs autoscale' every pbs.hook_freq seconds;\n"
+                   "'pbs demand' is the same pass without changes, 'pbs analyze' explains one job.",
+};
+
 #ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
     { "conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL },
@@ -51,6 +66,7 @@ static const struct cmd commands[] = {
     { "demand", cmd_demand, NEED_API, &help_demand, NULL },
     { "initconfig", cmd_initconfig, 0, &help_initconfig, NULL },
     { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
+    { "pbs", NULL, 0, &help_pbs, pbs_cmds },
     { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
 #ifdef WITH_SLURM
     { "slurm", NULL, 0, &help_slurm, slurm_cmds },

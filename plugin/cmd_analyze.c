@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "builtins.h"
 #include "match.h"
 #include "model_load.h"
@@ -139,6 +140,29 @@ static void print_text (json_object *a)
     }
 }
 
+int analyze_job (struct cli *cli, struct ccas_cluster *c, struct ccas_jobs *jobs, const char *job_id)
+{
+    struct ccas_error err = { "" };
+    struct ccas_job *j = NULL;
+    for (size_t i = 0; i < jobs->n; i++) {
+        if (j && !jobs->v[i].running)
+            jobs->v[i].ignore = true; /* only the jobs ahead take their share first */
+        if (!j && strcmp (jobs->v[i].id, job_id) == 0)
+            j = &jobs->v[i];
+    }
+    if (!j || j->running)
+        return cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id, j ? "is running, not pending" : "not among the jobs given");
+    if (ccas_match (c, jobs, NULL, &err) < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    json_object *a = analysis_json (c, j);
+    if (cli->json)
+        cli_print_json (a);
+    else
+        print_text (a);
+    json_object_put (a);
+    return EXIT_OK;
+}
+
 int cmd_analyze (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -148,7 +172,6 @@ int cmd_analyze (struct cli *cli, int argc, char **argv)
     };
     struct model_source src = { .with_nodes = true };
     const char *job_id = NULL, *jobs_file = "-";
-    struct ccas_error err = { "" };
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;
     int ch, rc;
@@ -171,27 +194,7 @@ int cmd_analyze (struct cli *cli, int argc, char **argv)
         return rc;
     if ((rc = model_load (cli, &src, &c)) != EXIT_OK || (rc = jobs_load (cli, c, jobs_file, &jobs)) != EXIT_OK)
         goto done;
-    struct ccas_job *j = NULL;
-    for (size_t i = 0; i < jobs->n; i++) {
-        if (j && !jobs->v[i].running)
-            jobs->v[i].ignore = true; /* only the jobs ahead take their share first */
-        if (!j && strcmp (jobs->v[i].id, job_id) == 0)
-            j = &jobs->v[i];
-    }
-    if (!j || j->running) {
-        rc = cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id, j ? "is running, not pending" : "not among the jobs given");
-        goto done;
-    }
-    if (ccas_match (c, jobs, NULL, &err) < 0) {
-        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-        goto done;
-    }
-    json_object *a = analysis_json (c, j);
-    if (cli->json)
-        cli_print_json (a);
-    else
-        print_text (a);
-    json_object_put (a);
+    rc = analyze_job (cli, c, jobs, job_id);
 done:
     ccas_jobs_destroy (jobs);
     ccas_cluster_destroy (c);

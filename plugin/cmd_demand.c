@@ -2,20 +2,17 @@
 /* cmd_demand.c: `ccautoscale demand` — what pending jobs need; dry run unless --apply. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "apply.h"
 #include "builtins.h"
 #include "clock.h"
-#include "lock.h"
 #include "log.h"
 #include "match.h"
 #include "model_load.h"
+#include "pass.h"
 #include "plan_print.h"
-#include "state.h"
 
 static const struct cmd_option options[] = {
     { "-j, --jobs FILE", "pending (and running) jobs as JSON; '-' reads stdin (default '-')" },
@@ -91,45 +88,6 @@ static int parse (struct cli *cli, int argc, char **argv, struct demand_opts *o)
     return EXIT_OK;
 }
 
-/* Scale-down needs node times from the state directory; a dry run reads them
- * and leaves them alone. */
-static int plan_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
-{
-    struct ccas_error err = { "" };
-    if (!(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    json_object *root = ccas_state_root (*times_state);
-    json_object *times = NULL;
-    if (!json_object_object_get_ex (root, "times", &times) || !times) {
-        times = json_object_new_object ();
-        json_object_object_add (root, "times", times);
-    }
-    if (ccas_plan_scaledown (plan, times, (double)time (NULL), &err) < 0)
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    return EXIT_OK;
-}
-
-static int carry_out (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state)
-{
-    struct ccas_error err = { "" };
-    struct ccas_state *requests = NULL;
-    int rc = EXIT_OK;
-    if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, "ccautoscale demand", 30, &err)))
-        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
-    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
-        rc = cli_fail_api (cli, &err);
-    else if (plan_shortfalls (plan))
-        rc = EXIT_PARTIAL;
-    if (times_state && ccas_state_save (times_state, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_state_destroy (requests);
-    return rc;
-}
-
 static double now_ms (void)
 {
     return ccas_clock_monotonic () * 1e3;
@@ -160,10 +118,10 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     }
     ccas_log (LOG_DEBUG, "demand: model %.0f ms (%zu nodes), jobs %.0f ms (%zu), match %.0f ms", t1 - t0,
               c->nexisting, t2 - t1, jobs->n, now_ms () - t2);
-    if (o.scaledown && (rc = plan_scaledown (cli, plan, &times_state)) != EXIT_OK)
+    if (o.scaledown && (rc = pass_scaledown (cli, plan, &times_state)) != EXIT_OK)
         goto done;
     if (o.apply)
-        rc = carry_out (cli, plan, times_state);
+        rc = pass_apply (cli, plan, times_state, "ccautoscale demand");
     if (cli->json) {
         json_object *extra = json_object_new_object ();
         json_object_object_add (extra, "applied", json_object_new_boolean (o.apply));

@@ -60,11 +60,12 @@ for f in /usr/sbin/ccautoscale /usr/sbin/ccautoscale-resume /usr/sbin/ccautoscal
     /usr/sbin/ccautoscale-resume-fail /usr/bin/ccsim /lib/systemd/system/ccautoscale-sync.service \
     /lib/systemd/system/ccautoscale-sync.timer /usr/share/bash-completion/completions/ccautoscale \
     /usr/share/doc/ccautoscale/examples/autoscale.json.example /usr/share/ccsim/clusters/demo.json \
-    /usr/share/man/man5/ccautoscale.json.5.gz /usr/share/man/man1/ccsim.1.gz; do
+    /usr/share/man/man5/ccautoscale.json.5.gz /usr/share/man/man1/ccsim.1.gz \
+    /usr/share/ccautoscale/pbs/ccautoscale_hook.py /usr/share/ccautoscale/pbs/ccautoscale_hook.json; do
     [ -e "$f" ] || fail "$f is not installed"
 done
 pages=$(dpkg -L ccautoscale | grep -c '/man8/.*\.8\.gz$')
-[ "$pages" -ge 18 ] || fail "only $pages section 8 man pages installed"
+[ "$pages" -ge 23 ] || fail "only $pages section 8 man pages installed"
 zcat /usr/share/man/man8/ccautoscale-create.8.gz | grep -q 'wait\[=SECONDS' || fail "ccautoscale-create(8) lacks --wait"
 grep -q 'ExecStart=/usr/sbin/ccautoscale slurm sync' /lib/systemd/system/ccautoscale-sync.service ||
     fail "the sync service does not run /usr/sbin/ccautoscale"
@@ -109,6 +110,9 @@ names=$(jq -r '.[] | select(.Template == "htc") | .Name' "$tmp/nodes.json")
     fail "terminate --wait: $(cat "$tmp/term.out")"
 tail -1 "$tmp/term.out" | grep -q "2 nodes: removed 2" || fail "terminate --wait: $(cat "$tmp/term.out")"
 /usr/sbin/ccautoscale -c "$cfg" slurm conf | grep -q "^NodeName=hpc-\[1-16\] State=CLOUD" || fail "slurm conf"
+/usr/sbin/ccautoscale -c "$cfg" pbs install-hook --dry-run |
+    grep -q "import hook ccautoscale application/x-python default /usr/share/ccautoscale/pbs/ccautoscale_hook.py" ||
+    fail "pbs install-hook --dry-run does not import the installed hook"
 
 check "purge removes everything"
 $sudo dpkg --purge ccautoscale ccsim >/dev/null

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* pbs_nodes.h: PBS's vnodes, and what they tell the cluster model.
+ *
+ * From `pbsnodes -a -F json`.  A PBS node belongs to a CycleCloud node when
+ * its name is the VM's hostname (or name); it is *joined* when its
+ * resources_available.ccnodeid — written last when joining — holds that
+ * VM's node id.  ccautoscale's own comments start with "ccautoscale: " and
+ * say what it is doing; a draining node carries CCAS_PBS_DRAIN_COMMENT, a
+ * node offline for any other reason is the administrator's and is left alone.
+ */
+#ifndef CCAS_PBS_NODES_H
+#define CCAS_PBS_NODES_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "cluster.h"
+
+#define CCAS_PBS_COMMENT_PREFIX "ccautoscale: "
+#define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining"   /* followed by ": <why>" */
+#define CCAS_PBS_JOIN_COMMENT "ccautoscale: joined"
+
+struct ccas_pbs_node {
+    const char *name;           /* borrowed from the pbsnodes document */
+    const char *comment;
+    const char *ccnodeid;       /* resources_available.ccnodeid, or NULL */
+    bool offline, down;
+    unsigned njobs;
+    json_object *assigned;      /* resources_assigned, borrowed */
+    struct ccas_node *cc;       /* the CycleCloud node it stands for, or NULL */
+};
+
+struct ccas_pbs_nodes {
+    struct ccas_pbs_node *v;
+    size_t n;
+    json_object *doc;           /* owned */
+    struct ccas_pbs_node **by_node; /* by model node index, after merge */
+    size_t nby;
+};
+
+/* Read the parsed pbsnodes document (takes ownership of `doc`).  Caller frees
+ * with ccas_pbs_nodes_destroy().  NULL with `err` when `doc` has no nodes
+ * object of the right shape or memory runs out. */
+struct ccas_pbs_nodes *ccas_pbs_nodes_from_json (json_object *doc, struct ccas_error *err);
+void ccas_pbs_nodes_destroy (struct ccas_pbs_nodes *nodes);
+
+/* Tie PBS nodes to the model's nodes and tell the model what PBS knows: a
+ * node with jobs is busy, one that is offline or down takes no new work, and
+ * resources PBS has assigned are not free. */
+void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c);
+
+/* The PBS node standing for `n`, or NULL. */
+struct ccas_pbs_node *ccas_pbs_nodes_find (struct ccas_pbs_nodes *nodes, const struct ccas_node *n);
+
+/* True when ccautoscale is draining this node (its own comment). */
+bool ccas_pbs_node_draining (const struct ccas_pbs_node *p);
+
+#endif /* !CCAS_PBS_NODES_H */

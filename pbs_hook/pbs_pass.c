@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* pbs_pass.c: join, drain, delete and forget PBS nodes around a plan. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "pbs_cmds.h"
+#include "pbs_pass.h"
+
+static struct ccas_pbs_action *add (struct ccas_pbs_actions *a, size_t *cap, enum ccas_pbs_act_kind kind,
+                                    const char *host, struct ccas_node *n, struct ccas_pbs_node *p, const char *why)
+{
+    if (a->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        struct ccas_pbs_action *v = realloc (a->v, c * sizeof (*v));
+        if (!v)
+            return NULL;
+        a->v = v;
+        *cap = c;
+    }
+    struct ccas_pbs_action *x = &a->v[a->n++];
+    memset (x, 0, sizeof (*x));
+    x->kind = kind;
+    x->host = host;
+    x->node = n;
+    x->pbs = p;
+    snprintf (x->why, sizeof (x->why), "%s", why ? why : "");
+    return x;
+}
+
+/* Sort the plan's terminations into what PBS must do first; keep those that
+ * may go now.  Returns -1 when out of memory. */
+static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
+                              size_t *cap)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < plan->nterminates; i++) {
+        struct ccas_plan_action *t = &plan->terminates[i];
+        struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, t->node);
+        bool idle = t->node->kind == CCAS_NODE_READY || t->node->kind == CCAS_NODE_STOPPED;
+        const char *host = p ? p->name : ccas_pbs_host (t->node);
+        if (p && idle && p->offline && !ccas_pbs_node_draining (p)) {
+            ccas_log (LOG_INFO, "pbs: %s: offline by the administrator (%s); not given back",
+                      host, p->comment ? p->comment : "no comment");
+            continue;
+        }
+        if (p && idle && !p->offline) {
+            if (!add (a, cap, CCAS_PBS_DRAIN, host, t->node, p, t->reason))
+                return -1;
+            continue; /* given back on a later pass, once drained */
+        }
+        if (p && !add (a, cap, CCAS_PBS_DELETE, host, t->node, p, t->reason))
+            return -1;
+        plan->terminates[kept++] = *t;
+    }
+    plan->nterminates = kept;
+    return 0;
+}
+
+static bool terminating (const struct ccas_plan *plan, const struct ccas_node *n)
+{
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (plan->terminates[i].node == n)
+            return true;
+    return false;
+}
+
+int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
+                   struct ccas_error *err)
+{
+    struct ccas_cluster *c = plan->cluster;
+    size_t cap = 0;
+    memset (a, 0, sizeof (*a));
+    if (sort_terminations (plan, pnodes, a, &cap) < 0)
+        goto oom;
+    for (size_t i = 0; i < pnodes->n; i++) {
+        struct ccas_pbs_node *p = &pnodes->v[i];
+        if (!p->cc && p->ccnodeid && !add (a, &cap, CCAS_PBS_FORGET, p->name, NULL, p, "its VM has gone"))
+            goto oom;
+    }
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
+        if (n->kind != CCAS_NODE_READY || (p && p->ccnodeid) || terminating (plan, n))
+            continue;
+        if (!add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p, "ready"))
+            goto oom;
+    }
+    return 0;
+oom:
+    ccas_pbs_actions_free (a);
+    return ccas_errorf (err, "out of memory");
+}
+
+void ccas_pbs_actions_free (struct ccas_pbs_actions *a)
+{
+    free (a->v);
+    a->v = NULL;
+    a->n = 0;
+}
+
+static void outcome (struct ccas_pbs_action *x, int rc, const struct ccas_error *err, const char *verb)
+{
+    x->outcome = rc < 0 ? CCAS_FAILED : CCAS_DONE;
+    if (rc < 0) {
+        snprintf (x->error, sizeof (x->error), "%s", err->text);
+        ccas_log (LOG_ERR, "pbs: %s: %s failed: %s", x->host, verb, err->text);
+    } else
+        ccas_log (LOG_NOTICE, "pbs: %s: %s (%s)", x->host, verb, x->why);
+}
+
+static void drop_termination (struct ccas_plan *plan, const struct ccas_node *n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (plan->terminates[i].node != n)
+            plan->terminates[kept++] = plan->terminates[i];
+    plan->nterminates = kept;
+}
+
+void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        struct ccas_pbs_action *x = &a->v[i];
+        struct ccas_error err = { "" };
+        switch (x->kind) {
+        case CCAS_PBS_DRAIN:
+            outcome (x, ccas_pbs_drain (x->host, x->why, &err), &err, "drained");
+            break;
+        case CCAS_PBS_DELETE:
+            outcome (x, ccas_pbs_delete (x->host, &err), &err, "deleted from PBS");
+            if (x->outcome == CCAS_FAILED)
+                drop_termination (plan, x->node); /* never a VM gone behind a registered node */
+            break;
+        case CCAS_PBS_FORGET:
+            outcome (x, ccas_pbs_delete (x->host, &err), &err, "deleted from PBS");
+            break;
+        case CCAS_PBS_JOIN:
+            break;
+        }
+    }
+}
+
+void ccas_pbs_apply_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        struct ccas_pbs_action *x = &a->v[i];
+        struct ccas_error err = { "" };
+        if (x->kind == CCAS_PBS_JOIN)
+            outcome (x, ccas_pbs_join (c, x->node, x->host, x->pbs, names, &err), &err, "joined");
+    }
+}
+
+size_t ccas_pbs_failures (const struct ccas_pbs_actions *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n; i++)
+        n += a->v[i].outcome == CCAS_FAILED;
+    return n;
+}
+
+json_object *ccas_pbs_actions_json (const struct ccas_pbs_actions *a, bool applied)
+{
+    static const char *const keys[] = { "join", "drain", "delete", "forget" };
+    static const char *const outcomes[] = { "planned", "done", "failed" };
+    json_object *o = json_object_new_object ();
+    json_object *lists[4];
+    for (int k = 0; k < 4; k++) {
+        lists[k] = json_object_new_array ();
+        json_object_object_add (o, keys[k], lists[k]);
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        const struct ccas_pbs_action *x = &a->v[i];
+        json_object *e = json_object_new_object ();
+        json_object_object_add (e, "node", json_object_new_string (x->host));
+        json_object_object_add (e, "why", json_object_new_string (x->why));
+        json_object_object_add (e, "outcome", json_object_new_string (outcomes[applied ? x->outcome : 0]));
+        if (x->error[0])
+            json_object_object_add (e, "error", json_object_new_string (x->error));
+        json_object_array_add (lists[x->kind], e);
+    }
+    return o;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* pbs_pass.h: the PBS side of one autoscale pass — which nodes to join,
+ * drain, delete from PBS, and forget — decided from the plan and carried out.
+ *
+ * PBS places jobs itself, so a node is given back in two passes: an idle node
+ * is first drained (offline, with ccautoscale's draining comment, so PBS
+ * starts nothing new on it); a drained node still idle on a later pass is
+ * deleted from PBS and then terminated.  A node offline for any other reason
+ * is the administrator's and is never drained, deleted or put back online.
+ * Failed and stuck VMs are deleted from PBS and terminated at once, and PBS
+ * nodes that carry a ccnodeid whose VM has gone are deleted.  A node whose
+ * deletion from PBS fails is not terminated this pass.
+ */
+#ifndef CCAS_PBS_PASS_H
+#define CCAS_PBS_PASS_H
+
+#include <json-c/json.h>
+
+#include "error.h"
+#include "pbs_nodes.h"
+#include "plan.h"
+
+enum ccas_pbs_act_kind { CCAS_PBS_JOIN, CCAS_PBS_DRAIN, CCAS_PBS_DELETE, CCAS_PBS_FORGET };
+
+struct ccas_pbs_action {
+    enum ccas_pbs_act_kind kind;
+    const char *host;              /* borrowed from the model or the pbsnodes document */
+    struct ccas_node *node;        /* NULL for FORGET */
+    struct ccas_pbs_node *pbs;     /* NULL for a JOIN of a node PBS has not seen */
+    char why[200];
+    enum ccas_outcome outcome;
+    char error[256];
+};
+
+struct ccas_pbs_actions {
+    struct ccas_pbs_action *v;
+    size_t n;
+};
+
+/* Decide the PBS actions for `plan` (after ccas_plan_scaledown()); idle
+ * terminations become drains and terminations of administrators' nodes are
+ * dropped from the plan.  Caller frees with ccas_pbs_actions_free(). */
+int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *acts,
+                   struct ccas_error *err);
+void ccas_pbs_actions_free (struct ccas_pbs_actions *acts);
+
+/* Deletions, drains and forgets, before the plan is applied; a node whose
+ * deletion failed is taken out of the plan's terminations. */
+void ccas_pbs_apply_before (struct ccas_pbs_actions *acts, struct ccas_plan *plan);
+
+/* Joins, after the plan is applied.  `names` as for ccas_pbs_join(). */
+void ccas_pbs_apply_after (struct ccas_pbs_actions *acts, struct ccas_cluster *c, const char *const *names);
+
+/* How many actions failed. */
+size_t ccas_pbs_failures (const struct ccas_pbs_actions *acts);
+
+/* {"join": [...], "drain": [...], "delete": [...], "forget": [...]}, each
+ * entry {"node", "why", "outcome", "error"}.  Caller puts it. */
+json_object *ccas_pbs_actions_json (const struct ccas_pbs_actions *acts, bool applied);
+
+#endif /* !CCAS_PBS_PASS_H */

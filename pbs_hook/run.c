@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* run.c: posix_spawn a command with pipes, a deadline and bounded output. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "run.h"
+
+extern char **environ;
+
+static const char *bin_dir;
+
+void ccas_run_set_bin_dir (const char *dir)
+{
+    bin_dir = dir && *dir ? dir : NULL;
+}
+
+static bool executable (const char *path)
+{
+    return access (path, X_OK) == 0;
+}
+
+/* The full path of PBS command `name`, or -1 when there is none. */
+static int resolve (const char *name, char *path, size_t size)
+{
+    if (strchr (name, '/')) {
+        snprintf (path, size, "%s", name);
+        return executable (path) ? 0 : -1;
+    }
+    if (bin_dir) {
+        snprintf (path, size, "%s/%s", bin_dir, name);
+        return executable (path) ? 0 : -1;
+    }
+    const char *env = getenv ("PATH");
+    char dirs[4096];
+    snprintf (dirs, sizeof (dirs), "%s:/opt/pbs/bin", env ? env : "/usr/bin:/bin");
+    char *save = NULL;
+    for (char *d = strtok_r (dirs, ":", &save); d; d = strtok_r (NULL, ":", &save)) {
+        snprintf (path, size, "%s/%s", *d ? d : ".", name);
+        if (executable (path))
+            return 0;
+    }
+    return -1;
+}
+
+struct sink {
+    char *buf;
+    size_t len, cap, max;
+    bool overflow;
+};
+
+/* Read what is there; 0 at end of file, 1 if more may come, -1 on error. */
+static int drain (int fd, struct sink *s)
+{
+    char chunk[65536];
+    ssize_t n = read (fd, chunk, sizeof (chunk));
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 1 : -1;
+    if (n == 0)
+        return 0;
+    size_t take = (size_t)n;
+    if (s->len + take > s->max) {
+        s->overflow = true;
+        take = s->max - s->len;
+    }
+    if (s->len + take + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 65536;
+        while (cap < s->len + take + 1)
+            cap *= 2;
+        char *p = realloc (s->buf, cap);
+        if (!p)
+            return -1;
+        s->buf = p;
+        s->cap = cap;
+    }
+    memcpy (s->buf + s->len, chunk, take);
+    s->len += take;
+    s->buf[s->len] = '\0';
+    return 1;
+}
+
+static int spawn (const char *path, char *const argv[], int out[2], int errp[2], pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawnattr_init (&attr);
+    sigemptyset (&none);
+    /* a clean signal mask and a process group of its own, so a timeout kills its children too */
+    posix_spawnattr_setsigmask (&attr, &none);
+    posix_spawnattr_setpgroup (&attr, 0);
+    posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2 (&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2 (&fa, errp[1], 2);
+    posix_spawn_file_actions_addclose (&fa, out[0]);
+    posix_spawn_file_actions_addclose (&fa, errp[0]);
+    int rc = posix_spawn (pid, path, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    posix_spawnattr_destroy (&attr);
+    return rc;
+}
+
+static void kill_group (pid_t pid)
+{
+    kill (-pid, SIGTERM);
+    for (int i = 0; i < 10; i++) {
+        if (waitpid (pid, NULL, WNOHANG) == pid)
+            return;
+        ccas_clock_sleep (0.1);
+    }
+    kill (-pid, SIGKILL);
+    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Collect both pipes until both close or the deadline passes; 0, or -1 on timeout or error. */
+static int collect (int outfd, int errfd, double deadline, struct sink *out, struct sink *errs)
+{
+    bool out_open = true, err_open = true;
+    while (out_open || err_open) {
+        double left = deadline - ccas_clock_monotonic ();
+        if (left <= 0)
+            return -1;
+        struct pollfd p[2] = { { out_open ? outfd : -1, POLLIN, 0 }, { err_open ? errfd : -1, POLLIN, 0 } };
+        int n = poll (p, 2, (int)(left * 1000) + 1);
+        if (n < 0 && errno != EINTR)
+            return -1;
+        if (n <= 0)
+            continue;
+        int rc;
+        if (p[0].revents && (rc = drain (outfd, out)) <= 0) {
+            if (rc < 0)
+                return -1;
+            out_open = false;
+        }
+        if (p[1].revents && (rc = drain (errfd, errs)) <= 0) {
+            if (rc < 0)
+                return -1;
+            err_open = false;
+        }
+    }
+    return 0;
+}
+
+int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
+              struct ccas_error *err)
+{
+    char path[PATH_MAX];
+    int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+    struct sink so = { .max = max_out }, se = { .max = 4096 };
+    pid_t pid;
+    memset (res, 0, sizeof (*res));
+    if (resolve (argv[0], path, sizeof (path)) < 0)
+        return ccas_errorf (err, "%s: command not found (set pbs.bin_dir, or add PBS to the PATH)", argv[0]);
+    if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0) {
+        ccas_errorf (err, "%s: cannot make a pipe: %s", argv[0], strerror (errno));
+        goto fail;
+    }
+    int rc = spawn (path, argv, out, errp, &pid);
+    close (out[1]);
+    close (errp[1]);
+    out[1] = errp[1] = -1;
+    if (rc != 0) {
+        ccas_errorf (err, "%s: cannot run: %s", path, strerror (rc));
+        goto fail;
+    }
+    if (collect (out[0], errp[0], ccas_clock_monotonic () + timeout, &so, &se) < 0) {
+        kill_group (pid);
+        ccas_errorf (err, "%s: no answer within %.0f s (killed)", argv[0], timeout);
+        goto fail;
+    }
+    int status;
+    while (waitpid (pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            ccas_errorf (err, "%s: wait: %s", argv[0], strerror (errno));
+            goto fail;
+        }
+    if (so.overflow) {
+        ccas_errorf (err, "%s: printed more than %zu bytes", argv[0], max_out);
+        goto fail;
+    }
+    res->status = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+    res->out = so.buf ? so.buf : strdup ("");
+    res->outlen = so.len;
+    snprintf (res->err, sizeof (res->err), "%s", se.buf ? se.buf : "");
+    res->err[strcspn (res->err, "\n")] = '\0';
+    free (se.buf);
+    close (out[0]);
+    close (errp[0]);
+    if (!res->out)
+        return ccas_errorf (err, "out of memory");
+    return 0;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (out[i] >= 0)
+            close (out[i]);
+        if (errp[i] >= 0)
+            close (errp[i]);
+    }
+    free (so.buf);
+    free (se.buf);
+    return -1;
+}
+
+int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err)
+{
+    struct ccas_run_result r;
+    if (ccas_run (argv, timeout, 1 << 20, &r, err) < 0)
+        return -1;
+    free (r.out);
+    if (r.status != 0)
+        return ccas_errorf (err, "%s: exit %d%s%s", argv[0], r.status, r.err[0] ? ": " : "", r.err);
+    return 0;
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_pbs.c: `ccautoscale pbs autoscale | demand | analyze | install-hook`. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "builtins.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "match.h"
+#include "model_load.h"
+#include "pass.h"
+#include "pbs_cmds.h"
+#include "pbs_jobs.h"
+#include "pbs_nodes.h"
+#include "pbs_pass.h"
+#include "plan_print.h"
+#include "run.h"
+#include "state.h"
+
+#define MAX_NODE_RESOURCES 64
+
+/* ---- what every pbs command shares ---------------------------------------------------------------- */
+
+static void pbs_setup (const struct ccas_config *cfg)
+{
+    ccas_run_set_bin_dir (ccas_config_lookup_str (cfg, "pbs.bin_dir"));
+    ccas_pbs_set_timeout (ccas_config_lookup_double (cfg, "pbs.command_timeout", 30));
+}
+
+struct pbs_view {
+    struct ccas_cluster *c;
+    struct ccas_jobs *jobs;
+    struct ccas_pbs_nodes *nodes;
+    struct ccas_pbs_jobs_stats jstats;
+};
+
+static void view_free (struct pbs_view *v)
+{
+    ccas_pbs_nodes_destroy (v->nodes);
+    ccas_jobs_destroy (v->jobs);
+    ccas_cluster_destroy (v->c);
+}
+
+/* The model, PBS's queued jobs and its nodes, folded together.  When PBS
+ * cannot be read the pass stops here, before anything changes. */
+static int view_load (struct cli *cli, struct pbs_view *v)
+{
+    struct model_source src = { .with_nodes = true };
+    struct ccas_error err = { "" };
+    int rc;
+    memset (v, 0, sizeof (*v));
+    pbs_setup (cli->cfg);
+    if ((rc = model_load (cli, &src, &v->c)) != EXIT_OK)
+        return rc;
+    json_object *doc = ccas_pbs_pbsnodes (&err);
+    if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
+        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
+    ccas_pbs_nodes_merge (v->nodes, v->c);
+    if (!(doc = ccas_pbs_qstat (&err)))
+        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
+    v->jobs = ccas_pbs_jobs_from_qstat (v->c, doc, &v->jstats, &err);
+    json_object_put (doc);
+    if (!v->jobs)
+        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
+    return EXIT_OK;
+}
+
+/* pbs.node_resources, or its default. */
+static size_t node_resource_names (const struct ccas_config *cfg, const char **names, size_t max)
+{
+    static const char *const dflt[] = { "ncpus", "mem", "ngpus", "disk", "slot_type" };
+    json_object *list = ccas_config_lookup (cfg, "pbs.node_resources");
+    size_t n = 0;
+    if (list && json_object_is_type (list, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length (list) && n + 1 < max; i++)
+            names[n++] = json_object_get_string (json_object_array_get_idx (list, i));
+    } else
+        for (size_t i = 0; i < sizeof (dflt) / sizeof (dflt[0]); i++)
+            names[n++] = dflt[i];
+    names[n] = NULL;
+    return n;
+}
+
+static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool applied)
+{
+    static const char *const verbs[] = { "join", "drain", "delete from PBS", "delete stale PBS node" };
+    for (size_t i = 0; i < a->n; i++) {
+        const struct ccas_pbs_action *x = &a->v[i];
+        fprintf (f, "%s %s %s (%s)%s%s\n", applied ? (x->outcome == CCAS_DONE ? "done:" : "FAILED:") : "would",
+                 verbs[x->kind], x->host, x->why, x->error[0] ? ": " : "", x->error);
+    }
+}
+
+/* ---- pbs autoscale / pbs demand -------------------------------------------------------------------- */
+
+static int pbs_pass (struct cli *cli, bool apply)
+{
+    struct pbs_view v;
+    struct ccas_error err = { "" };
+    struct ccas_plan *plan = NULL;
+    struct ccas_state *times = NULL;
+    struct ccas_pbs_actions acts = { NULL, 0 };
+    const char *names[MAX_NODE_RESOURCES];
+    int rc = view_load (cli, &v);
+    if (rc != EXIT_OK)
+        goto done;
+    if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err))
+        || (rc = pass_scaledown (cli, plan, &times)) != EXIT_OK || ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
+        rc = rc != EXIT_OK ? rc : cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        goto done;
+    }
+    if (apply) {
+        node_resource_names (cli->cfg, names, MAX_NODE_RESOURCES);
+        ccas_pbs_apply_before (&acts, plan);
+        rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale");
+        ccas_pbs_apply_after (&acts, v.c, names);
+        if (rc == EXIT_OK && ccas_pbs_failures (&acts))
+            rc = EXIT_SCHEDULER;
+    }
+    ccas_log (LOG_INFO, "pbs: %zu queued jobs (%zu skipped), %zu PBS nodes, %u new nodes, %zu PBS actions",
+              v.jstats.queued, v.jstats.skipped, v.nodes->n, ccas_plan_new_nodes (plan), acts.n);
+    if (cli->json) {
+        json_object *extra = json_object_new_object ();
+        json_object *js = json_object_new_object ();
+        json_object_object_add (js, "queued", json_object_new_int64 ((int64_t)v.jstats.queued));
+        json_object_object_add (js, "skipped", json_object_new_int64 ((int64_t)v.jstats.skipped));
+        json_object_object_add (extra, "applied", json_object_new_boolean (apply));
+        json_object_object_add (extra, "pbs_jobs", js);
+        json_object_object_add (extra, "pbs", ccas_pbs_actions_json (&acts, apply));
+        ccas_plan_write_json (plan, extra, stdout);
+        json_object_put (extra);
+    } else if (!cli->quiet) {
+        plan_print (stdout, plan, apply);
+        print_actions (stdout, &acts, apply);
+    }
+done:
+    ccas_pbs_actions_free (&acts);
+    ccas_state_destroy (times);
+    ccas_plan_destroy (plan);
+    view_free (&v);
+    return rc;
+}
+
+static const struct cmd_option no_options[] = {
+    { NULL, NULL },
+};
+
+const struct cmd_help help_pbs_autoscale = {
+    .synopsis = "pbs autoscale [--json]",
+    .summary = "one autoscale pass for PBS: create, join, drain, delete",
+    .description =
+        "What the periodic hook runs.  Reads queued jobs (qstat -f -t -F json) and nodes\n"
+        "(pbsnodes -a -F json), matches every queued job and array subjob whole, in PBS's\n"
+        "order, and then:\n"
+        "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
+        "    ungrouped=false), starts deallocated ones;\n"
+        "  - joins Ready VMs: qmgr create node, set resources_available.* (pbs.node_resources,\n"
+        "    vm_size, nodearray, group_id, ungrouped, instance_id), then ccnodeid as the\n"
+        "    joined marker, then online;\n"
+        "  - drains nodes idle beyond idle_timeout (offline, comment 'ccautoscale: draining');\n"
+        "    on a later pass deletes drained idle nodes from PBS, then terminates their VMs;\n"
+        "  - deletes failed and stuck VMs from PBS and CycleCloud, and PBS nodes whose VM has\n"
+        "    gone.\n"
+        "Nodes offline with any other comment are the administrator's: never drained, deleted\n"
+        "or put back online.  If qstat or pbsnodes cannot be read the pass changes nothing.\n"
+        "A failed qmgr call leaves the node unjoined (no marker) for the next pass.\n"
+        "Exit status 4 when some nodes could not be had, 5 when a PBS command failed.",
+    .options = no_options,
+    .examples = "$ ccautoscale pbs autoscale\n$ ccautoscale pbs demand      # the same pass, changing nothing",
+    .see_also = "ccautoscale-pbs-demand(8), ccautoscale-pbs-install-hook(8)",
+};
+
+const struct cmd_help help_pbs_demand = {
+    .synopsis = "pbs demand [--json]",
+    .summary = "dry run of a PBS pass: what would be created, joined, drained and deleted",
+    .description = "The pass of 'pbs autoscale' without changing anything in PBS or CycleCloud.\n"
+                   "For every queued job that cannot run, the reason of its closest miss.",
+    .options = no_options,
+    .examples = "$ ccautoscale pbs demand\n$ ccautoscale pbs demand --json | jq '.jobs[] | select(.matched | not)'",
+    .see_also = "ccautoscale-pbs-autoscale(8), ccautoscale-pbs-analyze(8)",
+};
+
+static int no_args (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
+    while (cli_getopt (cli, argc, argv, "", longopts) != -1)
+        ;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    return cli_prepare (cli);
+}
+
+int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)
+{
+    int rc = no_args (cli, argc, argv);
+    return rc != EXIT_OK ? rc : pbs_pass (cli, true);
+}
+
+int cmd_pbs_demand (struct cli *cli, int argc, char **argv)
+{
+    int rc = no_args (cli, argc, argv);
+    return rc != EXIT_OK ? rc : pbs_pass (cli, false);
+}
+
+/* ---- pbs analyze ---------------------------------------------------------------------------------- */
+
+static const struct cmd_option analyze_options[] = {
+    { "--job ID", "the PBS job (e.g. 12.server or 13[4].server) to explain (required)" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_pbs_analyze = {
+    .synopsis = "pbs analyze --job ID [--json]",
+    .summary = "explain, bucket by bucket, why a queued PBS job does or does not get nodes",
+    .description = "Reads PBS as 'pbs demand' does, lets the jobs ahead of this one take their\n"
+                   "share, then shows each chunk of the job against every bucket.  Nothing changes.",
+    .options = analyze_options,
+    .examples = "$ ccautoscale pbs analyze --job 12.server",
+    .see_also = "ccautoscale-analyze(8), ccautoscale-pbs-demand(8)",
+};
+
+int cmd_pbs_analyze (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = { { "job", required_argument, NULL, 0x301 }, { NULL, 0, NULL, 0 } };
+    const char *job = NULL;
+    struct pbs_view v;
+    int c, rc;
+    while ((c = cli_getopt (cli, argc, argv, "", longopts)) != -1)
+        if (c == 0x301)
+            job = optarg;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (!job)
+        return cli_usage_error (cli, "--job ID is required");
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if ((rc = view_load (cli, &v)) == EXIT_OK)
+        rc = analyze_job (cli, v.c, v.jobs, job);
+    view_free (&v);
+    return rc;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_pbs_hook.c: `ccautoscale pbs install-hook` — the site resources, the periodic hook, node grouping. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtins.h"
+#include "pbs_cmds.h"
+#include "run.h"
+#include "state.h"
+
+#ifndef CCAS_PBS_HOOK_DIR
+#define CCAS_PBS_HOOK_DIR "/usr/share/ccautoscale/pbs"
+#endif
+#ifndef CCAS_SBINDIR
+#define CCAS_SBINDIR "/usr/sbin"
+#endif
+
+/* The resources ccautoscale sets on nodes and jobs ask for. */
+static const struct {
+    const char *name, *type, *flag;
+} site_resources[] = {
+    { "slot_type", "string", "h" },    { "group_id", "string", "h" },  { "ungrouped", "string", "h" },
+    { "vm_size", "string", "h" },      { "nodearray", "string", "h" }, { "ccnodeid", "string", "h" },
+    { "instance_id", "string", "h" },  { "ngpus", "long", "nh" },      { "disk", "size", "nh" },
+};
+
+static const struct cmd_option options[] = {
+    { "--dry-run", "print the qmgr commands instead of running them" },
+    { "--hook-file FILE", "the hook script (default " CCAS_PBS_HOOK_DIR "/ccautoscale_hook.py)" },
+    { NULL, NULL },
+};
+
+const struct cmd_help help_pbs_install_hook = {
+    .synopsis = "pbs install-hook [--dry-run] [--hook-file FILE]",
+    .summary = "create the site resources and the periodic hook in PBS (idempotent)",
+    .description =
+        "Creates the host resources ccautoscale uses (slot_type, group_id, ungrouped, vm_size,\n"
+        "nodearray, ccnodeid, instance_id as strings; ngpus and disk consumable), unless they\n"
+        "exist; creates the hook 'ccautoscale' (unless it exists), imports the script and its\n"
+        "config (this program, this configuration, pbs.hook_timeout), sets event=periodic,\n"
+        "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and sets the server's\n"
+        "node_group_enable=True and node_group_key=group_id so that jobs with\n"
+        "place=...:group=group_id stay inside one placement group.  Run it as a PBS manager\n"
+        "on the server host; run it again after an upgrade.",
+    .options = options,
+    .examples = "$ ccautoscale pbs install-hook --dry-run\n$ ccautoscale pbs install-hook",
+    .see_also = "ccautoscale-pbs-autoscale(8)",
+};
+
+struct hook_ctx {
+    struct cli *cli;
+    bool dry_run;
+    int failures;
+};
+
+static int qmgr (struct hook_ctx *h, const char *directive)
+{
+    struct ccas_error err = { "" };
+    char *argv[] = { "qmgr", "-c", (char *)directive, NULL };
+    if (h->dry_run) {
+        printf ("qmgr -c '%s'\n", directive);
+        return 0;
+    }
+    if (ccas_run_ok (argv, ccas_config_lookup_double (h->cli->cfg, "pbs.command_timeout", 30), &err) < 0) {
+        fprintf (stderr, "ccautoscale: %s\n", err.text);
+        h->failures++;
+        return -1;
+    }
+    return 0;
+}
+
+/* True when `qmgr -c "list <what>"` succeeds (the object exists). */
+static bool exists (struct hook_ctx *h, const char *what)
+{
+    char cmd[256];
+    struct ccas_error err = { "" };
+    snprintf (cmd, sizeof (cmd), "list %s", what);
+    char *argv[] = { "qmgr", "-c", cmd, NULL };
+    return !h->dry_run && ccas_run_ok (argv, 30, &err) == 0;
+}
+
+static void create_resources (struct hook_ctx *h)
+{
+    char what[128], cmd[256];
+    for (size_t i = 0; i < sizeof (site_resources) / sizeof (site_resources[0]); i++) {
+        snprintf (what, sizeof (what), "resource %s", site_resources[i].name);
+        if (exists (h, what))
+            continue;
+        snprintf (cmd, sizeof (cmd), "create resource %s type=%s, flag=%s", site_resources[i].name,
+                  site_resources[i].type, site_resources[i].flag);
+        qmgr (h, cmd);
+    }
+}
+
+/* The hook's own config, written next to the state so qmgr can import it. */
+static int write_hook_config (struct hook_ctx *h, char *path, size_t size)
+{
+    struct ccas_error err = { "" };
+    char self[4096];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
+    if (n > 0)
+        self[n] = '\0';
+    else
+        snprintf (self, sizeof (self), "%s/ccautoscale", CCAS_SBINDIR);
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "program", json_object_new_string (self));
+    json_object_object_add (o, "config", json_object_new_string (h->cli->config_path));
+    json_object_object_add (o, "timeout", json_object_new_int ((int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_timeout", 100)));
+    const char *text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY);
+    snprintf (path, size, "%s/pbs_hook_config.json", h->cli->cfg->state_dir);
+    int rc = 0;
+    if (h->dry_run)
+        printf ("# %s:\n%s\n", path, text);
+    else if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+        fprintf (stderr, "ccautoscale: %s\n", err.text);
+        rc = -1;
+    }
+    json_object_put (o);
+    return rc;
+}
+
+static void install_hook (struct hook_ctx *h, const char *hook_file)
+{
+    char cmd[4300], config[4096];
+    int freq = (int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_freq", 15);
+    int timeout = (int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_timeout", 100);
+    if (!exists (h, "hook ccautoscale"))
+        qmgr (h, "create hook ccautoscale");
+    snprintf (cmd, sizeof (cmd), "import hook ccautoscale application/x-python default %s", hook_file);
+    qmgr (h, cmd);
+    if (write_hook_config (h, config, sizeof (config)) == 0) {
+        snprintf (cmd, sizeof (cmd), "import hook ccautoscale application/x-config default %s", config);
+        qmgr (h, cmd);
+    } else
+        h->failures++;
+    qmgr (h, "set hook ccautoscale event = periodic");
+    snprintf (cmd, sizeof (cmd), "set hook ccautoscale freq = %d", freq);
+    qmgr (h, cmd);
+    snprintf (cmd, sizeof (cmd), "set hook ccautoscale alarm = %d", timeout + 20);
+    qmgr (h, cmd);
+    qmgr (h, "set hook ccautoscale enabled = true");
+    qmgr (h, "set server node_group_enable = True");
+    qmgr (h, "set server node_group_key = group_id");
+}
+
+int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "dry-run", no_argument, NULL, 0x401 },
+        { "hook-file", required_argument, NULL, 0x402 },
+        { NULL, 0, NULL, 0 },
+    };
+    struct hook_ctx h = { .cli = cli };
+    const char *hook_file = CCAS_PBS_HOOK_DIR "/ccautoscale_hook.py";
+    int c, rc;
+    while ((c = cli_getopt (cli, argc, argv, "", longopts)) != -1) {
+        if (c == 0x401)
+            h.dry_run = true;
+        else if (c == 0x402)
+            hook_file = optarg;
+    }
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_prepare (cli)) != EXIT_OK)
+        return rc;
+    if (access (hook_file, R_OK) != 0)
+        return cli_fail (cli, EXIT_CONFIG, "%s: cannot read the hook script (give --hook-file)", hook_file);
+    if (strpbrk (hook_file, " \"'\n") || strpbrk (cli->cfg->state_dir, " \"'\n"))
+        return cli_fail (cli, EXIT_CONFIG, "%s: qmgr cannot import a path with spaces or quotes", hook_file);
+    ccas_run_set_bin_dir (ccas_config_lookup_str (cli->cfg, "pbs.bin_dir"));
+    create_resources (&h);
+    install_hook (&h, hook_file);
+    if (h.failures)
+        return cli_fail (cli, EXIT_SCHEDULER, "%d qmgr command%s failed; run again once fixed (each step is idempotent)",
+                         h.failures, h.failures == 1 ? "" : "s");
+    if (!cli->quiet && !h.dry_run)
+        printf ("hook ccautoscale installed: every %d s, alarm %d s\n",
+                (int)ccas_config_lookup_double (cli->cfg, "pbs.hook_freq", 15),
+                (int)ccas_config_lookup_double (cli->cfg, "pbs.hook_timeout", 100) + 20);
+    return EXIT_OK;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* pass.c: scale-down from the node times, and applying a plan under the lock. */
+#include "config.h"
+
+#include <errno.h>
+#include <time.h>
+
+#include "apply.h"
+#include "lock.h"
+#include "log.h"
+#include "pass.h"
+#include "plan_print.h"
+
+/* Scale-down needs node times from the state directory; a dry run reads them
+ * and leaves them alone. */
+int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
+{
+    struct ccas_error err = { "" };
+    if (!(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    json_object *root = ccas_state_root (*times_state);
+    json_object *times = NULL;
+    if (!json_object_object_get_ex (root, "times", &times) || !times) {
+        times = json_object_new_object ();
+        json_object_object_add (root, "times", times);
+    }
+    if (ccas_plan_scaledown (plan, times, (double)time (NULL), &err) < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    return EXIT_OK;
+}
+
+int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *requests = NULL;
+    int rc = EXIT_OK;
+    if (!cli->lock && !(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
+        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
+        rc = cli_fail_api (cli, &err);
+    else if (plan_shortfalls (plan))
+        rc = EXIT_PARTIAL;
+    if (times_state && ccas_state_save (times_state, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_state_destroy (requests);
+    return rc;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* pass.h: the steps a matching pass shares between `demand` and `pbs autoscale`. */
+#ifndef CCAS_PASS_H
+#define CCAS_PASS_H
+
+#include "cli.h"
+#include "plan.h"
+#include "state.h"
+
+/* Add scale-down terminations to `plan`, from the node times kept in the
+ * state directory (loaded into *times_state; the caller saves it when the
+ * pass is applied, and frees it).  Returns an exit code. */
+int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state);
+
+/* Take the lock (unless held), settle create requests an earlier run left
+ * open, apply `plan` and save `times_state` (may be NULL).  `who` names the
+ * holder in the lock.  Returns EXIT_OK, EXIT_PARTIAL when some nodes could
+ * not be had, or another exit code after printing the error. */
+int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who);
+
+#endif /* !CCAS_PASS_H */

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+# pbs.sh: a fake PBS server (tests/pbs/fakepbs) beside ccsim, for the PBS suites (after tap.sh and ccsim.sh).
+#
+#   pbs_start [CLUSTER_FILE] [jq expression for the config]
+#       starts ccsim, puts qstat, pbsnodes and qmgr in $TEST_TMP/pbsbin, writes
+#       $CCAS_CONF with pbs.bin_dir pointing there; exports FAKEPBS_STATE
+#   fakepbs ARGS...            the test's hand on the fake server (qsub, sched, finish, fail, state)
+#   pbs_reset                  start again from nothing (same cluster and config)
+#   pbs_pass                   one `ccautoscale pbs autoscale` (output in pass.out, exit status kept)
+#   pbs_node_state NAME        the node's PBS state ("" when PBS has no such node)
+
+FAKEPBS_BIN=$top_srcdir/tests/pbs/fakepbs
+CCAS=$top_builddir/plugin/ccautoscale
+
+PBS_CLUSTER=$top_srcdir/tests/ccsim/clusters/pbs.json
+PBS_EXTRA=.
+
+pbs_start () {
+    local cluster=${1:-$PBS_CLUSTER} extra=${2:-$PBS_EXTRA}
+    PBS_CLUSTER=$cluster PBS_EXTRA=$extra
+    mkdir -p "$TEST_TMP/pbsbin" &&
+    for c in qstat pbsnodes qmgr; do ln -sf "$FAKEPBS_BIN" "$TEST_TMP/pbsbin/$c"; done &&
+    FAKEPBS_STATE=$TEST_TMP/pbs.state.json && export FAKEPBS_STATE &&
+    : >"$FAKEPBS_STATE" &&
+    ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-1}" &&
+    CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json &&
+    CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
+        ".pbs = {bin_dir: \"$TEST_TMP/pbsbin\", command_timeout: 10} | .logging.level = \"debug\" | $extra" &&
+    fakepbs_site_resources
+}
+
+# a fresh ccsim, fake PBS and state directory, with the same cluster and config
+pbs_reset () {
+    ccsim_stop && rm -rf "$TEST_TMP/state" && pbs_start
+}
+
+fakepbs () {
+    "$FAKEPBS_BIN" "$@"
+}
+
+# the resources `pbs install-hook` creates, so the suites that do not install it can join nodes
+fakepbs_site_resources () {
+    local r
+    for r in slot_type group_id ungrouped vm_size nodearray ccnodeid instance_id ngpus disk; do
+        "$TEST_TMP/pbsbin/qmgr" -c "create resource $r type=string, flag=h" || return 1
+    done
+}
+
+pbs_pass () {
+    "$CCAS" pbs autoscale --json >pass.out 2>pass.err
+}
+
+pbs_node_state () {
+    fakepbs state | jq -r --arg n "$1" '.nodes[$n].state // ""'
+}
+
+# wait until every VM ccsim has is Ready (booted)
+ccsim_wait_ready () {
+    wait_for "${1:-30}" sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq '[.nodes[] | select(.Status != \"Ready\")] | length')\" = 0"
+}

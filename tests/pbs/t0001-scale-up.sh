@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0001-scale-up.sh: `pbs autoscale` turns queued PBS jobs into exactly the VMs
+# they need — packing, placement groups, chunks, arrays — against ccsim and the
+# fake PBS (tests/pbs/fakepbs; PBS itself cannot be installed here).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/pbs.sh"
+command -v python3 >/dev/null || test_skip_all "python3 is needed by the fake PBS"
+
+vms () {  # VMs in ccsim of a nodearray
+    ccsim_get /ccsim/state | jq --arg na "$1" '[.nodes[] | select(.Template == $na)] | length'
+}
+
+test_expect_success 'start ccsim and the fake PBS' '
+    pbs_start
+'
+
+test_expect_success 'single-core jobs pack onto the fewest nodes' '
+    for i in 1 2 3 4; do fakepbs qsub -l select=1:ncpus=1 >/dev/null || return 1; done &&
+    pbs_pass &&
+    test_equal "$(vms execute)" 2 "execute VMs for four 1-core jobs on 2-core nodes" &&
+    test_equal "$(jq "[.jobs[] | select(.matched)] | length" pass.out)" 4 "jobs matched"
+'
+
+test_expect_success 'a second pass creates nothing more for the same jobs (they wait for booting nodes)' '
+    pbs_pass &&
+    test_equal "$(vms execute)" 2 "execute VMs" &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests"
+'
+
+test_expect_success 'the booted nodes join PBS with their resources, the marker last, and go online' '
+    ccsim_wait_ready 20 && pbs_pass &&
+    fakepbs state >st.json &&
+    test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "joined" &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .slot_type, .vm_size, .ungrouped] | @tsv" st.json)" \
+        "2	execute	Standard_F2s_v2	true" "execute-1 resources" &&
+    jq -r ".calls[] | join(\" \")" st.json | grep -n "execute-1" >calls &&
+    grep -q "ccnodeid" calls && grep -q "pbsnodes -r execute-1" calls &&
+    test "$(grep -n ccnodeid calls | cut -d: -f1)" -gt "$(grep -n "ncpus = 2" calls | cut -d: -f1)" &&
+    test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes"
+'
+
+test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id lands in one placement group' '
+    pbs_reset && fakepbs qsub -l select=4:ncpus=120 -l place=scatter:excl:group=group_id >/dev/null &&
+    pbs_pass &&
+    test_equal "$(vms hpc)" 4 "hpc VMs" &&
+    test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" 1 "placement groups" &&
+    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId][0] // \"\"" | grep -c .)" 1 "in a named group" &&
+    ccsim_wait_ready 20 && pbs_pass &&
+    fakepbs state | jq -r "[.nodes[] | .resources_available.group_id] | unique | length" >groups &&
+    test_equal "$(cat groups)" 1 "group_id values PBS sees" &&
+    test_equal "$(fakepbs sched)" 1 "the MPI job starts"
+'
+
+test_expect_success 'a multi-chunk job gets exactly its chunks: 2 x ncpus=2 and 1 x 1 GPU' '
+    pbs_reset && fakepbs qsub -l select=2:ncpus=2+1:ncpus=4:ngpus=1 >/dev/null &&
+    pbs_pass &&
+    test_equal "$(vms execute)" 2 "execute VMs" &&
+    test_equal "$(vms gpu)" 1 "gpu VMs" &&
+    test_equal "$(vms hpc)" 0 "hpc VMs"
+'
+
+test_expect_success 'an array job of 100 subjobs: 50 two-core nodes in one create request' '
+    pbs_reset && ccsim_delete /ccsim/requests >/dev/null &&
+    fakepbs qsub -J 1-100 -l select=1:ncpus=1 >/dev/null &&
+    pbs_pass &&
+    test_equal "$(jq ".jobs | length" pass.out)" 100 "subjobs seen (the parent is not a job)" &&
+    test_equal "$(vms execute)" 50 "execute VMs" &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests"
+'
+
+test_expect_success 'a job no bucket can ever run gets a clear reason from pbs demand and pbs analyze' '
+    pbs_reset && id=$(fakepbs qsub -l select=1:ncpus=1000) &&
+    "$CCAS" pbs demand --json >demand.json &&
+    test_equal "$(jq -r ".jobs[0].matched" demand.json)" false "matched" &&
+    jq -r ".jobs[0].reason" demand.json | grep "ncpus: needs 1000" &&
+    test_equal "$(vms execute)" 0 "VMs created by a dry run" &&
+    "$CCAS" pbs analyze --job "$id" >analyze.out &&
+    grep "not matched" analyze.out && grep "hpc.*Standard_HB120rs_v3.*no.*ncpus: needs 1000" analyze.out
+'
+
+test_expect_success 'a job with the """ quirk and a warning before the JSON do not break the pass' '
+    pbs_reset && fakepbs set warn true &&
+    fakepbs qsub -a "pset=group_id=\"\"" -l select=1:ncpus=1 >/dev/null &&
+    fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
+    pbs_pass &&
+    test_equal "$(jq "[.jobs[] | select(.matched)] | length" pass.out)" 2 "jobs matched" &&
+    test_equal "$(jq .pbs_jobs.skipped pass.out)" 0 "jobs skipped" &&
+    fakepbs set warn false
+'
+
+test_expect_success 'unparseable qstat output: the pass stops, changes nothing and says why' '
+    pbs_reset && ccsim_delete /ccsim/requests >/dev/null &&
+    fakepbs qsub -l select=1:ncpus=1 >/dev/null && fakepbs set garbage true &&
+    test_expect_code 5 pbs_pass &&
+    grep "qstat: not valid JSON at byte" pass.err && grep "nothing changed" pass.err &&
+    test_equal "$(ccsim_requests "POST" | wc -l)" 0 "changing requests" &&
+    fakepbs set garbage false
+'
+
+test_done

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0003-hook.sh: `pbs install-hook` against the fake PBS (resources, hook,
+# server grouping; idempotent), and the hook shim itself with a stand-in
+# `pbs` module (tests/pbs/test_hook.py).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/pbs.sh"
+command -v python3 >/dev/null || test_skip_all "python3 is needed by the fake PBS"
+HOOK=$top_srcdir/pbs_hook/ccautoscale_hook.py
+
+test_expect_success 'setup: ccsim, the fake PBS without site resources' '
+    pbs_start && : >"$FAKEPBS_STATE"
+'
+
+test_expect_success 'install-hook --dry-run prints the qmgr commands and changes nothing' '
+    "$CCAS" pbs install-hook --dry-run --hook-file "$HOOK" >dry.out &&
+    grep "^qmgr -c .create resource ccnodeid type=string, flag=h.$" dry.out &&
+    grep "^qmgr -c .set hook ccautoscale alarm = 120.$" dry.out &&
+    grep "^qmgr -c .set server node_group_key = group_id.$" dry.out &&
+    test_equal "$(fakepbs state | jq ".resources | length")" 0 "resources"
+'
+
+test_expect_success 'install-hook creates the resources, imports the hook and its config, sets the schedule' '
+    "$CCAS" pbs install-hook --hook-file "$HOOK" >install.out &&
+    fakepbs state >st.json &&
+    test_equal "$(jq -r ".resources | keys | join(\" \")" st.json)" \
+        "ccnodeid disk group_id instance_id ngpus nodearray slot_type ungrouped vm_size" "resources" &&
+    test_equal "$(jq -r ".resources.ngpus.type + \" \" + .resources.ngpus.flag" st.json)" "long nh" "ngpus" &&
+    test_equal "$(jq -r ".hooks.ccautoscale | [.event, .freq, .alarm, .enabled] | map(tostring) | join(\" \")" st.json)" \
+        "periodic 15 120 true" "hook settings" &&
+    jq -r ".hooks.ccautoscale.script" st.json | grep -q "def main" &&
+    jq -r ".hooks.ccautoscale.config" st.json | jq -e ".config == \"$CCAS_CONF\" and .timeout == 100" &&
+    test_equal "$(jq -r ".server.node_group_key" st.json)" group_id "node_group_key"
+'
+
+test_expect_success 'install-hook again creates nothing twice and succeeds' '
+    "$CCAS" pbs install-hook --hook-file "$HOOK" >again.out &&
+    fakepbs state | jq -r ".calls[] | join(\" \")" | grep -c "qmgr -c create" >creates &&
+    test_equal "$(cat creates)" 10 "create calls over both runs (9 resources and the hook, once each)"
+'
+
+test_expect_success 'install-hook refuses a missing hook file with a clear message' '
+    test_expect_code 2 "$CCAS" pbs install-hook --hook-file /nonexistent/hook.py 2>err &&
+    grep "/nonexistent/hook.py: cannot read the hook script" err
+'
+
+for c in ok partial failure timeout missing argv; do
+    test_expect_success "hook shim: $c" "python3 \"$top_srcdir/tests/pbs/test_hook.py\" $c"
+done
+
+test_done

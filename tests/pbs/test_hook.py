@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: MIT
+# test_hook.py: the periodic hook shim (pbs_hook/ccautoscale_hook.py) with a
+# stand-in `pbs` module.  `python3 test_hook.py CASE` runs one case and exits
+# non-zero if it fails:
+#   ok        the pass exits 0: the event is accepted, nothing logged as an error
+#   partial   exit 4 (some nodes could not be had) is not an error either
+#   failure   exit 5: accepted, and the program's last stderr line logged as an error
+#   timeout   a pass longer than the hook's timeout is killed and said so
+#   missing   a program that does not exist is reported, the event still accepted
+#   argv      the program gets --config FILE pbs autoscale --quiet, and no shell
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import types
+
+sys.dont_write_bytecode = True  # never a __pycache__ in the source tree (read-only under distcheck)
+
+HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pbs_hook", "ccautoscale_hook.py")
+
+
+class Event:
+    def __init__(self):
+        self.accepted = False
+        self.rejected = None
+
+    def accept(self):
+        self.accepted = True
+
+    def reject(self, msg=""):
+        self.rejected = msg
+
+
+def stand_in_pbs(config_path):
+    pbs = types.ModuleType("pbs")
+    pbs.LOG_DEBUG, pbs.LOG_ERROR = 4, 1
+    pbs.hook_config_filename = config_path
+    pbs.logged = []
+    pbs.logmsg = lambda level, msg: pbs.logged.append((level, msg))
+    pbs.the_event = Event()
+    pbs.event = lambda: pbs.the_event
+    return pbs
+
+
+def program(tmp, body):
+    path = os.path.join(tmp, "ccautoscale")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def run_hook(cfg):
+    tmp = cfg.pop("_tmp")
+    path = os.path.join(tmp, "hook.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    pbs = stand_in_pbs(path)
+    sys.modules["pbs"] = pbs
+    spec = importlib.util.spec_from_file_location("__test__", HOOK)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main()
+    return pbs
+
+
+def errors(pbs):
+    return [m for level, m in pbs.logged if level == pbs.LOG_ERROR]
+
+
+def case(name, tmp):
+    if name in ("ok", "partial"):
+        pbs = run_hook({"_tmp": tmp, "program": program(tmp, "exit %d" % (0 if name == "ok" else 4))})
+        assert pbs.the_event.accepted and not errors(pbs), pbs.logged
+    elif name == "failure":
+        prog = program(tmp, "echo 'ccautoscale: qstat: exit 1: cannot connect' >&2; exit 5")
+        pbs = run_hook({"_tmp": tmp, "program": prog})
+        assert pbs.the_event.accepted
+        assert errors(pbs) == ["ccautoscale: pbs autoscale exited 5: ccautoscale: qstat: exit 1: cannot connect"], pbs.logged
+    elif name == "timeout":
+        pbs = run_hook({"_tmp": tmp, "program": program(tmp, "exec sleep 30"), "timeout": 1})
+        assert pbs.the_event.accepted
+        assert errors(pbs) == ["ccautoscale: pbs autoscale did not finish within 1 s (killed)"], pbs.logged
+    elif name == "missing":
+        pbs = run_hook({"_tmp": tmp, "program": os.path.join(tmp, "nothing-here")})
+        assert pbs.the_event.accepted
+        assert errors(pbs) and errors(pbs)[0].startswith("ccautoscale: cannot run "), pbs.logged
+    elif name == "argv":
+        out = os.path.join(tmp, "argv")
+        prog = program(tmp, 'for a in "$@"; do echo "$a"; done >%s' % out)
+        pbs = run_hook({"_tmp": tmp, "program": prog, "config": "/etc/x y.json"})
+        with open(out) as f:
+            got = f.read().splitlines()
+        assert got == ["--config", "/etc/x y.json", "pbs", "autoscale", "--quiet"], got
+        assert pbs.the_event.accepted and not errors(pbs)
+    else:
+        raise SystemExit("unknown case %s" % name)
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        case(sys.argv[1], tmp)

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* test_pbs.c: the PBS driver's readers — select and place, PBS's broken JSON,
+ * queued jobs as core jobs, nodes folded into the model, and the decisions
+ * of a pass (join, drain, delete, forget) — without running any PBS command. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cluster.h"
+#include "conf.h"
+#include "jsonutil.h"
+#include "match.h"
+#include "pbs_jobs.h"
+#include "pbs_json.h"
+#include "pbs_nodes.h"
+#include "pbs_pass.h"
+#include "pbs_select.h"
+#include "plan.h"
+
+/* ---- select and place ---------------------------------------------------------------------------- */
+
+static void test_select_chunks (void **state)
+{
+    (void)state;
+    struct ccas_pbs_chunk ch[4];
+    struct ccas_error err = { "" };
+    char s[] = "2:ncpus=4:mem=8gb+ncpus=1:ngpus=1";
+    assert_int_equal (ccas_pbs_select_parse (s, ch, 4, &err), 2);
+    assert_int_equal (ch[0].count, 2);
+    assert_int_equal (ch[0].nfields, 2);
+    assert_string_equal (ccas_pbs_chunk_get (&ch[0], "mem"), "8gb");
+    assert_int_equal (ch[1].count, 1);
+    assert_string_equal (ccas_pbs_chunk_get (&ch[1], "ngpus"), "1");
+    assert_null (ccas_pbs_chunk_get (&ch[1], "mem"));
+}
+
+static void test_select_errors (void **state)
+{
+    (void)state;
+    static const struct {
+        const char *select, *error;
+    } cases[] = {
+        { "", "select: empty" },
+        { "2:ncpus", "select: chunk 1: 'ncpus': expected resource=value" },
+        { "1:ncpus=1+", "select: chunk 2 is empty" },
+        { "0:ncpus=1", "select: chunk 1: count '0' out of range 1..1000000" },
+        { "1:nc;pus=1", "select: chunk 1: 'nc;pus' is not a resource name" },
+        { "1:ncpus=", "select: chunk 1: 'ncpus=': expected resource=value" },
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_pbs_chunk ch[2];
+        struct ccas_error err = { "" };
+        char buf[64];
+        snprintf (buf, sizeof (buf), "%s", cases[i].select);
+        assert_int_equal (ccas_pbs_select_parse (buf, ch, 2, &err), -1);
+        assert_string_equal (err.text, cases[i].error);
+    }
+}
+
+static void test_place (void **state)
+{
+    (void)state;
+    struct ccas_pbs_place p;
+    struct ccas_error err = { "" };
+    assert_int_equal (ccas_pbs_place_parse ("scatter:excl:group=group_id", &p, &err), 0);
+    assert_int_equal (p.arrangement, CCAS_PBS_SCATTER);
+    assert_int_equal (p.sharing, CCAS_PBS_EXCL);
+    assert_string_equal (p.group, "group_id");
+    assert_int_equal (ccas_pbs_place_parse (NULL, &p, &err), 0);
+    assert_int_equal (p.arrangement, CCAS_PBS_FREE);
+    assert_string_equal (p.group, "");
+    assert_int_equal (ccas_pbs_place_parse ("pack:bogus", &p, &err), -1);
+    assert_non_null (strstr (err.text, "place: 'bogus'"));
+}
+
+static void test_names (void **state)
+{
+    (void)state;
+    assert_true (ccas_pbs_name_valid ("execute-1"));
+    assert_true (ccas_pbs_name_valid ("ip-0A000004.internal"));
+    assert_false (ccas_pbs_name_valid ("-o"));
+    assert_false (ccas_pbs_name_valid ("a b"));
+    assert_false (ccas_pbs_name_valid ("a;rm"));
+    assert_false (ccas_pbs_name_valid (""));
+}
+
+/* ---- PBS's JSON ------------------------------------------------------------------------------------ */
+
+struct skips {
+    int n;
+    char last[64];
+};
+
+static void note_skip (const char *key, const char *why, void *arg)
+{
+    struct skips *s = arg;
+    (void)why;
+    s->n++;
+    snprintf (s->last, sizeof (s->last), "%s", key);
+}
+
+static const char qstat_quirks[] =
+    "qstat: Warning: something odd\n"
+    "{\n"
+    "    \"timestamp\":1637315785,\n"
+    "    \"Jobs\":{\n"
+    "        \"1.srv\":{\n"
+    "            \"pset\":\"group_id=\"\"\",\n"
+    "            \"path\":\"C:\\data\",\n"
+    "            \"job_state\":\"Q\"\n"
+    "        },\n"
+    "        \"2.srv\":{\n"
+    "            \"job_state\":\"Q\",\n"
+    "            \"broken\":\n"
+    "        },\n"
+    "        \"3.srv\":{\n"
+    "            \"job_state\":\"R\"\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+static void test_json_repair (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct skips s = { 0, "" };
+    json_object *o = ccas_pbs_json_parse (qstat_quirks, strlen (qstat_quirks), "qstat", "Jobs", note_skip, &s, &err);
+    assert_non_null (o);
+    json_object *jobs = ccas_json_get (o, "Jobs");
+    assert_string_equal (ccas_json_str (ccas_json_get (jobs, "1.srv"), "pset"), "group_id=\"\"");
+    assert_string_equal (ccas_json_str (ccas_json_get (jobs, "1.srv"), "path"), "C:\\data");
+    /* the entry that cannot be repaired is left out, named, and the others kept */
+    assert_int_equal (s.n, 1);
+    assert_string_equal (s.last, "2.srv");
+    assert_null (ccas_json_get (jobs, "2.srv"));
+    assert_string_equal (ccas_json_str (ccas_json_get (jobs, "3.srv"), "job_state"), "R");
+    json_object_put (o);
+}
+
+static void test_json_garbage (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    static const char *const docs[] = { "", "qstat: cannot connect to server\n", "{\"Jobs\":{\"1\":{}}", "{]}" };
+    for (size_t i = 0; i < sizeof (docs) / sizeof (docs[0]); i++) {
+        assert_null (ccas_pbs_json_parse (docs[i], strlen (docs[i]), "qstat", "Jobs", NULL, NULL, &err));
+        assert_non_null (strstr (err.text, "qstat: "));
+    }
+}
+
+/* ---- a model to translate against ------------------------------------------------------------------ */
+
+static struct ccas_cluster *model (const char *nodes)
+{
+    struct ccas_error err = { "" };
+    json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
+    assert_non_null (st);
+    struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
+    assert_non_null (status);
+    json_object *root = json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
+                                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
+                                            " \"idle_timeout\": 300}");
+    struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
+    assert_non_null (cfg);
+    json_object *nl = json_tokener_parse (nodes ? nodes : "{\"nodes\": []}");
+    assert_non_null (nl);
+    struct ccas_node_list *list = ccas_node_list_from_json (nl, &err);
+    assert_non_null (list);
+    struct ccas_cluster *c = ccas_cluster_create (cfg, status, list, &err);
+    if (!c)
+        fail_msg ("%s", err.text);
+    return c;
+}
+
+static void model_free (struct ccas_cluster *c)
+{
+    const struct ccas_config *cfg = c->cfg;
+    ccas_cluster_destroy (c);
+    ccas_config_destroy ((struct ccas_config *)cfg);
+}
+
+static const struct ccas_job *find_job (const struct ccas_jobs *jobs, const char *id)
+{
+    for (size_t i = 0; i < jobs->n; i++)
+        if (strcmp (jobs->v[i].id, id) == 0)
+            return &jobs->v[i];
+    return NULL;
+}
+
+static const char qstat_doc[] =
+    "{\"Jobs\": {"
+    " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"2.s\": {\"job_state\": \"Q\", \"Priority\": 10, \"schedselect\": \"4:ncpus=120:slot_type=hpc\","
+    "           \"Resource_List\": {\"place\": \"scatter:excl:group=group_id\"}},"
+    " \"3.s\": {\"job_state\": \"R\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"4[].s\": {\"job_state\": \"B\", \"array\": \"True\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"4[2].s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"4[1].s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:mpiprocs=2+1:ncpus=1:ngpus=1:ungrouped=false\"},"
+    " \"6.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=\"},"
+    " \"7.s\": {\"job_state\": \"H\", \"schedselect\": \"1:ncpus=1\"},"
+    " \"8.s\": {\"job_state\": \"Q\", \"Resource_List\": {\"select\": \"1:ncpus=2\", \"place\": \"pack\"}}"
+    "}}";
+
+static void test_jobs_from_qstat (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = model (NULL);
+    json_object *doc = json_tokener_parse (qstat_doc);
+    struct ccas_pbs_jobs_stats st;
+    struct ccas_jobs *jobs = ccas_pbs_jobs_from_qstat (c, doc, &st, &err);
+    assert_non_null (jobs);
+    assert_int_equal (st.seen, 10);
+    assert_int_equal (st.queued, 6);   /* 1, 2, 4[1], 4[2], 5, 8 */
+    assert_int_equal (st.skipped, 1);  /* 6: its select cannot be read */
+    /* PBS's order: Priority, then submission, then subjob index */
+    assert_string_equal (jobs->v[0].id, "2.s");
+    assert_string_equal (jobs->v[1].id, "1.s");
+    assert_string_equal (jobs->v[2].id, "4[1].s");
+    assert_string_equal (jobs->v[3].id, "4[2].s");
+    const struct ccas_job *j2 = find_job (jobs, "2.s");
+    assert_int_equal (j2->nslots, 4);
+    assert_int_equal (j2->packing, CCAS_SCATTER);
+    assert_true (j2->colocated);
+    const struct ccas_job *j5 = find_job (jobs, "5.s");
+    assert_int_equal (j5->nchunks, 2);
+    assert_int_equal (j5->chunks[0].count, 2);
+    assert_int_equal (j5->chunks[1].count, 1);
+    assert_int_equal (j5->nslots, 3);
+    assert_true (j5->colocated);     /* ungrouped=false */
+    assert_null (strstr (ccas_constraint_text (j5->chunks[0].cons), "mpiprocs"));
+    assert_non_null (strstr (ccas_constraint_text (j5->chunks[1].cons), "ngpus"));
+    const struct ccas_job *j8 = find_job (jobs, "8.s");
+    assert_int_equal (j8->packing, CCAS_PACK);
+    assert_non_null (strstr (ccas_constraint_text (j8->chunks[0].cons), "\"ncpus\":2"));
+    assert_null (find_job (jobs, "3.s"));
+    assert_null (find_job (jobs, "4[].s"));
+    /* slot_type names the nodearray when no resource of that name is defined */
+    assert_non_null (strstr (ccas_constraint_text (j2->chunks[0].cons), "node.nodearray"));
+
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    assert_true (j2->matched);
+    for (uint32_t s = 1; s < j2->nslots; s++)
+        assert_ptr_equal (j2->slots[s]->pg, j2->slots[0]->pg);
+    ccas_jobs_destroy (jobs);
+    json_object_put (doc);
+    model_free (c);
+}
+
+/* ---- nodes and the pass's decisions ---------------------------------------------------------------- */
+
+static const char cc_nodes[] =
+    "{\"nodes\": ["
+    " {\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\"},"
+    " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": \"10.0.0.5\"},"
+    " {\"Name\": \"htc-3\", \"NodeId\": \"id3\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": \"10.0.0.6\"},"
+    " {\"Name\": \"htc-4\", \"NodeId\": \"id4\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-4\", \"PrivateIp\": \"10.0.0.7\"},"
+    " {\"Name\": \"htc-5\", \"NodeId\": \"id5\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-5\", \"PrivateIp\": \"10.0.0.8\"},"
+    " {\"Name\": \"htc-6\", \"NodeId\": \"id6\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+    "  \"Status\": \"Failed\", \"TargetState\": \"Started\", \"Hostname\": \"htc-6\"}"
+    "]}";
+
+/* htc-1 busy; htc-2 idle and online; htc-3 drained by us; htc-4 offline by the
+ * administrator; htc-5 not in PBS; htc-6 failed; old-9 registered for a VM gone. */
+static const char pbsnodes_doc[] =
+    "{\"nodes\": {"
+    " \"htc-1\": {\"state\": \"job-busy\", \"jobs\": [\"1.s/0\"], \"resources_available\": {\"ccnodeid\": \"id1\"},"
+    "            \"resources_assigned\": {\"ncpus\": 1, \"mem\": \"1gb\"}},"
+    " \"htc-2\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
+    " \"htc-3\": {\"state\": \"offline\", \"comment\": \"ccautoscale: draining: idle for 400 s\","
+    "            \"resources_available\": {\"ccnodeid\": \"id3\"}},"
+    " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", \"resources_available\": {\"ccnodeid\": \"id4\"}},"
+    " \"htc-6\": {\"state\": \"down\", \"resources_available\": {\"ccnodeid\": \"id6\"}},"
+    " \"old-9\": {\"state\": \"down\", \"resources_available\": {\"ccnodeid\": \"gone\"}},"
+    " \"static-1\": {\"state\": \"free\", \"resources_available\": {}}"
+    "}}";
+
+static const struct ccas_pbs_action *action_for (const struct ccas_pbs_actions *a, const char *host)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp (a->v[i].host, host) == 0)
+            return &a->v[i];
+    return NULL;
+}
+
+static bool terminated (const struct ccas_plan *plan, const char *name)
+{
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (strcmp (plan->terminates[i].node->name, name) == 0)
+            return true;
+    return false;
+}
+
+static void test_pass_decisions (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = model (cc_nodes);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (pbsnodes_doc), &err);
+    assert_non_null (pn);
+    ccas_pbs_nodes_merge (pn, c);
+    struct ccas_node *h1 = ccas_cluster_find_node (c, "htc-1");
+    assert_true (h1->busy);
+    assert_true (ccas_cluster_find_node (c, "htc-3")->sched_offline);
+
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    /* every node has been idle for an hour */
+    json_object *times = json_tokener_parse ("{\"id1\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id2\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id3\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id4\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id5\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
+    assert_int_equal (ccas_plan_scaledown (plan, times, 3600, &err), 0);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+
+    assert_null (action_for (&a, "htc-1"));                        /* busy: nothing */
+    assert_false (terminated (plan, "htc-1"));
+    assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN); /* idle, online: drain first */
+    assert_false (terminated (plan, "htc-2"));
+    assert_int_equal (action_for (&a, "htc-3")->kind, CCAS_PBS_DELETE); /* drained and idle: delete, terminate */
+    assert_true (terminated (plan, "htc-3"));
+    assert_null (action_for (&a, "htc-4"));                        /* the administrator's */
+    assert_false (terminated (plan, "htc-4"));
+    assert_true (terminated (plan, "htc-5"));                      /* never joined: terminate only */
+    assert_null (action_for (&a, "htc-5"));
+    assert_int_equal (action_for (&a, "htc-6")->kind, CCAS_PBS_DELETE); /* failed VM */
+    assert_true (terminated (plan, "htc-6"));
+    assert_int_equal (action_for (&a, "old-9")->kind, CCAS_PBS_FORGET);
+    assert_null (action_for (&a, "static-1"));                     /* not ours */
+
+    json_object *j = ccas_pbs_actions_json (&a, false);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "drain")), 1);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "delete")), 2);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "forget")), 1);
+    json_object_put (j);
+    ccas_pbs_actions_free (&a);
+    json_object_put (times);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+static void test_join_ready_nodes (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = model (cc_nodes);
+    /* htc-2 is known to PBS without the marker (a join that failed half-way) */
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
+        json_tokener_parse ("{\"nodes\": {\"htc-2\": {\"state\": \"free\", \"resources_available\": {}}}}"), &err);
+    ccas_pbs_nodes_merge (pn, c);
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    size_t joins = 0;
+    for (size_t i = 0; i < a.n; i++)
+        joins += a.v[i].kind == CCAS_PBS_JOIN;
+    assert_int_equal (joins, 5);                       /* htc-1..5 Ready; htc-6 failed */
+    assert_non_null (action_for (&a, "htc-2")->pbs);   /* re-joined, not created again */
+    assert_null (action_for (&a, "htc-1")->pbs);
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_select_chunks),   cmocka_unit_test (test_select_errors),
+        cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
+        cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
+        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_pass_decisions),
+        cmocka_unit_test (test_join_ready_nodes),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
