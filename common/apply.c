@@ -9,7 +9,11 @@
 #include <time.h>
 
 #include "apply.h"
+#include "events.h"
+#include "failure.h"
 #include "log.h"
+#include "metrics.h"
+#include "report.h"
 
 /* ---- pending request records --------------------------------------------------- */
 
@@ -80,6 +84,110 @@ int ccas_apply_reconcile (struct ccas_ccapi *api, struct ccas_state *requests, s
     return pending;
 }
 
+/* ---- what happened, for events and metrics --------------------------------------------- */
+
+#define EVENT_MAX_JOBS 100
+
+/* The ids of the jobs given nodes of each create set (the correlation ids),
+ * at most EVENT_MAX_JOBS per set: one walk over the jobs' slots.  Returns an
+ * array of plan->ncreates JSON arrays (caller puts each and frees it), or NULL. */
+static json_object **jobs_of_sets (const struct ccas_plan *plan)
+{
+    struct ccas_cluster *c = plan->cluster;
+    json_object **out = calloc (plan->ncreates + 1, sizeof (*out));
+    int32_t *set_of = calloc (c->nnodes + 1, sizeof (*set_of));
+    const char **last = calloc (plan->ncreates + 1, sizeof (*last));
+    if (!out || !set_of || !last) {
+        free (out);
+        out = NULL;
+        goto done;
+    }
+    for (size_t i = 0; i < c->nnodes; i++)
+        set_of[i] = -1;
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        out[i] = json_object_new_array ();
+        for (uint32_t k = 0; k < plan->creates[i].count; k++)
+            if (plan->creates[i].nodes[k]->index < c->nnodes)
+                set_of[plan->creates[i].nodes[k]->index] = (int32_t)i;
+    }
+    for (size_t j = 0; plan->jobs && j < plan->jobs->n; j++) {
+        const struct ccas_job *job = &plan->jobs->v[j];
+        for (uint32_t k = 0; job->matched && job->slots && k < job->nslots; k++) {
+            uint32_t idx = job->slots[k]->index;
+            int32_t si = idx < c->nnodes ? set_of[idx] : -1;
+            if (si < 0 || last[si] == job->id || json_object_array_length (out[si]) >= EVENT_MAX_JOBS)
+                continue;
+            json_object_array_add (out[si], json_object_new_string (job->id));
+            last[si] = job->id;
+        }
+    }
+done:
+    free (set_of);
+    free (last);
+    return out;
+}
+
+static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs, double now)
+{
+    char labels[300];
+    const char *na = s->bucket->na->name, *mt = s->bucket->machine_type;
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "nodearray", json_object_new_string (na));
+    json_object_object_add (o, "machine_type", json_object_new_string (mt));
+    json_object_object_add (o, "placement_group", s->pg ? json_object_new_string (s->pg->name) : NULL);
+    json_object_object_add (o, "count", json_object_new_int ((int)s->count));
+    json_object_object_add (o, "added", json_object_new_int (s->added));
+    json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
+    json_object_object_add (o, "operation_id", plan->create_operation ? json_object_new_string (plan->create_operation) : NULL);
+    json_object_object_add (o, "jobs", jobs ? json_object_get (jobs) : NULL);
+    if (s->added > 0) {
+        json_object *names = json_object_new_array ();
+        for (uint32_t k = 0; k < s->count; k++)
+            if (s->nodes[k]->name && s->nodes[k]->kind == CCAS_NODE_NEW) {
+                json_object_array_add (names, json_object_new_string (s->nodes[k]->name));
+                ccas_metric_node_requested (s->nodes[k]->name, now);
+            }
+        json_object_object_add (o, "nodes", names);
+        ccas_metric_add ("ccautoscale_nodes_created_total",
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL), s->added);
+    }
+    if ((uint32_t)s->added < s->count) {
+        enum ccas_failure_class cls = ccas_classify_message (s->message);
+        json_object *f = json_object_get (o);
+        json_object_object_add (f, "class", json_object_new_string (ccas_failure_class_name (cls)));
+        json_object_object_add (f, "message", json_object_new_string (s->message ? s->message : "no reason given"));
+        ccas_event ("create_failed", f);
+        ccas_metric_add ("ccautoscale_create_failures_total",
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "class",
+                                             ccas_failure_class_name (cls)),
+                         s->count - (uint32_t)s->added);
+    }
+    if (s->added > 0)
+        ccas_event ("created", o);
+    else
+        json_object_put (o);
+}
+
+static void report_failed_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
+                               struct ccas_ccapi *api)
+{
+    char labels[300];
+    enum ccas_failure_class cls = ccas_classify_request (ccas_ccapi_last_failure (api));
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
+    json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
+    json_object_object_add (o, "count", json_object_new_int ((int)s->count));
+    json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
+    json_object_object_add (o, "jobs", jobs ? json_object_get (jobs) : NULL);
+    json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
+    json_object_object_add (o, "message", json_object_new_string (s->message ? s->message : "no reason given"));
+    ccas_event ("create_failed", o);
+    ccas_metric_add ("ccautoscale_create_failures_total",
+                     ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
+                                         ccas_failure_class_name (cls)),
+                     s->count);
+}
+
 /* ---- create ------------------------------------------------------------------------ */
 
 static bool record_is (const struct ccas_node_record *r, const struct ccas_plan_create *s)
@@ -144,6 +252,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     struct ccas_create_set *sets = calloc (plan->ncreates, sizeof (*sets));
     struct ccas_create_result *res = NULL;
     json_object *keep_alive = json_object_new_object ();
+    bool sent = false;
     int rc = -1;
 
     json_object_object_add (keep_alive, "KeepAlive", json_object_new_boolean (true));
@@ -166,6 +275,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     if (record_request (requests, plan->request_id, plan, err) < 0)
         goto done; /* nothing sent: without the record a crash could not be reconciled */
     struct ccas_create_request req = { plan->request_id, sets, plan->ncreates };
+    sent = true;
     if (ccas_ccapi_create_nodes (api, &req, &res, err) < 0) {
         for (size_t i = 0; i < plan->ncreates; i++) {
             plan->creates[i].outcome = CCAS_FAILED;
@@ -191,6 +301,18 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     forget_request (requests, plan->request_id);
     rc = 0;
 done:
+    if (sent) {
+        json_object **jobs = jobs_of_sets (plan);
+        for (size_t i = 0; i < plan->ncreates; i++) {
+            if (rc == 0)
+                report_set (plan, &plan->creates[i], jobs ? jobs[i] : NULL, (double)time (NULL));
+            else /* the request failed outright: every set, with the request's class */
+                report_failed_set (plan, &plan->creates[i], jobs ? jobs[i] : NULL, api);
+            if (jobs)
+                json_object_put (jobs[i]);
+        }
+        free (jobs);
+    }
     ccas_create_result_destroy (res);
     json_object_put (keep_alive);
     free (sets);
@@ -237,6 +359,7 @@ static int apply_action (struct ccas_plan *plan, struct ccas_ccapi *api, enum cc
             v[i].outcome = CCAS_DONE;
             (*done_count)++;
             ccas_log (LOG_INFO, "%s %s: %s", ccas_node_action_name (action), v[i].node->name, v[i].reason);
+            ccas_report_action (NULL, action, v[i].node, v[i].reason, *operation);
             continue;
         }
         v[i].outcome = CCAS_FAILED;

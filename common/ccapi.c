@@ -13,6 +13,7 @@
 
 #include "ccapi.h"
 #include "clock.h"
+#include "failpoint.h"
 #include "http.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -435,10 +436,13 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
         api->stats.creates++;
         if (i > 0)
             api->stats.retries++;
+        ccas_failpoint ("create:before-send");
         if (attempt (api, "POST", path, text, true, &resp) == 0) {
             json_object *root = parse_body (api, "POST", path, &resp, err);
             if (root && (*out = ccas_create_result_from_json (root, id, req->nsets, err)))
                 rc = 0;
+            if (rc == 0)
+                ccas_failpoint ("create:after-reply");
             goto done;
         }
         bool lost = api->last.kind == CCAS_FAIL_TRANSPORT || api->last.kind == CCAS_FAIL_RESPONSE
@@ -552,12 +556,14 @@ int ccas_ccapi_node_action (struct ccas_ccapi *api, enum ccas_node_action action
         json_object_object_add (body, "requestId", json_object_new_string (request_id));
     snprintf (path, sizeof (path), "/clusters/%s/nodes/%s", api->cluster, ccas_node_action_name (action));
     api->stats.actions++;
+    ccas_failpoint ("action:before-send");
     /* node actions are idempotent: terminating twice terminates once */
     int rc = request_json (api, "POST", path, json_object_to_json_string_ext (body, JSON_C_TO_STRING_PLAIN),
                            RETRY_SAFE, &root, err);
     json_object_put (body);
     if (rc < 0)
         return -1;
+    ccas_failpoint ("action:after-reply");
     return (*out = ccas_action_result_from_json (root, err)) ? 0 : -1;
 }
 

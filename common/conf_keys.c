@@ -102,6 +102,17 @@ const struct config_key ccas_config_table[] = {
     { "slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, false,
       "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes" },
 
+    /* events and metrics */
+    { "events", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the events file: one JSON line per decision and outcome" },
+    { "events.file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "where events go (default state_dir/events.jsonl; \"\" turns them off)" },
+    { "events.max_mb", KEY_NUMBER, "64", 0.001, 100000, NULL, false, "rotate the events file past this size" },
+    { "events.keep", KEY_INT, "3", 0, 100, NULL, false, "rotated events files kept (FILE.1 is the newest)" },
+    { "metrics", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the Prometheus metrics file" },
+    { "metrics.file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
+      "Prometheus text file rewritten after each run (default state_dir/ccautoscale.prom; \"\" turns it off); "
+      "point node_exporter's textfile collector at its directory" },
+
     /* PBS */
     { "pbs", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the PBS integration" },
     { "pbs.bin_dir", KEY_STRING, NULL, UNBOUNDED, NULL, false,

@@ -8,6 +8,7 @@
 
 #include "holds.h"
 #include "jsonutil.h"
+#include "metrics.h"
 #include "state.h"
 
 struct ccas_holds {
@@ -124,4 +125,21 @@ json_object *ccas_holds_json (const struct ccas_holds *h)
 int ccas_holds_save (struct ccas_holds *h, struct ccas_error *err)
 {
     return ccas_state_save (h->st, err);
+}
+
+void ccas_holds_metrics (const struct ccas_holds *h, double now)
+{
+    char labels[300];
+    if (!h)
+        return;
+    ccas_metric_clear ("ccautoscale_bucket_held");
+    json_object_object_foreach (ccas_holds_json (h), key, rec) {
+        char na[128];
+        const char *slash = strchr (key, '/');
+        if (!slash || ccas_json_double (rec, "until", 0) <= now)
+            continue;
+        snprintf (na, sizeof (na), "%.*s", (int)(slash - key), key);
+        ccas_metric_set ("ccautoscale_bucket_held",
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "machine_type", slash + 1), 1);
+    }
 }

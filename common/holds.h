@@ -44,4 +44,7 @@ json_object *ccas_holds_json (const struct ccas_holds *h);
 
 int ccas_holds_save (struct ccas_holds *h, struct ccas_error *err);
 
+/* The active holds as the ccautoscale_bucket_held gauge (metrics.h). */
+void ccas_holds_metrics (const struct ccas_holds *h, double now);
+
 #endif /* !CCAS_HOLDS_H */

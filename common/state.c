@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "failpoint.h"
 #include "jsonutil.h"
 #include "state.h"
 
@@ -61,7 +62,7 @@ json_object *ccas_state_root (struct ccas_state *st)
     return st->root;
 }
 
-static int make_dirs (const char *dir, struct ccas_error *err)
+int ccas_make_dirs (const char *dir, struct ccas_error *err)
 {
     char buf[4096];
     snprintf (buf, sizeof (buf), "%s", dir);
@@ -97,7 +98,7 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
     char tmp[4096], dirbuf[4096];
     snprintf (dirbuf, sizeof (dirbuf), "%s", path);
     const char *dir = dirname (dirbuf);
-    if (make_dirs (dir, err) < 0)
+    if (ccas_make_dirs (dir, err) < 0)
         return -1;
     if (snprintf (tmp, sizeof (tmp), "%s.tmp.%d", path, (int)getpid ()) >= (int)sizeof (tmp))
         return ccas_errorf (err, "%s: path too long", path);
@@ -110,6 +111,7 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
         unlink (tmp);
         return -1;
     }
+    ccas_failpoint ("state:before-rename");
     if (close (fd) < 0 || rename (tmp, path) < 0) {
         ccas_errorf (err, "%s: cannot replace: %s", path, strerror (errno));
         unlink (tmp);

@@ -29,6 +29,9 @@ json_object *ccas_state_root (struct ccas_state *st);
 /* Write the document atomically.  Returns 0 or -1 with `err` naming the file. */
 int ccas_state_save (struct ccas_state *st, struct ccas_error *err);
 
+/* mkdir -p `dir` (0755).  Returns 0 or -1 with `err` naming the directory. */
+int ccas_make_dirs (const char *dir, struct ccas_error *err);
+
 /* Write any file atomically with mode `mode` (also used for slurm.conf
  * includes and the metrics file).  Returns 0 or -1 with `err`. */
 int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "failpoint.h"
 #include "log.h"
 #include "pbs_cmds.h"
 #include "pbs_json.h"
@@ -163,6 +164,7 @@ int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char
     }
     if (set_resources (c, n, host, names, err) < 0)
         return -1;
+    ccas_failpoint ("pbs:join-before-marker");
     snprintf (cmd, sizeof (cmd), "set node %s resources_available.ccnodeid = %s", host, n->node_id);
     if (qmgr (cmd, err) < 0)
         return -1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "log.h"
 #include "pbs_cmds.h"
 #include "pbs_pass.h"
@@ -104,6 +105,13 @@ void ccas_pbs_actions_free (struct ccas_pbs_actions *a)
 
 static void outcome (struct ccas_pbs_action *x, int rc, const struct ccas_error *err, const char *verb)
 {
+    static const char *const events[] = { "joined", "drained", "deleted", "deleted" };
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "node", json_object_new_string (x->host));
+    json_object_object_add (o, "node_id", x->node && x->node->node_id ? json_object_new_string (x->node->node_id) : NULL);
+    json_object_object_add (o, "why", json_object_new_string (x->why));
+    json_object_object_add (o, "error", rc < 0 ? json_object_new_string (err->text) : NULL);
+    ccas_event (rc < 0 ? "pbs_action_failed" : events[x->kind], o);
     x->outcome = rc < 0 ? CCAS_FAILED : CCAS_DONE;
     if (rc < 0) {
         snprintf (x->error, sizeof (x->error), "%s", err->text);

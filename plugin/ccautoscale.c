@@ -65,6 +65,7 @@ static const struct cmd commands[] = {
     { "create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL },
     { "demand", cmd_demand, NEED_API, &help_demand, NULL },
     { "initconfig", cmd_initconfig, 0, &help_initconfig, NULL },
+    { "metrics", cmd_metrics, NEED_CONFIG, &help_metrics, NULL },
     { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
     { "pbs", NULL, 0, &help_pbs, pbs_cmds },
     { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
@@ -227,6 +228,7 @@ int main (int argc, char **argv)
     struct cli cli = { .prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO) };
     int first = parse_global (&cli, argc, argv);
     int rc = dispatch (&cli, commands, argc - first, argv + first);
+    cli.rc = rc;
     cli_release (&cli);
     return rc;
 }

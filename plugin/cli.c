@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
+#include "events.h"
 #include "lock.h"
 #include "log.h"
+#include "metrics.h"
 
 static const struct cmd_option common_options[] = {
     { "-c, --config FILE", "configuration file (default $CCAUTOSCALE_CONFIG, else " CCAS_DEFAULT_CONFIG ")" },
@@ -130,6 +133,12 @@ int cli_prepare (struct cli *cli)
             return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     }
     setup_logging (cli);
+    cli->t0 = ccas_clock_monotonic ();
+    if (cli->cfg) {
+        static char name[96];
+        snprintf (name, sizeof (name), "%s %s", cli->prog, cli->cmdname);
+        ccas_events_open (cli->cfg, name);
+    }
     if ((flags & NEED_API) == NEED_API) {
         int rc = cli_open_client (cli);
         if (rc != EXIT_OK)
@@ -138,12 +147,30 @@ int cli_prepare (struct cli *cli)
     if ((flags & NEED_LOCK) == NEED_LOCK) {
         if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, cli->prog, 30, &err)))
             return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+        cli_start_metrics (cli);
     }
     return EXIT_OK;
 }
 
+void cli_start_metrics (struct cli *cli)
+{
+    static char name[96];
+    snprintf (name, sizeof (name), "%s %s", cli->prog, cli->cmdname);
+    ccas_metrics_open (cli->cfg, name);
+}
+
 void cli_release (struct cli *cli)
 {
+    struct ccas_error err = { "" };
+    if (cli->lock) {
+        const char *result = cli->rc == EXIT_OK ? "ok" : cli->rc == EXIT_PARTIAL ? "partial" : "failed";
+        if (cli->api)
+            ccas_metrics_add_requests (ccas_ccapi_stats (cli->api));
+        if (ccas_metrics_flush (result, ccas_clock_monotonic () - cli->t0, &err) < 0)
+            ccas_log (LOG_WARNING, "metrics: %s", err.text);
+    }
+    ccas_metrics_close ();
+    ccas_events_close ();
     ccas_lock_release (cli->lock);
     cli->lock = NULL;
     ccas_ccapi_destroy (cli->api);

@@ -75,6 +75,8 @@ struct cli {
     struct ccas_config *cfg;
     struct ccas_ccapi *api;
     struct ccas_lock *lock;
+    double t0;                /* monotonic start of the run (its duration metric) */
+    int rc;                   /* the command's exit code, for the metrics (set by main) */
 };
 
 /* getopt_long with the common options merged in.  Returns the next
@@ -108,7 +110,12 @@ void cli_print_json (json_object *obj);
 void cli_print_help (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
 void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
 
-/* Release what cli_prepare() opened. */
+/* Start the events and metrics of an acting run; call with the lock held
+ * (cli_prepare() does for NEED_LOCK commands). */
+void cli_start_metrics (struct cli *cli);
+
+/* Release what cli_prepare() opened; a run holding the lock writes its
+ * metrics first. */
 void cli_release (struct cli *cli);
 
 #endif /* !CCAS_CLI_H */

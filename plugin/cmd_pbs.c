@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze.h"
 #include "builtins.h"
+#include "failure.h"
+#include "holds.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "match.h"
@@ -32,6 +35,8 @@ static void pbs_setup (const struct ccas_config *cfg)
 }
 
 struct pbs_view {
+    struct ccas_holds *holds;      /* capacity windows, shared with the Slurm side */
+    double now;
     struct ccas_cluster *c;
     struct ccas_jobs *jobs;
     struct ccas_pbs_nodes *nodes;
@@ -43,6 +48,7 @@ static void view_free (struct pbs_view *v)
     ccas_pbs_nodes_destroy (v->nodes);
     ccas_jobs_destroy (v->jobs);
     ccas_cluster_destroy (v->c);
+    ccas_holds_destroy (v->holds);
 }
 
 /* The model, PBS's queued jobs and its nodes, folded together.  When PBS
@@ -56,6 +62,9 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     pbs_setup (cli->cfg);
     if ((rc = model_load (cli, &src, &v->c)) != EXIT_OK)
         return rc;
+    v->now = (double)time (NULL);
+    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) || ccas_holds_apply (v->holds, v->c, v->now) < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
     json_object *doc = ccas_pbs_pbsnodes (&err);
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
@@ -97,6 +106,32 @@ static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool appli
 
 /* ---- pbs autoscale / pbs demand -------------------------------------------------------------------- */
 
+/* A set the server could not fill for capacity or quota holds its bucket back
+ * for capacity_failure_backoff seconds; the next pass tries the other buckets
+ * the jobs allow. */
+static void hold_short_buckets (struct cli *cli, struct pbs_view *v, const struct ccas_plan *plan)
+{
+    struct ccas_error err = { "" };
+    double secs = cli->cfg->capacity_failure_backoff;
+    ccas_holds_expire (v->holds, v->now, NULL, NULL);
+    for (size_t i = 0; i < plan->ncreates && secs > 0; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_bucket *b = s->bucket;
+        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !s->message)
+            continue;
+        enum ccas_failure_class cls = ccas_classify_message (s->message);
+        char reason[300];
+        ccas_failure_reason (cls, s->message, reason, sizeof (reason));
+        if (!ccas_failure_holds_bucket (cls) || ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
+            continue;
+        ccas_holds_add (v->holds, b->na->name, b->machine_type, v->now, secs, cls, reason);
+        ccas_log (LOG_WARNING, "pbs: %s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+    }
+    if (ccas_holds_save (v->holds, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_holds_metrics (v->holds, v->now);
+}
+
 static int pbs_pass (struct cli *cli, bool apply)
 {
     struct pbs_view v;
@@ -118,6 +153,7 @@ static int pbs_pass (struct cli *cli, bool apply)
         ccas_pbs_apply_before (&acts, plan);
         rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale");
         ccas_pbs_apply_after (&acts, v.c, names);
+        hold_short_buckets (cli, &v, plan);
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;
     }

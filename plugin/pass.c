@@ -8,6 +8,7 @@
 #include "apply.h"
 #include "lock.h"
 #include "log.h"
+#include "metrics.h"
 #include "pass.h"
 #include "plan_print.h"
 
@@ -34,8 +35,11 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
     struct ccas_error err = { "" };
     struct ccas_state *requests = NULL;
     int rc = EXIT_OK;
-    if (!cli->lock && !(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
-        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    if (!cli->lock) {
+        if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
+            return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+        cli_start_metrics (cli);
+    }
     if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
@@ -46,6 +50,7 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
         rc = EXIT_PARTIAL;
     if (times_state && ccas_state_save (times_state, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_metrics_from_model (plan->cluster, (double)time (NULL));
     ccas_state_destroy (requests);
     return rc;
 }

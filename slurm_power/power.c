@@ -10,8 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "events.h"
 #include "log.h"
+#include "metrics.h"
 #include "power.h"
+#include "report.h"
 
 const char *ccas_power_config_path (const char *explicit_path)
 {
@@ -51,6 +55,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
                      struct ccas_error *err)
 {
     memset (p, 0, sizeof (*p));
+    p->t0 = ccas_clock_monotonic ();
     p->prog = prog;
     p->dry_run = o->dry_run;
     p->out = stdout;
@@ -78,6 +83,9 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         double wait = ccas_config_lookup_double (p->cfg, "slurm.lock_timeout", 20);
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
             return -1;
+        /* counters accumulate under the lock, so no run's update is lost */
+        ccas_events_open (p->cfg, prog);
+        ccas_metrics_open (p->cfg, prog);
     }
     if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err)))
         return -1;
@@ -102,6 +110,10 @@ int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_confi
 void ccas_power_detach (struct ccas_power *p)
 {
     struct ccas_error err = { "" };
+    if (p->model && !p->dry_run) {
+        ccas_metrics_from_model (p->model, p->now);
+        ccas_holds_metrics (p->holds, p->now);
+    }
     if (p->nhb)
         ccas_power_flush (p);
     if (p->holds && !p->dry_run && ccas_holds_save (p->holds, &err) < 0)
@@ -146,6 +158,8 @@ void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...)
 
 void ccas_power_handback (struct ccas_power *p, const char *name, const char *reason)
 {
+    if (!p->dry_run)
+        ccas_report_failed (name, reason);
     if (p->nhb == p->hbcap) {
         size_t cap = p->hbcap ? p->hbcap * 2 : 64;
         char **n = realloc (p->hb_names, cap * sizeof (*n));
@@ -239,7 +253,16 @@ void ccas_power_close (struct ccas_power *p)
     struct ccas_lock *lock = p->lock;
     struct ccas_ccapi *api = p->api;
     struct ccas_config *cfg = p->cfg;
+    struct ccas_error err = { "" };
+    const char *result = p->failures ? "partial" : "ok";
+    double t0 = p->t0;
     ccas_power_detach (p);
+    if (lock && api)
+        ccas_metrics_add_requests (ccas_ccapi_stats (api));
+    if (lock && ccas_metrics_flush (result, ccas_clock_monotonic () - t0, &err) < 0)
+        ccas_log (LOG_WARNING, "metrics: %s", err.text);
+    ccas_metrics_close ();
+    ccas_events_close ();
     ccas_lock_release (lock);
     ccas_ccapi_destroy (api);
     ccas_config_destroy (cfg);

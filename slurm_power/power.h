@@ -35,6 +35,7 @@ struct ccas_power {
     bool dry_run;                     /* say what would be done; change nothing */
     FILE *out;                        /* where dry runs and --verbose reports go */
     double now;
+    double t0;                        /* monotonic start, for the run's duration metric */
     /* pending hand-backs: name -> reason */
     char **hb_names;
     char **hb_reasons;

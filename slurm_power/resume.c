@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "failure.h"
 #include "log.h"
+#include "metrics.h"
 #include "power.h"
 #include "resume_file.h"
 #include "state.h"
@@ -251,6 +253,56 @@ static bool created (const struct ccas_node_list *made, const char *name)
 }
 
 /* A set came back short: hand back the names the server did not make. */
+static json_object *span_jobs (const struct resume_run *r, const struct set_span *span)
+{
+    json_object *a = json_object_new_array ();
+    uint32_t last = 0;
+    for (size_t i = span->first; i < span->first + span->count; i++)
+        if (r->wants[i].job && r->wants[i].job != last) {
+            char id[16];
+            snprintf (id, sizeof (id), "%u", r->wants[i].job);
+            json_object_array_add (a, json_object_new_string (id));
+            last = r->wants[i].job;
+        }
+    return a;
+}
+
+/* The set as an event ("created" or "create_failed") and in the metrics. */
+static void report_set (const struct resume_run *r, const struct ccas_create_set *set, const struct set_span *span,
+                        const struct ccas_create_set_result *res, const char *request_id, const char *operation_id,
+                        const struct ccas_node_list *made, const char *cls)
+{
+    char labels[300];
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "nodearray", json_object_new_string (set->nodearray));
+    json_object_object_add (o, "machine_type", json_object_new_string (set->machine_type));
+    json_object_object_add (o, "placement_group", set->placement_group ? json_object_new_string (set->placement_group) : NULL);
+    json_object_object_add (o, "count", json_object_new_int (set->count));
+    json_object_object_add (o, "added", json_object_new_int (res->added));
+    json_object_object_add (o, "request_id", json_object_new_string (request_id));
+    json_object_object_add (o, "operation_id", operation_id ? json_object_new_string (operation_id) : NULL);
+    json_object_object_add (o, "jobs", span_jobs (r, span));
+    if (cls) {
+        json_object_object_add (o, "class", json_object_new_string (cls));
+        json_object_object_add (o, "message", json_object_new_string (res->message ? res->message : "no reason given"));
+        ccas_metric_add ("ccautoscale_create_failures_total",
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, "class", cls),
+                         set->count - res->added);
+        ccas_event ("create_failed", o);
+        return;
+    }
+    json_object *names = json_object_new_array ();
+    for (size_t i = span->first; i < span->first + span->count; i++)
+        if (made ? created (made, r->wants[i].name) : (int)(i - span->first) < res->added) {
+            json_object_array_add (names, json_object_new_string (r->wants[i].name));
+            ccas_metric_node_requested (r->wants[i].name, r->p->now);
+        }
+    json_object_object_add (o, "nodes", names);
+    ccas_metric_add ("ccautoscale_nodes_created_total",
+                     ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL), res->added);
+    ccas_event ("created", o);
+}
+
 static void set_shortfall (struct resume_run *r, const struct ccas_create_set *set, const struct set_span *span,
                            const struct ccas_create_set_result *res, const struct ccas_node_list *made)
 {
@@ -373,9 +425,16 @@ static void create (struct resume_run *r)
         && ccas_ccapi_get_nodes (p->api, res->operation_id, NULL, &made, &err) < 0)
         ccas_log (LOG_WARNING, "cannot list what operation %s made (%s); assuming the first names", res->operation_id,
                   err.text);
-    for (size_t s = 0; s < nsets; s++)
-        if (res->sets[s].added < sets[s].count)
-            set_shortfall (r, &sets[s], &spans[s], &res->sets[s], res->nodes ? res->nodes : made);
+    for (size_t s = 0; s < nsets; s++) {
+        const struct ccas_node_list *list = res->nodes ? res->nodes : made;
+        if (res->sets[s].added > 0)
+            report_set (r, &sets[s], &spans[s], &res->sets[s], id, res->operation_id, list, NULL);
+        if (res->sets[s].added < sets[s].count) {
+            set_shortfall (r, &sets[s], &spans[s], &res->sets[s], list);
+            report_set (r, &sets[s], &spans[s], &res->sets[s], id, res->operation_id, list,
+                        ccas_failure_class_name (ccas_classify_message (res->sets[s].message)));
+        }
+    }
     forget_request (p, id);
 done:
     ccas_node_list_destroy (made);
@@ -452,6 +511,21 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         ccas_log (LOG_ERR, "out of memory");
         p->failures++;
     } else {
+        json_object *ev = json_object_new_object ();
+        json_object_object_add (ev, "nodes", ccas_event_strings ((const char *const *)names, n));
+        if (rf) {
+            json_object *jobs = json_object_new_array ();
+            for (size_t j = 0; j < rf->njobs; j++) {
+                char id[16];
+                snprintf (id, sizeof (id), "%u", rf->jobs[j].job_id);
+                json_object_array_add (jobs, json_object_new_string (id));
+            }
+            json_object_object_add (ev, "jobs", jobs);
+        }
+        if (!p->dry_run)
+            ccas_event ("resume_requested", ev);
+        else
+            json_object_put (ev);
         for (size_t i = 0; i < n; i++)
             sort_name (&r, names[i]);
         assign_pgs (&r);

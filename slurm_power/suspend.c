@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "power.h"
+#include "report.h"
 
 static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
 {
@@ -67,6 +68,15 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
         ccas_log (LOG_ERR, "%s (sync will retry: these VMs are orphans now)", err.text);
         p->failures++;
         goto done;
+    }
+    for (size_t i = 0; i < nids; i++) {
+        const struct ccas_node *node = ccas_cluster_find_node (p->model, which[i]);
+        bool ok = true;
+        for (size_t k = 0; k < res->nnodes; k++)
+            if (res->nodes[k].id && strcmp (res->nodes[k].id, ids[i]) == 0)
+                ok = res->nodes[k].ok;
+        if (node && ok)
+            ccas_report_action (NULL, action, node, "SuspendProgram", res->operation_id);
     }
     for (size_t i = 0; i < res->nnodes; i++)
         if (!res->nodes[i].ok) {

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apply.h"
 #include "failure.h"
 #include "log.h"
 #include "power.h"
+#include "report.h"
 #include "state.h"
 
 /* libslurm exports scontrol's reconfigure, but Slurm 22.05's slurm.h does not
@@ -29,6 +31,7 @@ struct sync_run {
     struct ccas_power *p;
     struct ccas_sync_report *rep;
     const char **term_ids;
+    const struct ccas_node **term_nodes; /* the same nodes, for the events */
     size_t nterm;
     const char **names;      /* scratch list for grouped updates */
 };
@@ -92,8 +95,10 @@ static void keep_held_drained (struct sync_run *r)
 
 static void terminate_later (struct sync_run *r, const struct ccas_node *n)
 {
-    if (n->node_id)
+    if (n->node_id) {
+        r->term_nodes[r->nterm] = n;
         r->term_ids[r->nterm++] = n->node_id;
+    }
 }
 
 static void check_vm (struct sync_run *r, struct ccas_node *n)
@@ -177,7 +182,12 @@ static void terminate_collected (struct sync_run *r)
     if (ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
-    }
+    } else
+        for (size_t i = 0; i < r->nterm; i++)
+            ccas_report_action (r->term_nodes[i]->kind == CCAS_NODE_FAILED ? "terminated" : "orphan_reaped",
+                                CCAS_ACTION_TERMINATE, r->term_nodes[i],
+                                r->term_nodes[i]->kind == CCAS_NODE_FAILED ? "failed while powering up" : "orphan VM",
+                                res->operation_id);
     ccas_action_result_destroy (res);
 }
 
@@ -236,20 +246,35 @@ static void keep_alive_excluded (struct sync_run *r)
     }
 }
 
+/* Create requests a killed resume recorded and never settled: resume names
+ * its nodes, so a re-run never creates them twice, but the record would stay. */
+static void settle_requests (struct ccas_power *p)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
+    if (!st || ccas_apply_reconcile (p->api, st, &err) < 0)
+        ccas_log (LOG_WARNING, "settling earlier create requests: %s", err.text);
+    ccas_state_destroy (st);
+}
+
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
 {
     struct sync_run r = { .p = p, .rep = rep };
     size_t nslurm = ccas_slurm_nodes_count (p->snodes);
     memset (rep, 0, sizeof (*rep));
     r.term_ids = calloc (p->model->nexisting + 1, sizeof (*r.term_ids));
+    r.term_nodes = calloc (p->model->nexisting + 1, sizeof (*r.term_nodes));
     r.names = calloc (nslurm + 1, sizeof (*r.names));
-    if (!r.term_ids || !r.names) {
+    if (!r.term_ids || !r.term_nodes || !r.names) {
         free (r.term_ids);
+        free (r.term_nodes);
         free (r.names);
         return -1;
     }
-    if (!p->dry_run)
+    if (!p->dry_run) {
+        settle_requests (p);
         ccas_holds_expire (p->holds, p->now, hold_ended, &r);
+    }
     keep_held_drained (&r);
     for (size_t i = 0; i < p->model->nexisting; i++)
         check_vm (&r, p->model->nodes[i]);
@@ -258,6 +283,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     keep_alive_excluded (&r);
     ccas_power_flush (p);
     free (r.term_ids);
+    free (r.term_nodes);
     free (r.names);
     return p->failures ? -1 : 0;
 }

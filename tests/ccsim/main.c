@@ -172,7 +172,8 @@ static bool apply_fault (struct fault *f, struct reply *r, bool *process_then_dr
         r->drop = true;
         return true;
     case F_LATENCY:
-        sleep_ms (f->ms);
+        if (!f->after)
+            sleep_ms (f->ms); /* "after": the request is carried out first, then the answer waits */
         return false;
     case F_DROP:
         if (f->after)
@@ -246,7 +247,7 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
 
     pthread_mutex_lock (&sim.lock);
     struct fault *f = sim_fault_for_request (method, path);
-    struct fault copy;
+    struct fault copy = { 0 };
     if (f)
         copy = *f; /* the fault table may change while we sleep */
     pthread_mutex_unlock (&sim.lock);
@@ -268,6 +269,8 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
         free (r.body);
         return MHD_NO; /* close without an answer */
     }
+    if (f && copy.kind == F_LATENCY && copy.after)
+        sleep_ms (copy.ms);
     return send_reply (c, &r);
 }
 

@@ -16,8 +16,13 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     struct ccas_error err = { "" };
     char *expr = fuzz_text (data, size);
-    struct fuzz_model m = fuzz_model_create ();
-    struct ccas_slurm_layout *l = ccas_slurm_layout_create (m.cluster);
+    /* mapping names only reads the model: one for the whole run (ten times the executions) */
+    static struct fuzz_model m;
+    static struct ccas_slurm_layout *l;
+    if (!m.cluster) {
+        m = fuzz_model_create ();
+        l = ccas_slurm_layout_create (m.cluster);
+    }
     size_t n = 0;
     char **names = l ? ccas_slurm_hostlist_expand (expr, &n, &err) : NULL;
     char why[256], na[128], buf[256];
@@ -32,8 +37,6 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         free (back);
         ccas_slurm_names_free (names, n);
     }
-    ccas_slurm_layout_destroy (l);
-    fuzz_model_destroy (&m);
     free (expr);
     return 0;
 }

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* events.c: append JSON lines under a lock, rotating by size. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "log.h"
+#include "state.h"
+
+static struct {
+    char path[4096];
+    const char *program;
+    double max_bytes;
+    int keep;
+    bool on, complained;
+} ev;
+
+void ccas_events_open (const struct ccas_config *cfg, const char *program)
+{
+    json_object *file = ccas_config_lookup (cfg, "events.file");
+    const char *path = file && json_object_is_type (file, json_type_string) ? json_object_get_string (file) : NULL;
+    ev.program = program;
+    ev.max_bytes = ccas_config_lookup_double (cfg, "events.max_mb", 64) * 1048576.0;
+    ev.keep = (int)ccas_config_lookup_double (cfg, "events.keep", 3);
+    ev.complained = false;
+    if (path && !*path) {
+        ev.on = false;
+        return;
+    }
+    if (path)
+        snprintf (ev.path, sizeof (ev.path), "%s", path);
+    else
+        snprintf (ev.path, sizeof (ev.path), "%s/events.jsonl", cfg->state_dir);
+    ev.on = true;
+}
+
+void ccas_events_close (void)
+{
+    ev.on = false;
+}
+
+static void complain (const char *what)
+{
+    if (!ev.complained)
+        ccas_log (LOG_WARNING, "events: %s: %s: %s (further events of this run are dropped)", ev.path, what,
+                  strerror (errno));
+    ev.complained = true;
+    ev.on = false;
+}
+
+/* FILE.k-1 -> FILE.k, ..., FILE -> FILE.1; the oldest falls off. */
+static void rotate (void)
+{
+    char from[4200], to[4200];
+    for (int k = ev.keep; k >= 1; k--) {
+        if (k == 1)
+            snprintf (from, sizeof (from), "%s", ev.path);
+        else
+            snprintf (from, sizeof (from), "%s.%d", ev.path, k - 1);
+        snprintf (to, sizeof (to), "%s.%d", ev.path, k);
+        if (rename (from, to) < 0 && errno != ENOENT)
+            ccas_log (LOG_WARNING, "events: cannot rotate %s: %s", from, strerror (errno));
+    }
+    if (ev.keep < 1 && unlink (ev.path) < 0 && errno != ENOENT)
+        ccas_log (LOG_WARNING, "events: cannot remove %s: %s", ev.path, strerror (errno));
+}
+
+static int open_locked (void)
+{
+    int fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0 && errno == ENOENT) {
+        /* the first run on a fresh state directory */
+        char dir[4096];
+        struct ccas_error err = { "" };
+        snprintf (dir, sizeof (dir), "%s", ev.path);
+        char *slash = strrchr (dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (ccas_make_dirs (dir, &err) == 0)
+                fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+        }
+    }
+    if (fd < 0)
+        return -1;
+    while (flock (fd, LOCK_EX) < 0)
+        if (errno != EINTR) {
+            close (fd);
+            return -1;
+        }
+    return fd;
+}
+
+static void append (const char *line, size_t len)
+{
+    int fd = open_locked ();
+    struct stat st;
+    if (fd < 0)
+        return complain ("cannot open");
+    if (fstat (fd, &st) == 0 && st.st_nlink > 0 && (double)st.st_size + (double)len > ev.max_bytes
+        && st.st_size > 0) {
+        /* rotate under the old file's lock; whoever waited on it reopens the new one */
+        rotate ();
+        close (fd);
+        if ((fd = open_locked ()) < 0)
+            return complain ("cannot open after rotating");
+    }
+    ssize_t n = write (fd, line, len);
+    if (n != (ssize_t)len)
+        complain ("cannot write");
+    close (fd); /* releases the lock */
+}
+
+static void now_iso (char *buf, size_t size)
+{
+    struct timeval tv;
+    struct tm tm;
+    gettimeofday (&tv, NULL);
+    gmtime_r (&tv.tv_sec, &tm);
+    size_t n = strftime (buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf (buf + n, size - n, ".%03ldZ", (long)(tv.tv_usec / 1000));
+}
+
+void ccas_event (const char *type, json_object *fields)
+{
+    if (!ev.on) {
+        json_object_put (fields);
+        return;
+    }
+    char when[40];
+    now_iso (when, sizeof (when));
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "time", json_object_new_string (when));
+    json_object_object_add (o, "event", json_object_new_string (type));
+    json_object_object_add (o, "program", json_object_new_string (ev.program ? ev.program : "ccautoscale"));
+    json_object_object_add (o, "pid", json_object_new_int ((int)getpid ()));
+    if (fields && json_object_is_type (fields, json_type_object)) {
+        json_object_object_foreach (fields, k, v)
+            json_object_object_add (o, k, json_object_get (v));
+    }
+    json_object_put (fields);
+    size_t len;
+    const char *text = json_object_to_json_string_length (o, JSON_C_TO_STRING_PLAIN, &len);
+    char *line = malloc (len + 2);
+    if (line) {
+        memcpy (line, text, len);
+        line[len] = '\0';
+        ccas_log_redact (line, len + 1); /* a server's message could quote a secret */
+        len = strlen (line);
+        line[len] = '\n';
+        append (line, len + 1);
+        free (line);
+    }
+    json_object_put (o);
+}
+
+json_object *ccas_event_strings (const char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array ();
+    for (size_t i = 0; i < n; i++)
+        if (v[i])
+            json_object_array_add (a, json_object_new_string (v[i]));
+    return a;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0004-crash.sh: crash consistency of `pbs autoscale`.  A pass is killed with
+# SIGKILL at each step — before its create is sent, after the answer before
+# anything is recorded, between setting a node's resources and its joined
+# marker, between a drained node's deletion from PBS and its VM's terminate — and the hook's
+# next passes finish the work: every wanted VM exists once and is joined once,
+# no PBS node is left without its VM and no VM without its PBS node.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/pbs.sh"
+command -v python3 >/dev/null || test_skip_all "python3 is needed by the fake PBS"
+
+killed_at () {
+    test_expect_code 137 env CCAUTOSCALE_FAILPOINT="$1" "$CCAS" pbs autoscale >killed.out 2>&1 &&
+    grep "failpoint $1" "$TEST_TMP/ccautoscale.log" >/dev/null
+}
+
+creates () {
+    ccsim_requests "POST .*/nodes/create 20[02]" | wc -l
+}
+
+vms () {
+    ccsim_get /ccsim/state | jq -r '[.nodes[].Name] | sort | join(" ")'
+}
+
+joined () {  # PBS nodes carrying the marker of a VM ccsim has
+    fakepbs state | jq -r '[.nodes | to_entries[] | select(.value.resources_available.ccnodeid != null) | .key] | sort | join(" ")'
+}
+
+# VMs and PBS nodes agree, one to one, every PBS node joined, and each VM once
+consistent () {
+    test_equal "$(vms)" "$1" "VMs" &&
+    test_equal "$(ccsim_get /ccsim/state | jq -r '.nodes[].Name' | sort | uniq -d)" "" "VMs alive twice" &&
+    test_equal "$(joined)" "$1" "joined PBS nodes" &&
+    test_equal "$(fakepbs state | jq -r '[.nodes | keys[]] | sort | join(" ")')" "$1" "PBS nodes"
+}
+
+settle () {  # the hook's next passes, until the VMs booted and joined
+    pbs_pass && ccsim_wait_ready 20 && pbs_pass && pbs_pass
+}
+
+test_expect_success 'killed before the create is sent: the next pass creates once' '
+    pbs_start "" ".idle_timeout = 2" &&
+    fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
+    killed_at create:before-send &&
+    test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
+    settle && consistent "execute-1 execute-2" &&
+    test_equal "$(creates)" 1 "creates carried out"
+'
+
+test_expect_success 'killed after the create was answered: nothing is created twice' '
+    pbs_reset && fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
+    killed_at create:after-reply &&
+    test_equal "$(ccsim_node_count)" 2 "VMs after the kill" &&
+    settle && consistent "execute-1 execute-2" &&
+    test_equal "$(creates)" 1 "creates carried out"
+'
+
+test_expect_success 'killed between a node'"'"'s resources and its marker: no marker, and the next pass joins it whole' '
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 &&
+    killed_at pbs:join-before-marker &&
+    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
+        "2 none" "resources set, marker not" &&
+    pbs_pass && consistent "execute-1" &&
+    test_equal "$(fakepbs state | jq -r "[.calls[] | select(.[0] == \"qmgr\" and (.[2] | test(\"create node execute-1\")))] | length")" 1 \
+        "qmgr create node calls (the second pass sets, it does not create again)"
+'
+
+test_expect_success 'a drained node: killed after its PBS deletion, before its VM is terminated; the next pass finishes, both end empty' '
+    test_equal "$(fakepbs sched)" 1 "the job runs" && fakepbs finish 1.fakeserver &&
+    pbs_pass && sleep 3 && pbs_pass &&
+    test_equal "$(pbs_node_state execute-1)" offline "drained" &&
+    killed_at action:before-send &&
+    test_equal "$(pbs_node_state execute-1)" "" "deleted from PBS before its VM goes" &&
+    test_equal "$(ccsim_node_count)" 1 "VM still there after the kill" &&
+    pbs_pass &&
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    consistent ""
+'
+
+test_done
