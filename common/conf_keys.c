@@ -102,6 +102,12 @@ const struct config_key ccas_config_table[] = {
     { "slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, false,
       "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes" },
 
+    { "breaker", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the circuit breaker: stop creating where VMs keep failing to boot" },
+    { "breaker.threshold", KEY_INT, "5", 0, 1000, NULL, false,
+      "consecutive boot failures in one nodearray that open its breaker (0: never)" },
+    { "breaker.cooldown", KEY_NUMBER, "1800", 0, 1e9, NULL, false,
+      "seconds an open breaker stays open (0: until 'ccautoscale breaker reset')" },
+
     /* events and metrics */
     { "events", KEY_SECTION, "{}", UNBOUNDED, NULL, false, "the events file: one JSON line per decision and outcome" },
     { "events.file", KEY_STRING, NULL, UNBOUNDED, NULL, false,

@@ -42,17 +42,33 @@ void ccas_holds_destroy (struct ccas_holds *h)
     free (h);
 }
 
-void ccas_holds_add (struct ccas_holds *h, const char *nodearray, const char *machine_type, double now,
-                     double seconds, enum ccas_failure_class cls, const char *reason)
+void ccas_holds_add_class (struct ccas_holds *h, const char *nodearray, const char *machine_type, double now,
+                           double seconds, const char *class_name, const char *reason)
 {
     char key[256];
     json_object *o = json_object_new_object ();
     key_of (key, sizeof (key), nodearray, machine_type);
     json_object_object_add (o, "since", json_object_new_double (now));
     json_object_object_add (o, "until", json_object_new_double (now + seconds));
-    json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
+    json_object_object_add (o, "class", json_object_new_string (class_name));
     json_object_object_add (o, "reason", json_object_new_string (reason));
     json_object_object_add (ccas_state_root (h->st), key, o);
+}
+
+void ccas_holds_add (struct ccas_holds *h, const char *nodearray, const char *machine_type, double now,
+                     double seconds, enum ccas_failure_class cls, const char *reason)
+{
+    ccas_holds_add_class (h, nodearray, machine_type, now, seconds, ccas_failure_class_name (cls), reason);
+}
+
+void ccas_holds_end_class (struct ccas_holds *h, const char *nodearray, const char *class_name, double now)
+{
+    size_t n = strlen (nodearray);
+    json_object_object_foreach (ccas_state_root (h->st), key, o) {
+        const char *cls = ccas_json_str (o, "class");
+        if (strncmp (key, nodearray, n) == 0 && key[n] == '/' && cls && strcmp (cls, class_name) == 0)
+            json_object_object_add (o, "until", json_object_new_double (now));
+    }
 }
 
 static json_object *active (const struct ccas_holds *h, const char *na, const char *mt, double now)
@@ -84,8 +100,11 @@ int ccas_holds_apply (const struct ccas_holds *h, struct ccas_cluster *c, double
         const char *reason = ccas_holds_reason (h, b->na->name, b->machine_type, now);
         if (reason) {
             char text[600];
-            snprintf (text, sizeof (text), "held back %.0f s more: %s",
-                      ccas_holds_remaining (h, b->na->name, b->machine_type, now), reason);
+            double left = ccas_holds_remaining (h, b->na->name, b->machine_type, now);
+            if (left > 365 * 86400.0)
+                snprintf (text, sizeof (text), "held back until reset: %s", reason);
+            else
+                snprintf (text, sizeof (text), "held back %.0f s more: %s", left, reason);
             if (ccas_cluster_hold (c, b, text) < 0)
                 return -1;
         }

@@ -24,6 +24,14 @@ void ccas_holds_destroy (struct ccas_holds *h);
 void ccas_holds_add (struct ccas_holds *h, const char *nodearray, const char *machine_type, double now,
                      double seconds, enum ccas_failure_class cls, const char *reason);
 
+/* The same with a class name of the caller's ("breaker"). */
+void ccas_holds_add_class (struct ccas_holds *h, const char *nodearray, const char *machine_type, double now,
+                           double seconds, const char *class_name, const char *reason);
+
+/* End now the holds of `nodearray` whose class is `class_name` (the next
+ * expiry releases what they held). */
+void ccas_holds_end_class (struct ccas_holds *h, const char *nodearray, const char *class_name, double now);
+
 /* The reason of an active hold, or NULL.  Borrowed until the next change. */
 const char *ccas_holds_reason (const struct ccas_holds *h, const char *nodearray, const char *machine_type,
                                double now);

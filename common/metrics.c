@@ -33,6 +33,7 @@ static const struct family {
     { "ccautoscale_requests_total", COUNTER, "CycleCloud REST requests by endpoint, retries included." },
     { "ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries." },
     { "ccautoscale_bucket_held", GAUGE, "1 while a bucket is held back after a capacity or quota failure." },
+    { "ccautoscale_breaker_open", GAUGE, "1 while a nodearray's breaker is open (boot failures)." },
 };
 #define NFAMILIES (sizeof (families) / sizeof (families[0]))
 

@@ -22,6 +22,7 @@
  *   ccautoscale_requests_total{endpoint}               counter (REST requests, retries included)
  *   ccautoscale_retries_total                          counter (all endpoints)
  *   ccautoscale_bucket_held{nodearray,machine_type}    gauge (1 in a capacity window)
+ *   ccautoscale_breaker_open{nodearray}                gauge (1 while the breaker is open)
  */
 #ifndef CCAS_METRICS_H
 #define CCAS_METRICS_H

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "failure.h"
 #include "plan.h"
 
 #define ARENA(p) ((struct ccas_arena *)(p)->arena)
@@ -144,6 +145,14 @@ static json_object *create_json (const struct ccas_plan_create *set)
     if (set->outcome != CCAS_PLANNED) {
         json_object_object_add (o, "added", json_object_new_int (set->added));
         json_object_object_add (o, "message", str_or_null (set->message));
+        if ((uint32_t)set->added < set->count) {
+            char reason[600];
+            enum ccas_failure_class cls = ccas_classify_message (set->message);
+            json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
+            json_object_object_add (o, "failure", json_object_new_string (ccas_failure_reason (
+                                                       cls, set->message ? set->message : "no reason given", reason,
+                                                       sizeof (reason))));
+        }
         json_object *names = json_object_new_array ();
         for (uint32_t i = 0; i < set->count; i++)
             if (set->nodes[i]->name)

@@ -18,6 +18,8 @@
 #include "cli.h"
 
 int cmd_analyze (struct cli *cli, int argc, char **argv);
+int cmd_breaker_list (struct cli *cli, int argc, char **argv);
+int cmd_breaker_reset (struct cli *cli, int argc, char **argv);
 int cmd_buckets (struct cli *cli, int argc, char **argv);
 int cmd_config_check (struct cli *cli, int argc, char **argv);
 int cmd_config_keys (struct cli *cli, int argc, char **argv);
@@ -31,6 +33,8 @@ int cmd_status (struct cli *cli, int argc, char **argv);
 int cmd_terminate (struct cli *cli, int argc, char **argv);
 
 extern const struct cmd_help help_analyze;
+extern const struct cmd_help help_breaker_list;
+extern const struct cmd_help help_breaker_reset;
 extern const struct cmd_help help_buckets;
 extern const struct cmd_help help_config_check;
 extern const struct cmd_help help_config_keys;

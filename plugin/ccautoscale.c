@@ -15,6 +15,19 @@ static const struct cmd config_cmds[] = {
     { NULL, NULL, 0, NULL, NULL },
 };
 
+static const struct cmd breaker_cmds[] = {
+    { "list", cmd_breaker_list, NEED_CONFIG, &help_breaker_list, NULL },
+    { "reset", cmd_breaker_reset, NEED_LOCK, &help_breaker_reset, NULL },
+    { NULL, NULL, 0, NULL, NULL },
+};
+
+static const struct cmd_help help_breaker = {
+    .synopsis = "breaker list|reset [NODEARRAY]",
+    .summary = "the circuit breaker: nodearrays where creating stopped after repeated boot failures",
+    .description = "'breaker list' shows each nodearray's consecutive boot failures and open breakers;\n"
+                   "'breaker reset NODEARRAY' closes one.",
+};
+
 static const struct cmd pbs_cmds[] = {
     { "analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL },
     { "autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL },
@@ -60,6 +73,7 @@ static const struct cmd_help help_slurm = {
 /* Sorted by name; `help` walks it in this order. */
 static const struct cmd commands[] = {
     { "analyze", cmd_analyze, NEED_API, &help_analyze, NULL },
+    { "breaker", NULL, 0, &help_breaker, breaker_cmds },
     { "buckets", cmd_buckets, NEED_API, &help_buckets, NULL },
     { "config", NULL, 0, &help_config, config_cmds },
     { "create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL },

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "analyze.h"
+#include "breaker.h"
 #include "builtins.h"
 #include "failure.h"
 #include "holds.h"
@@ -36,6 +37,7 @@ static void pbs_setup (const struct ccas_config *cfg)
 
 struct pbs_view {
     struct ccas_holds *holds;      /* capacity windows, shared with the Slurm side */
+    struct ccas_breakers *breakers;
     double now;
     struct ccas_cluster *c;
     struct ccas_jobs *jobs;
@@ -49,6 +51,7 @@ static void view_free (struct pbs_view *v)
     ccas_jobs_destroy (v->jobs);
     ccas_cluster_destroy (v->c);
     ccas_holds_destroy (v->holds);
+    ccas_breakers_destroy (v->breakers);
 }
 
 /* The model, PBS's queued jobs and its nodes, folded together.  When PBS
@@ -63,8 +66,10 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     if ((rc = model_load (cli, &src, &v->c)) != EXIT_OK)
         return rc;
     v->now = (double)time (NULL);
-    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) || ccas_holds_apply (v->holds, v->c, v->now) < 0)
+    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) || !(v->breakers = ccas_breakers_load (cli->cfg, &err))
+        || ccas_holds_apply (v->holds, v->c, v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
+    ccas_breakers_expire (v->breakers, v->now);
     json_object *doc = ccas_pbs_pbsnodes (&err);
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
@@ -105,6 +110,46 @@ static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool appli
 }
 
 /* ---- pbs autoscale / pbs demand -------------------------------------------------------------------- */
+
+/* Failed and stuck VMs (this pass's terminations) count against their
+ * nodearray's breaker, before anything is created: a breaker this opens
+ * takes this pass's creates in that nodearray back out of the plan. */
+static void count_failures (struct pbs_view *v, struct ccas_plan *plan)
+{
+    bool opened = false;
+    for (size_t i = 0; i < plan->nterminates; i++) {
+        const struct ccas_node *n = plan->terminates[i].node;
+        if (n->kind == CCAS_NODE_FAILED || n->kind == CCAS_NODE_BOOTING) {
+            char what[300];
+            snprintf (what, sizeof (what), "%s: %s", n->name ? n->name : "?", plan->terminates[i].reason);
+            opened |= ccas_breaker_boot_failed (v->breakers, v->holds, v->c, n->nodearray, what, v->now);
+        }
+    }
+    if (!opened)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_bucket *b = plan->creates[i].bucket;
+        if (ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
+            ccas_log (LOG_WARNING, "pbs: %s/%s: %u node%s not created: the breaker just opened", b->na->name,
+                      b->machine_type, plan->creates[i].count, plan->creates[i].count == 1 ? "" : "s");
+        else
+            plan->creates[kept++] = plan->creates[i];
+    }
+    plan->ncreates = kept;
+}
+
+/* Joined VMs booted: their nodearray's count starts again. */
+static void count_boots (struct pbs_view *v, const struct ccas_pbs_actions *acts)
+{
+    struct ccas_error err = { "" };
+    for (size_t i = 0; i < acts->n; i++)
+        if (acts->v[i].kind == CCAS_PBS_JOIN && acts->v[i].outcome == CCAS_DONE)
+            ccas_breaker_booted (v->breakers, acts->v[i].node->nodearray);
+    if (ccas_breakers_save (v->breakers, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_breakers_metrics (v->breakers);
+}
 
 /* A set the server could not fill for capacity or quota holds its bucket back
  * for capacity_failure_backoff seconds; the next pass tries the other buckets
@@ -150,9 +195,11 @@ static int pbs_pass (struct cli *cli, bool apply)
     }
     if (apply) {
         node_resource_names (cli->cfg, names, MAX_NODE_RESOURCES);
+        count_failures (&v, plan);
         ccas_pbs_apply_before (&acts, plan);
         rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale");
         ccas_pbs_apply_after (&acts, v.c, names);
+        count_boots (&v, &acts);
         hold_short_buckets (cli, &v, plan);
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;

@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "breaker.h"
 #include "builtins.h"
+#include "holds.h"
+#include "jsonutil.h"
 #include "table.h"
 
 const struct cmd_help help_status = {
@@ -16,7 +20,10 @@ const struct cmd_help help_status = {
         "The first screen to open.  The cluster's state and its node and core limits; per\n"
         "nodearray its limits, how many nodes are ready, booting (Acquiring, Preparing),\n"
         "failed, deallocated or in another state, and how many more may be created now.\n"
-        "One status request and one nodes request.",
+        "Then what holds creating back: buckets in a capacity window after a capacity or quota\n"
+        "failure, and nodearrays whose breaker opened after repeated boot failures, each with\n"
+        "its reason and time left; and the last failures from the events file, with their\n"
+        "class and message.  One status request and one nodes request.",
     .examples = "$ ccautoscale status\n$ ccautoscale status --json | jq .nodearrays",
     .see_also = "ccautoscale-buckets(8), ccautoscale-nodes(8)",
 };
@@ -71,7 +78,7 @@ static json_object *limit_json (int64_t v)
     return v < 0 ? NULL : json_object_new_int64 (v);
 }
 
-static void print_json (const struct ccas_cluster_status *st, const struct na_summary *sum)
+static void print_json (const struct ccas_cluster_status *st, const struct na_summary *sum, json_object *local)
 {
     json_object *o = json_object_new_object ();
     json_object *arr = json_object_new_array ();
@@ -95,6 +102,8 @@ static void print_json (const struct ccas_cluster_status *st, const struct na_su
         json_object_array_add (arr, na);
     }
     json_object_object_add (o, "nodearrays", arr);
+    json_object_object_foreach (local, k, v)
+        json_object_object_add (o, k, json_object_get (v));
     cli_print_json (o);
     json_object_put (o);
 }
@@ -135,6 +144,123 @@ static void print_table (const struct ccas_cluster_status *st, const struct na_s
     table_destroy (t);
 }
 
+#define RECENT_FAILURES 8
+#define EVENTS_TAIL (256 * 1024)
+
+/* The last failures in the events file (its tail only: it may be large). */
+static json_object *recent_failures (const struct ccas_config *cfg)
+{
+    json_object *out = json_object_new_array ();
+    json_object *file = ccas_config_lookup (cfg, "events.file");
+    char path[4096];
+    if (file && json_object_is_type (file, json_type_string))
+        snprintf (path, sizeof (path), "%s", json_object_get_string (file));
+    else
+        snprintf (path, sizeof (path), "%s/events.jsonl", cfg->state_dir);
+    FILE *f = *path ? fopen (path, "r") : NULL;
+    if (!f)
+        return out;
+    char *buf = malloc (EVENTS_TAIL + 1);
+    if (buf && fseek (f, 0, SEEK_END) == 0) {
+        long size = ftell (f);
+        long from = size > EVENTS_TAIL ? size - EVENTS_TAIL : 0;
+        size_t n = fseek (f, from, SEEK_SET) == 0 ? fread (buf, 1, EVENTS_TAIL, f) : 0;
+        buf[n] = '\0';
+        json_object *all = json_object_new_array ();
+        char *save = NULL;
+        for (char *line = strtok_r (buf, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
+            json_object *e = json_tokener_parse (line);
+            const char *ev = e ? ccas_json_str (e, "event") : NULL;
+            if (ev && (strcmp (ev, "create_failed") == 0 || strcmp (ev, "failed") == 0
+                       || strcmp (ev, "breaker_opened") == 0 || strcmp (ev, "pbs_action_failed") == 0))
+                json_object_array_add (all, e);
+            else
+                json_object_put (e);
+        }
+        size_t total = json_object_array_length (all);
+        for (size_t i = total > RECENT_FAILURES ? total - RECENT_FAILURES : 0; i < total; i++)
+            json_object_array_add (out, json_object_get (json_object_array_get_idx (all, i)));
+        json_object_put (all);
+    }
+    free (buf);
+    fclose (f);
+    return out;
+}
+
+/* Active holds, breakers and recent failures, from the state directory. */
+static json_object *local_state (const struct ccas_config *cfg)
+{
+    struct ccas_error err = { "" };
+    double now = (double)time (NULL);
+    json_object *o = json_object_new_object ();
+    json_object *holds = json_object_new_object (), *breakers = json_object_new_object ();
+    struct ccas_holds *h = ccas_holds_load (cfg->state_dir, &err);
+    struct ccas_breakers *b = ccas_breakers_load (cfg, &err);
+    if (h) {
+        json_object_object_foreach (ccas_holds_json (h), key, rec) {
+            double left = ccas_json_double (rec, "until", 0) - now;
+            if (left <= 0)
+                continue;
+            json_object *x = json_object_new_object ();
+            json_object_object_add (x, "class", json_object_get (ccas_json_get (rec, "class")));
+            json_object_object_add (x, "reason", json_object_get (ccas_json_get (rec, "reason")));
+            json_object_object_add (x, "seconds_left", json_object_new_int64 ((int64_t)left));
+            json_object_object_add (holds, key, x);
+        }
+    }
+    if (b) {
+        json_object_object_foreach (ccas_breakers_json (b), na, rec)
+            if (ccas_json_bool (rec, "open", false))
+                json_object_object_add (breakers, na, json_object_get (rec));
+    }
+    json_object_object_add (o, "holds", holds);
+    json_object_object_add (o, "breakers", breakers);
+    json_object_object_add (o, "recent_failures", recent_failures (cfg));
+    ccas_holds_destroy (h);
+    ccas_breakers_destroy (b);
+    return o;
+}
+
+static void print_local (json_object *local)
+{
+    json_object *holds = ccas_json_get (local, "holds"), *breakers = ccas_json_get (local, "breakers");
+    json_object *fails = ccas_json_get (local, "recent_failures");
+    if (json_object_object_length (breakers)) {
+        printf ("\nBreakers open (nothing is created there; 'ccautoscale breaker reset NODEARRAY'):\n");
+        json_object_object_foreach (breakers, na, rec)
+            printf ("  %s: %lld consecutive boot failures; last: %s\n", na, (long long)ccas_json_int (rec, "failures", 0),
+                    ccas_json_str (rec, "last") ? ccas_json_str (rec, "last") : "?");
+    }
+    if (json_object_object_length (holds)) {
+        static const char *const headers[] = { "HELD BUCKET", "CLASS", ">LEFT", "REASON", NULL };
+        struct table *t = table_create (headers);
+        printf ("\n");
+        json_object_object_foreach (holds, key, rec) {
+            int64_t left = ccas_json_int (rec, "seconds_left", 0);
+            char l[32];
+            if (left > 365 * 86400)
+                snprintf (l, sizeof (l), "until reset");
+            else
+                snprintf (l, sizeof (l), "%lld s", (long long)left);
+            table_addf (t, "%s\t%s\t%s\t%s", key, ccas_json_str (rec, "class") ? ccas_json_str (rec, "class") : "?", l,
+                        ccas_json_str (rec, "reason") ? ccas_json_str (rec, "reason") : "");
+        }
+        table_print (t, stdout);
+        table_destroy (t);
+    }
+    if (json_object_array_length (fails)) {
+        printf ("\nLast failures (events file):\n");
+        for (size_t i = 0; i < json_object_array_length (fails); i++) {
+            json_object *e = json_object_array_get_idx (fails, i);
+            const char *what = ccas_json_str (e, "node") ? ccas_json_str (e, "node") : ccas_json_str (e, "nodearray");
+            const char *msg = ccas_json_str (e, "message") ? ccas_json_str (e, "message") : ccas_json_str (e, "reason");
+            printf ("  %s  %-15s %-12s %s: %s\n", ccas_json_str (e, "time") ? ccas_json_str (e, "time") : "?",
+                    ccas_json_str (e, "event"), ccas_json_str (e, "class") ? ccas_json_str (e, "class") : "-",
+                    what ? what : "?", msg ? msg : "");
+        }
+    }
+}
+
 int cmd_status (struct cli *cli, int argc, char **argv)
 {
     struct ccas_error err = { "" };
@@ -159,10 +285,14 @@ int cmd_status (struct cli *cli, int argc, char **argv)
         goto done;
     }
     summarize (st, nodes, sum);
+    json_object *local = local_state (cli->cfg);
     if (cli->json)
-        print_json (st, sum);
-    else
+        print_json (st, sum, local);
+    else {
         print_table (st, sum);
+        print_local (local);
+    }
+    json_object_put (local);
 done:
     free (sum);
     ccas_node_list_destroy (nodes);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "failure.h"
 #include "plan_print.h"
 #include "table.h"
 
@@ -25,9 +26,13 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
     struct table *t = table_create (applied ? done : planned);
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_create *s = &plan->creates[i];
+        char reason[600] = "";
+        if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
+            ccas_failure_reason (ccas_classify_message (s->message), s->message ? s->message : "no reason given",
+                                 reason, sizeof (reason));
         if (applied)
             table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, s->bucket->machine_type,
-                        s->pg ? s->pg->name : "-", s->count, s->added, s->message ? s->message : "");
+                        s->pg ? s->pg->name : "-", s->count, s->added, *reason ? reason : "-");
         else
             table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, s->bucket->machine_type, s->pg ? s->pg->name : "-",
                         s->count);

@@ -65,7 +65,7 @@ for f in /usr/sbin/ccautoscale /usr/sbin/ccautoscale-resume /usr/sbin/ccautoscal
     [ -e "$f" ] || fail "$f is not installed"
 done
 pages=$(dpkg -L ccautoscale | grep -c '/man8/.*\.8\.gz$')
-[ "$pages" -ge 24 ] || fail "only $pages section 8 man pages installed"
+[ "$pages" -ge 27 ] || fail "only $pages section 8 man pages installed"
 zcat /usr/share/man/man8/ccautoscale-create.8.gz | grep -q 'wait\[=SECONDS' || fail "ccautoscale-create(8) lacks --wait"
 grep -q 'ExecStart=/usr/sbin/ccautoscale slurm sync' /lib/systemd/system/ccautoscale-sync.service ||
     fail "the sync service does not run /usr/sbin/ccautoscale"

@@ -87,8 +87,10 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         ccas_events_open (p->cfg, prog);
         ccas_metrics_open (p->cfg, prog);
     }
-    if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err)))
+    if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err))
+        || !(p->breakers = ccas_breakers_load (p->cfg, err)))
         return -1;
+    ccas_breakers_expire (p->breakers, p->now);
     return 0;
 }
 
@@ -104,7 +106,10 @@ int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_confi
     p->now = (double)time (NULL);
     if (ccas_slurm_init (err) < 0)
         return -1;
-    return (p->holds = ccas_holds_load (cfg->state_dir, err)) ? 0 : -1;
+    if (!(p->holds = ccas_holds_load (cfg->state_dir, err)) || !(p->breakers = ccas_breakers_load (cfg, err)))
+        return -1;
+    ccas_breakers_expire (p->breakers, p->now);
+    return 0;
 }
 
 void ccas_power_detach (struct ccas_power *p)
@@ -113,11 +118,15 @@ void ccas_power_detach (struct ccas_power *p)
     if (p->model && !p->dry_run) {
         ccas_metrics_from_model (p->model, p->now);
         ccas_holds_metrics (p->holds, p->now);
+        ccas_breakers_metrics (p->breakers);
     }
     if (p->nhb)
         ccas_power_flush (p);
     if (p->holds && !p->dry_run && ccas_holds_save (p->holds, &err) < 0)
         ccas_log (LOG_ERR, "%s", err.text);
+    if (p->breakers && !p->dry_run && ccas_breakers_save (p->breakers, &err) < 0)
+        ccas_log (LOG_ERR, "%s", err.text);
+    ccas_breakers_destroy (p->breakers);
     free (p->hb_names);
     free (p->hb_reasons);
     ccas_holds_destroy (p->holds);

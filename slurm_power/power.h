@@ -18,6 +18,7 @@
 #include "ccapi.h"
 #include "cluster.h"
 #include "conf.h"
+#include "breaker.h"
 #include "holds.h"
 #include "lock.h"
 #include "names.h"
@@ -32,6 +33,7 @@ struct ccas_power {
     struct ccas_cluster *model;
     struct ccas_slurm_layout *layout;
     struct ccas_holds *holds;
+    struct ccas_breakers *breakers;   /* boot failures per nodearray (breaker.h) */
     bool dry_run;                     /* say what would be done; change nothing */
     FILE *out;                        /* where dry runs and --verbose reports go */
     double now;

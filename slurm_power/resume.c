@@ -47,8 +47,11 @@ static const char *held_reason (struct ccas_power *p, const struct ccas_bucket *
     const char *r = ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now);
     if (!r)
         return NULL;
-    snprintf (buf, size, "%s (held %.0f s more)", r,
-              ccas_holds_remaining (p->holds, b->na->name, b->machine_type, p->now));
+    double left = ccas_holds_remaining (p->holds, b->na->name, b->machine_type, p->now);
+    if (left > 365 * 86400.0)
+        snprintf (buf, size, "%s (held until reset)", r);
+    else
+        snprintf (buf, size, "%s (held %.0f s more)", r, left);
     return buf;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,14 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
         struct ccas_node *node = ccas_cluster_find_node (p->model, names[i]);
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, names[i]);
         struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, why, sizeof (why));
+        if (sn && !ccas_slurm_node_down (sn) && !ccas_slurm_node_powering_up (sn)
+            && !ccas_slurm_node_powered_down (sn)) {
+            /* slurmctld marks a node that missed ResumeTimeout DOWN before it calls us; one
+             * that is up now registered after all (the report raced it) and may run jobs */
+            ccas_log (LOG_WARNING, "%s: reported failed, but it is up in Slurm%s: left alone", names[i],
+                      ccas_slurm_node_busy (sn) ? " and running jobs" : "");
+            continue;
+        }
         if (node && node->kind != CCAS_NODE_GOING) {
             if (node->keep_alive)
                 ccas_log (LOG_WARNING, "%s: did not register in time, but is KeepAlive: VM kept", names[i]);
@@ -42,6 +51,12 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
             ccas_log (LOG_WARNING, "%s: never registered with Slurm (VM %s, %s%s%s)", names[i],
                       node->node_id ? node->node_id : "?", node->status ? node->status : "?",
                       node->status_message ? ": " : "", node->status_message ? node->status_message : "");
+            if (b && !p->dry_run) {
+                char what[300];
+                snprintf (what, sizeof (what), "%s: no slurmd before ResumeTimeout (%s)", names[i],
+                          node->status ? node->status : "?");
+                ccas_breaker_boot_failed (p->breakers, p->holds, p->model, b->na->name, what, p->now);
+            }
         }
         const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {

@@ -122,9 +122,16 @@ static void check_vm (struct sync_run *r, struct ccas_node *n)
     }
     if (!sn)
         return;
+    if (n->kind == CCAS_NODE_READY && !ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_powering_up (sn))
+        ccas_breaker_booted (p->breakers, n->nodearray);
     if (n->kind == CCAS_NODE_FAILED && ccas_slurm_node_powering_up (sn) && !n->keep_alive) {
         ccas_failure_reason (CCAS_CLASS_TRANSIENT, n->status_message ? n->status_message : "the VM failed", reason,
                              sizeof (reason));
+        if (!p->dry_run) {
+            char what[300];
+            snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
+            ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
+        }
         ccas_power_say (p, LOG_WARNING, "%s: VM failed while powering up: release it and requeue the job", n->name);
         terminate_later (r, n);
         ccas_power_handback (p, n->name, reason);

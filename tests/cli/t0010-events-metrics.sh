@@ -79,7 +79,8 @@ test_expect_success 'a failed VM: a "terminated" event with its reason, and the 
 test_expect_success 'no capacity: a "create_failed" event with its class and jobs, counted by class' '
     ccsim_fault "{\"kind\": \"capacity\", \"match\": \"Standard_F2s_v2\", \"count\": 1}" &&
     jq ". + [{\"id\": \"extra\", \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}}]" "$TEST_TMP/jobs.json" >more.json &&
-    test_expect_code 4 "$CCAS" demand --jobs more.json --apply &&
+    test_expect_code 4 "$CCAS" demand --jobs more.json --apply --json >cap.json &&
+    jq -e "[.create[] | select(.class == \"capacity\") | .failure | startswith(\"ccautoscale: capacity: \")] == [true]" cap.json &&
     jq -e -s "[.[] | select(.event == \"create_failed\")][-1] | .class == \"capacity\" and .jobs == [\"extra\"] and .machine_type == \"Standard_F2s_v2\"" "$EV" &&
     test_equal "$(metric "ccautoscale_create_failures_total{nodearray=\"htc\",class=\"capacity\"}")" 1 "capacity failures" &&
     test_equal "$(metric "ccautoscale_runs_total{program=\"ccautoscale demand\",result=\"partial\"}")" 1 "partial runs"
