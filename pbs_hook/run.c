@@ -127,6 +127,22 @@ static void kill_group (pid_t pid)
         ;
 }
 
+/* Reap the child by the deadline: one that closed its output may still hang.
+ * Returns 0 with its status, or -1 (still running at the deadline, or an error). */
+static int wait_until (pid_t pid, double deadline, int *status)
+{
+    for (;;) {
+        pid_t r = waitpid (pid, status, WNOHANG);
+        if (r == pid)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (ccas_clock_monotonic () >= deadline)
+            return -1;
+        ccas_clock_sleep (0.005);
+    }
+}
+
 /* Collect both pipes until both close or the deadline passes; 0, or -1 on timeout or error. */
 static int collect (int outfd, int errfd, double deadline, struct sink *out, struct sink *errs)
 {
@@ -178,17 +194,13 @@ int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_ru
         ccas_errorf (err, "%s: cannot run: %s", path, strerror (rc));
         goto fail;
     }
-    if (collect (out[0], errp[0], ccas_clock_monotonic () + timeout, &so, &se) < 0) {
+    double deadline = ccas_clock_monotonic () + timeout;
+    int status = 0;
+    if (collect (out[0], errp[0], deadline, &so, &se) < 0 || wait_until (pid, deadline, &status) < 0) {
         kill_group (pid);
         ccas_errorf (err, "%s: no answer within %.0f s (killed)", argv[0], timeout);
         goto fail;
     }
-    int status;
-    while (waitpid (pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            ccas_errorf (err, "%s: wait: %s", argv[0], strerror (errno));
-            goto fail;
-        }
     if (so.overflow) {
         ccas_errorf (err, "%s: printed more than %zu bytes", argv[0], max_out);
         goto fail;
