@@ -113,6 +113,35 @@ static void wait_before_retry (struct ccas_ccapi *api, int attempt, long retry_a
     ccas_http_sleep_ms (ms);
 }
 
+const char *ccas_endpoint_name (enum ccas_endpoint e)
+{
+    static const char *const names[] = { "status", "nodes", "create", "action", "scale", "operation", "other" };
+    return e < CCAS_EP_COUNT ? names[e] : "other";
+}
+
+static enum ccas_endpoint endpoint_of (const char *path)
+{
+    if (strstr (path, "/nodes/create"))
+        return CCAS_EP_CREATE;
+    if (strstr (path, "/scale/"))
+        return CCAS_EP_SCALE;
+    if (strstr (path, "operation"))
+        return CCAS_EP_OPERATION;
+    if (strstr (path, "/nodes/"))
+        return CCAS_EP_ACTION;
+    if (strstr (path, "/nodes"))
+        return CCAS_EP_NODES;
+    if (strstr (path, "/status"))
+        return CCAS_EP_STATUS;
+    return CCAS_EP_OTHER;
+}
+
+static void count_retry (struct ccas_ccapi *api, const char *path)
+{
+    api->stats.retries++;
+    api->stats.endpoint_retries[endpoint_of (path)]++;
+}
+
 /* Send once.  Returns 0 with a 2xx response in `resp`; -1 otherwise, with
  * api->last describing the failure (a non-2xx response is released). */
 static int attempt (struct ccas_ccapi *api, const char *method, const char *path, const char *body, bool once,
@@ -120,6 +149,7 @@ static int attempt (struct ccas_ccapi *api, const char *method, const char *path
 {
     double t0 = ccas_clock_monotonic ();
     api->stats.requests++;
+    api->stats.endpoint_requests[endpoint_of (path)]++;
     int rc = ccas_http_request (api->http, method, path, body, once, resp, &api->last);
     api->stats.seconds += ccas_clock_monotonic () - t0;
     if (rc < 0)
@@ -151,7 +181,7 @@ static int send_request (struct ccas_ccapi *api, const char *method, const char 
     int tries = policy == RETRY_SAFE ? api->max_retries + 1 : 1;
     for (int i = 0; i < tries; i++) {
         if (i > 0) {
-            api->stats.retries++;
+            count_retry (api, path);
             char name[256];
             request_name (name, sizeof (name), method, path);
             ccas_log (LOG_INFO, "%s: retrying (%d of %d) after: %s", name, i, tries - 1, api->last.message);
@@ -435,7 +465,7 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
         api->last.retry_after_s = -1;
         api->stats.creates++;
         if (i > 0)
-            api->stats.retries++;
+            count_retry (api, path);
         ccas_failpoint ("create:before-send");
         if (attempt (api, "POST", path, text, true, &resp) == 0) {
             json_object *root = parse_body (api, "POST", path, &resp, err);

@@ -64,9 +64,18 @@ struct ccas_ccapi_failure {
 };
 
 /* Counters since creation (for benchmarks, metrics and tests). */
+/* REST endpoints, for per-endpoint counts (metrics). */
+enum ccas_endpoint { CCAS_EP_STATUS, CCAS_EP_NODES, CCAS_EP_CREATE, CCAS_EP_ACTION, CCAS_EP_SCALE,
+                     CCAS_EP_OPERATION, CCAS_EP_OTHER, CCAS_EP_COUNT };
+
+/* "status", "nodes", "create", "action", "scale", "operation", "other" (static). */
+const char *ccas_endpoint_name (enum ccas_endpoint e);
+
 struct ccas_ccapi_stats {
     unsigned requests;    /* HTTP requests sent, retries included */
     unsigned retries;     /* of which were retries */
+    unsigned endpoint_requests[CCAS_EP_COUNT];  /* requests by endpoint */
+    unsigned endpoint_retries[CCAS_EP_COUNT];   /* retries by endpoint */
     unsigned status_reads, node_reads, creates, actions, scales, operation_reads;
     double seconds;       /* wall time spent in HTTP */
 };

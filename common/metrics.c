@@ -31,7 +31,7 @@ static const struct family {
     { "ccautoscale_run_duration_seconds", GAUGE, "Duration of the last run of each program." },
     { "ccautoscale_runs_total", COUNTER, "Runs of each program by result." },
     { "ccautoscale_requests_total", COUNTER, "CycleCloud REST requests by endpoint, retries included." },
-    { "ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries." },
+    { "ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries, by endpoint." },
     { "ccautoscale_bucket_held", GAUGE, "1 while a bucket is held back after a capacity or quota failure." },
     { "ccautoscale_breaker_open", GAUGE, "1 while a nodearray's breaker is open (boot failures)." },
 };
@@ -144,22 +144,16 @@ const char *ccas_metric_labels (char *buf, size_t size, const char *k1, const ch
 
 void ccas_metrics_add_requests (const struct ccas_ccapi_stats *st)
 {
-    static const char *const names[] = { "status", "nodes", "create", "action", "scale", "operation" };
-    unsigned counts[6];
     char labels[64];
     if (!mx.on || !st)
         return;
-    counts[0] = st->status_reads;
-    counts[1] = st->node_reads;
-    counts[2] = st->creates;
-    counts[3] = st->actions;
-    counts[4] = st->scales;
-    counts[5] = st->operation_reads;
-    for (int i = 0; i < 6; i++)
-        if (counts[i])
-            ccas_metric_add ("ccautoscale_requests_total",
-                             ccas_metric_labels (labels, sizeof (labels), "endpoint", names[i], NULL, NULL), counts[i]);
-    ccas_metric_add ("ccautoscale_retries_total", NULL, st->retries);
+    for (int e = 0; e < CCAS_EP_COUNT; e++) {
+        ccas_metric_labels (labels, sizeof (labels), "endpoint", ccas_endpoint_name ((enum ccas_endpoint)e), NULL, NULL);
+        if (st->endpoint_requests[e])
+            ccas_metric_add ("ccautoscale_requests_total", labels, st->endpoint_requests[e]);
+        if (st->endpoint_retries[e])
+            ccas_metric_add ("ccautoscale_retries_total", labels, st->endpoint_retries[e]);
+    }
 }
 
 void ccas_metric_observe_latency (double seconds)

@@ -20,7 +20,7 @@
  *   ccautoscale_run_duration_seconds{program}          gauge
  *   ccautoscale_runs_total{program,result}             counter
  *   ccautoscale_requests_total{endpoint}               counter (REST requests, retries included)
- *   ccautoscale_retries_total                          counter (all endpoints)
+ *   ccautoscale_retries_total{endpoint}                counter
  *   ccautoscale_bucket_held{nodearray,machine_type}    gauge (1 in a capacity window)
  *   ccautoscale_breaker_open{nodearray}                gauge (1 while the breaker is open)
  */

@@ -23,7 +23,8 @@ const struct cmd_help help_metrics = {
         "ccautoscale_resume_latency_seconds (histogram: create request to the first run that saw\n"
         "the node Ready), ccautoscale_run_duration_seconds{program},\n"
         "ccautoscale_runs_total{program,result}, ccautoscale_requests_total{endpoint},\n"
-        "ccautoscale_retries_total, ccautoscale_bucket_held{nodearray,machine_type}.\n"
+        "ccautoscale_retries_total{endpoint}, ccautoscale_bucket_held{nodearray,machine_type},\n"
+        "ccautoscale_breaker_open{nodearray}.\n"
         "Nothing is sent to CycleCloud.",
     .examples = "$ ccautoscale metrics | grep create_failures",
     .see_also = "ccautoscale-status(8)",

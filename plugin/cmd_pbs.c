@@ -154,9 +154,10 @@ static void count_boots (struct pbs_view *v, const struct ccas_pbs_actions *acts
 /* A set the server could not fill for capacity or quota holds its bucket back
  * for capacity_failure_backoff seconds; the next pass tries the other buckets
  * the jobs allow. */
-static void hold_short_buckets (struct cli *cli, struct pbs_view *v, const struct ccas_plan *plan)
+static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struct ccas_plan *plan)
 {
     struct ccas_error err = { "" };
+    bool held = false;
     double secs = cli->cfg->capacity_failure_backoff;
     ccas_holds_expire (v->holds, v->now, NULL, NULL);
     for (size_t i = 0; i < plan->ncreates && secs > 0; i++) {
@@ -171,13 +172,17 @@ static void hold_short_buckets (struct cli *cli, struct pbs_view *v, const struc
             continue;
         ccas_holds_add (v->holds, b->na->name, b->machine_type, v->now, secs, cls, reason);
         ccas_log (LOG_WARNING, "pbs: %s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+        held = true;
     }
     if (ccas_holds_save (v->holds, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
     ccas_holds_metrics (v->holds, v->now);
+    return held;
 }
 
-static int pbs_pass (struct cli *cli, bool apply)
+/* One pass; its report goes to `out`.  *held (may be NULL) says whether a
+ * bucket was just held back, so that another pass may try the others at once. */
+static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
 {
     struct pbs_view v;
     struct ccas_error err = { "" };
@@ -200,7 +205,9 @@ static int pbs_pass (struct cli *cli, bool apply)
         rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale");
         ccas_pbs_apply_after (&acts, v.c, names);
         count_boots (&v, &acts);
-        hold_short_buckets (cli, &v, plan);
+        bool h = hold_short_buckets (cli, &v, plan);
+        if (held)
+            *held = h;
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;
     }
@@ -214,11 +221,11 @@ static int pbs_pass (struct cli *cli, bool apply)
         json_object_object_add (extra, "applied", json_object_new_boolean (apply));
         json_object_object_add (extra, "pbs_jobs", js);
         json_object_object_add (extra, "pbs", ccas_pbs_actions_json (&acts, apply));
-        ccas_plan_write_json (plan, extra, stdout);
+        ccas_plan_write_json (plan, extra, out);
         json_object_put (extra);
     } else if (!cli->quiet) {
-        plan_print (stdout, plan, apply);
-        print_actions (stdout, &acts, apply);
+        plan_print (out, plan, apply);
+        print_actions (out, &acts, apply);
     }
 done:
     ccas_pbs_actions_free (&acts);
@@ -279,14 +286,33 @@ static int no_args (struct cli *cli, int argc, char **argv)
 
 int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)
 {
+    char *first = NULL;
+    size_t len = 0;
+    bool held = false;
     int rc = no_args (cli, argc, argv);
-    return rc != EXIT_OK ? rc : pbs_pass (cli, true);
+    if (rc != EXIT_OK)
+        return rc;
+    /* the first pass's report is kept back: when a capacity or quota failure
+     * held a bucket, a second pass tries the buckets left at once, and its
+     * report (one JSON document) is the one printed */
+    FILE *m = open_memstream (&first, &len);
+    if (!m)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    rc = pbs_pass (cli, true, m, &held);
+    fclose (m);
+    if (held && rc == EXIT_PARTIAL) {
+        ccas_log (LOG_NOTICE, "pbs: a bucket was just held back; a second pass tries the others at once");
+        rc = pbs_pass (cli, true, stdout, NULL);
+    } else
+        fwrite (first, 1, len, stdout);
+    free (first);
+    return rc;
 }
 
 int cmd_pbs_demand (struct cli *cli, int argc, char **argv)
 {
     int rc = no_args (cli, argc, argv);
-    return rc != EXIT_OK ? rc : pbs_pass (cli, false);
+    return rc != EXIT_OK ? rc : pbs_pass (cli, false, stdout, NULL);
 }
 
 /* ---- pbs analyze ---------------------------------------------------------------------------------- */

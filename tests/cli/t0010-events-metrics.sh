@@ -69,6 +69,13 @@ test_expect_success 'a later run sees the nodes Ready: latencies observed, count
     test_equal "$(metric "ccautoscale_nodes{nodearray=\"htc\",state=\"ready\"}")" 2 "htc ready"
 '
 
+test_expect_success 'a retried request is counted by endpoint' '
+    ccsim_fault "{\"kind\": \"http\", \"status\": 503, \"count\": 1, \"match\": \"status\"}" &&
+    apply &&
+    test_equal "$(metric "ccautoscale_retries_total{endpoint=\"status\"}")" 1 "status retries" &&
+    test_equal "$(metric "ccautoscale_requests_total{endpoint=\"status\"}")" 4 "status requests (3 runs, 1 retry)"
+'
+
 test_expect_success 'a failed VM: a "terminated" event with its reason, and the counter' '
     ccsim_post /ccsim/nodes/htc-1/fail >/dev/null &&
     apply &&

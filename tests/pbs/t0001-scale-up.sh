@@ -90,15 +90,16 @@ test_expect_success 'a job with the """ quirk and a warning before the JSON do n
     fakepbs set warn false
 '
 
-test_expect_success 'no capacity for the first machine type: the bucket is held and the next pass uses the second' '
+test_expect_success 'no capacity for the first machine type: the bucket is held and the same run tries the second' '
     pbs_reset && fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
     ccsim_fault "{\"kind\": \"capacity\", \"match\": \"Standard_F2s_v2\", \"count\": 1}" &&
-    test_expect_code 4 pbs_pass &&
-    test_equal "$(ccsim_node_count)" 0 "VMs after the capacity failure" &&
+    pbs_pass &&
+    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[].MachineType] | join(\" \")")" Standard_F4s_v2 "machine type" &&
     jq -e ".\"execute/Standard_F2s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
     grep "execute/Standard_F2s_v2: held back for 300 s: ccautoscale: capacity: " "$TEST_TMP/ccautoscale.log" &&
-    pbs_pass &&
-    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[].MachineType] | join(\" \")")" Standard_F4s_v2 "machine type"
+    grep "a second pass tries the others at once" "$TEST_TMP/ccautoscale.log" &&
+    jq -e ".summary" pass.out >/dev/null &&
+    "$CCAS" pbs demand --json | jq -e ".jobs | length == 0 or all(.matched)"
 '
 
 test_expect_success 'unparseable qstat output: the pass stops, changes nothing and says why' '
