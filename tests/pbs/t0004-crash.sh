@@ -68,8 +68,8 @@ test_expect_success 'killed between a node'"'"'s resources and its marker: no ma
 '
 
 test_expect_success 'a drained node: killed after its PBS deletion, before its VM is terminated; the next pass finishes, both end empty' '
-    test_equal "$(fakepbs sched)" 1 "the job runs" && fakepbs finish 1.fakeserver &&
-    pbs_pass && sleep 3 && pbs_pass &&
+    test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
+    fakepbs finish 1.fakeserver && sleep 3 && pbs_pass &&
     test_equal "$(pbs_node_state execute-1)" offline "drained" &&
     killed_at action:before-send &&
     test_equal "$(pbs_node_state execute-1)" "" "deleted from PBS before its VM goes" &&
