@@ -23,13 +23,15 @@ static struct {
     const char *program;
     double max_bytes;
     int keep;
+    int fd;                    /* kept open for the run; -1 when closed */
     bool on, complained;
-} ev;
+} ev = { .fd = -1 };
 
 void ccas_events_open (const struct ccas_config *cfg, const char *program)
 {
     json_object *file = ccas_config_lookup (cfg, "events.file");
     const char *path = file && json_object_is_type (file, json_type_string) ? json_object_get_string (file) : NULL;
+    ccas_events_close ();
     ev.program = program;
     ev.max_bytes = ccas_config_lookup_double (cfg, "events.max_mb", 64) * 1048576.0;
     ev.keep = (int)ccas_config_lookup_double (cfg, "events.keep", 3);
@@ -47,11 +49,17 @@ void ccas_events_open (const struct ccas_config *cfg, const char *program)
 
 void ccas_events_close (void)
 {
+    if (ev.fd >= 0)
+        close (ev.fd);
+    ev.fd = -1;
     ev.on = false;
 }
 
 static void complain (const char *what)
 {
+    if (ev.fd >= 0)
+        close (ev.fd);
+    ev.fd = -1;
     if (!ev.complained)
         ccas_log (LOG_WARNING, "events: %s: %s: %s (further events of this run are dropped)", ev.path, what,
                   strerror (errno));
@@ -76,7 +84,7 @@ static void rotate (void)
         ccas_log (LOG_WARNING, "events: cannot remove %s: %s", ev.path, strerror (errno));
 }
 
-static int open_locked (void)
+static int open_file (void)
 {
     int fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
     if (fd < 0 && errno == ENOENT) {
@@ -91,34 +99,54 @@ static int open_locked (void)
                 fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
         }
     }
-    if (fd < 0)
-        return -1;
-    while (flock (fd, LOCK_EX) < 0)
-        if (errno != EINTR) {
-            close (fd);
-            return -1;
-        }
     return fd;
+}
+
+static int lock (int fd)
+{
+    while (flock (fd, LOCK_EX) < 0)
+        if (errno != EINTR)
+            return -1;
+    return 0;
+}
+
+/* The file, locked, as it is at ev.path now: the descriptor is kept for the
+ * run, and opened again when another process rotated the file under it. */
+static int locked_current (void)
+{
+    struct stat mine, now;
+    for (int tries = 0; tries < 5; tries++) {
+        if (ev.fd < 0 && (ev.fd = open_file ()) < 0)
+            return -1;
+        if (lock (ev.fd) < 0)
+            return -1;
+        if (fstat (ev.fd, &mine) == 0 && stat (ev.path, &now) == 0 && mine.st_ino == now.st_ino
+            && mine.st_dev == now.st_dev)
+            return ev.fd;
+        close (ev.fd); /* rotated away: releases the lock too */
+        ev.fd = -1;
+    }
+    return -1;
 }
 
 static void append (const char *line, size_t len)
 {
-    int fd = open_locked ();
     struct stat st;
-    if (fd < 0)
+    if (locked_current () < 0)
         return complain ("cannot open");
-    if (fstat (fd, &st) == 0 && st.st_nlink > 0 && (double)st.st_size + (double)len > ev.max_bytes
-        && st.st_size > 0) {
-        /* rotate under the old file's lock; whoever waited on it reopens the new one */
+    if (fstat (ev.fd, &st) == 0 && st.st_size > 0 && (double)st.st_size + (double)len > ev.max_bytes) {
+        /* rotate under the old file's lock; whoever waits on it finds the path moved and reopens */
         rotate ();
-        close (fd);
-        if ((fd = open_locked ()) < 0)
+        close (ev.fd);
+        ev.fd = -1;
+        if (locked_current () < 0)
             return complain ("cannot open after rotating");
     }
-    ssize_t n = write (fd, line, len);
+    ssize_t n = write (ev.fd, line, len);
     if (n != (ssize_t)len)
         complain ("cannot write");
-    close (fd); /* releases the lock */
+    else
+        flock (ev.fd, LOCK_UN);
 }
 
 static void now_iso (char *buf, size_t size)

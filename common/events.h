@@ -4,6 +4,8 @@
  *
  * Each line: {"time": "2026-11-23T17:05:24.123Z", "event": TYPE, "program":
  * "ccautoscale-resume", "pid": N, ...fields}.  Types and their fields:
+ * ("nodes" is an array of names, or from the Slurm programs a hostlist
+ * expression such as "hpc-[1-100]".)
  *   resume_requested  nodes, jobs
  *   created           nodearray, machine_type, placement_group, count, added,
  *                     request_id, operation_id, jobs

@@ -214,21 +214,25 @@ void ccas_metrics_from_model (const struct ccas_cluster *c, double now)
         double old = json_object_object_get_ex (g, labels, &v) && v ? json_object_get_double (v) : 0;
         ccas_metric_set ("ccautoscale_nodes", labels, old + 1);
     }
-    /* latency of the nodes asked for earlier that are Ready now; forget those never seen in two hours */
+    /* latency of the nodes asked for earlier that are Ready now; forget those that are gone
+     * (asked for before this model was read, and not in it) or never booted in two hours */
     json_object *req = section ("requested");
-    const char *done[256];
-    size_t ndone = 0;
+    size_t cap = (size_t)json_object_object_length (req) + 1, ndone = 0;
+    const char **done = calloc (cap, sizeof (*done));
+    if (!done)
+        return;
     json_object_object_foreach (req, name, t) {
         const struct ccas_node *n = ccas_cluster_find_node (c, name);
-        double since = now - json_object_get_double (t);
-        if (n && n->kind == CCAS_NODE_READY && ndone < 256) {
+        double asked = json_object_get_double (t), since = now - asked;
+        if (n && n->kind == CCAS_NODE_READY) {
             ccas_metric_observe_latency (since > 0 ? since : 0);
             done[ndone++] = name;
-        } else if ((since > 7200 || !n) && ndone < 256 && since > 600)
+        } else if ((!n && asked < c->now - 0.5) || since > 7200)
             done[ndone++] = name;
     }
     for (size_t i = 0; i < ndone; i++)
         json_object_object_del (req, done[i]);
+    free (done);
 }
 
 static void put (char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
@@ -312,7 +316,9 @@ int ccas_metrics_flush (const char *result, double seconds, struct ccas_error *e
     int rc = 0;
     if (!text)
         rc = ccas_errorf (err, "out of memory");
-    else if (ccas_write_atomic (mx.path, text, strlen (text), 0644, err) < 0 || ccas_state_save (mx.st, err) < 0)
+    /* no fsync: a crash may cost the last run's counts, never a half-written file */
+    else if (ccas_write_replace (mx.path, text, strlen (text), 0644, false, err) < 0
+             || ccas_state_save_ex (mx.st, false, err) < 0)
         rc = -1;
     free (text);
     ccas_metrics_close ();

@@ -95,6 +95,12 @@ static int write_all (int fd, const char *data, size_t len)
 
 int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err)
 {
+    return ccas_write_replace (path, data, len, mode, true, err);
+}
+
+int ccas_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
+                        struct ccas_error *err)
+{
     char tmp[4096], dirbuf[4096];
     snprintf (dirbuf, sizeof (dirbuf), "%s", path);
     const char *dir = dirname (dirbuf);
@@ -105,7 +111,7 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
     int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (fd < 0)
         return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
-    if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || fsync (fd) < 0) {
+    if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {
         ccas_errorf (err, "%s: cannot write: %s", tmp, strerror (errno));
         close (fd);
         unlink (tmp);
@@ -117,7 +123,7 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
         unlink (tmp);
         return -1;
     }
-    int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = durable ? open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (dfd >= 0) {
         fsync (dfd); /* the rename itself must reach the disk */
         close (dfd);
@@ -127,7 +133,12 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
 
 int ccas_state_save (struct ccas_state *st, struct ccas_error *err)
 {
+    return ccas_state_save_ex (st, true, err);
+}
+
+int ccas_state_save_ex (struct ccas_state *st, bool durable, struct ccas_error *err)
+{
     size_t len;
     const char *text = json_object_to_json_string_length (st->root, JSON_C_TO_STRING_PLAIN, &len);
-    return ccas_write_atomic (st->path, text, len, 0644, err);
+    return ccas_write_replace (st->path, text, len, 0644, durable, err);
 }

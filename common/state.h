@@ -13,6 +13,7 @@
 #define CCAS_STATE_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 
 #include "error.h"
 
@@ -31,6 +32,12 @@ int ccas_state_save (struct ccas_state *st, struct ccas_error *err);
 
 /* mkdir -p `dir` (0755).  Returns 0 or -1 with `err` naming the directory. */
 int ccas_make_dirs (const char *dir, struct ccas_error *err);
+
+/* The same without fsync when `durable` is false: a crash may leave the old
+ * file, never half of one (for metrics, which are not worth two fsyncs). */
+int ccas_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
+                        struct ccas_error *err);
+int ccas_state_save_ex (struct ccas_state *st, bool durable, struct ccas_error *err);
 
 /* Write any file atomically with mode `mode` (also used for slurm.conf
  * includes and the metrics file).  Returns 0 or -1 with `err`. */

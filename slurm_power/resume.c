@@ -294,13 +294,18 @@ static void report_set (const struct resume_run *r, const struct ccas_create_set
         ccas_event ("create_failed", o);
         return;
     }
-    json_object *names = json_object_new_array ();
-    for (size_t i = span->first; i < span->first + span->count; i++)
+    const char **names = calloc (span->count + 1, sizeof (*names));
+    size_t k = 0;
+    for (size_t i = span->first; names && i < span->first + span->count; i++)
         if (made ? created (made, r->wants[i].name) : (int)(i - span->first) < res->added) {
-            json_object_array_add (names, json_object_new_string (r->wants[i].name));
+            names[k++] = r->wants[i].name;
             ccas_metric_node_requested (r->wants[i].name, r->p->now);
         }
-    json_object_object_add (o, "nodes", names);
+    /* Slurm's own form: "hpc-[1-100]" is shorter to write and to read than a hundred names */
+    char *hl = names ? ccas_slurm_hostlist_compress (names, k) : NULL;
+    json_object_object_add (o, "nodes", json_object_new_string (hl ? hl : ""));
+    free (hl);
+    free (names);
     ccas_metric_add ("ccautoscale_nodes_created_total",
                      ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL), res->added);
     ccas_event ("created", o);
@@ -515,7 +520,9 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         p->failures++;
     } else {
         json_object *ev = json_object_new_object ();
-        json_object_object_add (ev, "nodes", ccas_event_strings ((const char *const *)names, n));
+        char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
+        json_object_object_add (ev, "nodes", json_object_new_string (hl ? hl : ""));
+        free (hl);
         if (rf) {
             json_object *jobs = json_object_new_array ();
             for (size_t j = 0; j < rf->njobs; j++) {

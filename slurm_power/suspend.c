@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "log.h"
+#include "metrics.h"
 #include "power.h"
-#include "report.h"
 
 static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
 {
@@ -17,6 +18,41 @@ static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
     if (a && strcmp (a, "deallocate") == 0)
         return CCAS_ACTION_DEALLOCATE;
     return CCAS_ACTION_SHUTDOWN;
+}
+
+/* One "terminated" event for the call (a hostlist: a suspend of a thousand
+ * nodes is one decision), and the count per nodearray. */
+static void report (struct ccas_power *p, enum ccas_node_action action, const char **which, const char **ids,
+                    size_t nids, const struct ccas_action_result *res)
+{
+    char labels[300];
+    const char **done = calloc (nids + 1, sizeof (*done));
+    size_t ndone = 0;
+    for (size_t i = 0; done && i < nids; i++) {
+        const struct ccas_node *node = ccas_cluster_find_node (p->model, which[i]);
+        bool ok = true;
+        for (size_t k = 0; k < res->nnodes; k++)
+            if (res->nodes[k].id && strcmp (res->nodes[k].id, ids[i]) == 0)
+                ok = res->nodes[k].ok;
+        if (!node || !ok)
+            continue;
+        done[ndone++] = which[i];
+        if (node->nodearray)
+            ccas_metric_add ("ccautoscale_nodes_terminated_total",
+                             ccas_metric_labels (labels, sizeof (labels), "nodearray", node->nodearray, NULL, NULL), 1);
+    }
+    char *hl = ndone ? ccas_slurm_hostlist_compress (done, ndone) : NULL;
+    if (hl) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "nodes", json_object_new_string (hl));
+        json_object_object_add (o, "count", json_object_new_int ((int)ndone));
+        json_object_object_add (o, "action", json_object_new_string (ccas_node_action_name (action)));
+        json_object_object_add (o, "reason", json_object_new_string ("SuspendProgram"));
+        json_object_object_add (o, "operation_id", res->operation_id ? json_object_new_string (res->operation_id) : NULL);
+        ccas_event ("terminated", o);
+    }
+    free (hl);
+    free (done);
 }
 
 int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
@@ -69,15 +105,7 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
         p->failures++;
         goto done;
     }
-    for (size_t i = 0; i < nids; i++) {
-        const struct ccas_node *node = ccas_cluster_find_node (p->model, which[i]);
-        bool ok = true;
-        for (size_t k = 0; k < res->nnodes; k++)
-            if (res->nodes[k].id && strcmp (res->nodes[k].id, ids[i]) == 0)
-                ok = res->nodes[k].ok;
-        if (node && ok)
-            ccas_report_action (NULL, action, node, "SuspendProgram", res->operation_id);
-    }
+    report (p, action, which, ids, nids, res);
     for (size_t i = 0; i < res->nnodes; i++)
         if (!res->nodes[i].ok) {
             ccas_log (LOG_ERR, "%s %s: %s", ccas_node_action_name (action), res->nodes[i].name ? res->nodes[i].name : "?",

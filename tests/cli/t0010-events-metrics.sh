@@ -9,6 +9,10 @@
 CCAS=$top_builddir/plugin/ccautoscale
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 EV=$TEST_TMP/state/events.jsonl
+
+test_file_exists () {
+    [ -e "$1" ] || { echo "$1 does not exist: $(ls "$(dirname "$1")" | tr "\n" " ")"; return 1; }
+}
 PROM=$TEST_TMP/state/ccautoscale.prom
 
 cat >"$TEST_TMP/jobs.json" <<'JOBS'
@@ -101,11 +105,14 @@ test_expect_success 'ccautoscale metrics prints what the file holds; dry runs wr
 test_expect_success 'rotation at events.max_mb: every line stays whole, the oldest moves to FILE.N, none is lost' '
     jq ".events.max_mb = 0.001 | .events.keep = 50" "$CCAUTOSCALE_CONFIG" >c.tmp && cat c.tmp >"$CCAUTOSCALE_CONFIG" &&
     before=$(cat "$EV"* | wc -l) &&
-    for i in 1 2 3 4 5 6 7 8 9 10; do "$CCAS" terminate --name htc-2 >/dev/null 2>&1; apply || true; done &&
-    test -e "$EV.1" && test -e "$EV.2" &&
+    for i in $(seq 1 40); do
+        [ -e "$EV.2" ] && break
+        "$CCAS" terminate --name htc-2 >/dev/null 2>&1; apply || true
+    done &&
+    test_file_exists "$EV.1" && test_file_exists "$EV.2" &&
     for f in "$EV"*; do jq -e . "$f" >/dev/null || { echo "$f has a broken line"; return 1; }; done &&
     test "$(cat "$EV"* | wc -l)" -gt "$before" &&
-    grep -F -x -q "$(head -n1 before)" "$EV".* &&
+    { grep -F -x -q "$(head -n1 before)" "$EV".* || { echo "the first event line is lost"; return 1; }; } &&
     test_equal "$(cat "$EV"* | jq -s "map(select(.event == \"created\" and .request_id == \"$(cat rid)\")) | length")" 2 \
         "the first run'"'"'s events, found after rotation"
 '

@@ -93,8 +93,8 @@ test_expect_success 'events: every resume said what it was asked (six, killed or
     "$CCAS" slurm sync >/dev/null &&
     jq -e -s "[.[] | select(.event == \"orphan_reaped\" and .node == \"htc-7\" and (.operation_id | length) > 0)] | length == 1" "$EV" &&
     jq -e -s "[.[] | select(.event == \"resume_requested\" and .program == \"ccautoscale-resume\")] | length == 6" "$EV" &&
-    jq -e -s "[.[] | select(.event == \"created\")] | map(.nodes) == [[\"htc-1\", \"htc-2\"]]" "$EV" &&
-    jq -e -s "[.[] | select(.event == \"terminated\" and .program == \"ccautoscale-suspend\") | .node] | sort == [\"htc-1\", \"htc-2\", \"htc-5\"]" "$EV" &&
+    jq -e -s "[.[] | select(.event == \"created\")] | map(.nodes) == [\"htc-[1-2]\"]" "$EV" &&
+    jq -e -s "[.[] | select(.event == \"terminated\" and .program == \"ccautoscale-suspend\") | .nodes] == [\"htc-[1-2]\", \"htc-5\"]" "$EV" &&
     grep -q "^ccautoscale_runs_total{program=\"ccautoscale-resume\",result=\"ok\"} 3$" "$PROM" &&
     grep -q "^ccautoscale_nodes_created_total{nodearray=\"htc\"} 2$" "$PROM" &&
     grep -q "^ccautoscale_nodes_terminated_total{nodearray=\"htc\"} 4$" "$PROM"
