@@ -181,7 +181,8 @@ void ccas_metric_observe_latency (double seconds)
 void ccas_metric_node_requested (const char *name, double now)
 {
     if (mx.on && name)
-        json_object_object_add (section ("requested"), name, json_object_new_double (now));
+        /* whole seconds: a thousand doubles cost a millisecond to print and parse again */
+        json_object_object_add (section ("requested"), name, json_object_new_int64 ((int64_t)now));
 }
 
 static const char *kind_name (enum ccas_node_kind k)
@@ -195,25 +196,35 @@ void ccas_metrics_from_model (const struct ccas_cluster *c, double now)
     char labels[300];
     if (!mx.on)
         return;
-    ccas_metric_clear ("ccautoscale_nodes");
-    for (size_t i = 0; i < c->nnodearrays; i++)
-        for (int k = CCAS_NODE_READY; k <= CCAS_NODE_GOING; k++)
-            ccas_metric_set ("ccautoscale_nodes",
-                             ccas_metric_labels (labels, sizeof (labels), "nodearray", c->nodearrays[i].name, "state",
-                                                 kind_name ((enum ccas_node_kind)k)),
-                             0);
+    /* count in a table first: one gauge update per nodearray and state, not per node */
+    enum { NKINDS = CCAS_NODE_GOING + 1 };
+    size_t nna = c->nnodearrays;
+    double *counts = calloc (nna * NKINDS + 1, sizeof (*counts));
+    if (!counts)
+        return;
     for (size_t i = 0; i < c->nnodes; i++) {
         const struct ccas_node *n = c->nodes[i];
         /* new nodes this run created (named from the server's answer) are booting now */
         bool made = i >= c->nexisting && n->kind == CCAS_NODE_NEW && n->name;
         if (!n->nodearray || (i >= c->nexisting && !made))
             continue;
-        json_object *g = series_of ("gauges", "ccautoscale_nodes"), *v = NULL;
-        ccas_metric_labels (labels, sizeof (labels), "nodearray", n->nodearray, "state",
-                            kind_name (made ? CCAS_NODE_BOOTING : n->kind));
-        double old = json_object_object_get_ex (g, labels, &v) && v ? json_object_get_double (v) : 0;
-        ccas_metric_set ("ccautoscale_nodes", labels, old + 1);
+        int kind = made ? CCAS_NODE_BOOTING : (int)n->kind;
+        if (kind >= NKINDS)
+            continue;
+        for (size_t a = 0; a < nna; a++)
+            if (c->nodearrays[a].name == n->nodearray || strcmp (c->nodearrays[a].name, n->nodearray) == 0) {
+                counts[a * NKINDS + (size_t)kind]++;
+                break;
+            }
     }
+    ccas_metric_clear ("ccautoscale_nodes");
+    for (size_t a = 0; a < nna; a++)
+        for (int k = CCAS_NODE_READY; k < NKINDS; k++)
+            ccas_metric_set ("ccautoscale_nodes",
+                             ccas_metric_labels (labels, sizeof (labels), "nodearray", c->nodearrays[a].name, "state",
+                                                 kind_name ((enum ccas_node_kind)k)),
+                             counts[a * NKINDS + (size_t)k]);
+    free (counts);
     /* latency of the nodes asked for earlier that are Ready now; forget those that are gone
      * (asked for before this model was read, and not in it) or never booted in two hours */
     json_object *req = section ("requested");

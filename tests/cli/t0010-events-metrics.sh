@@ -107,7 +107,7 @@ test_expect_success 'rotation at events.max_mb: every line stays whole, the olde
     before=$(cat "$EV"* | wc -l) &&
     for i in $(seq 1 40); do
         [ -e "$EV.2" ] && break
-        "$CCAS" terminate --name htc-2 >/dev/null 2>&1; apply || true
+        "$CCAS" create --nodearray htc --count 1 >/dev/null 2>&1 || true  # "created", or "create_failed" once full
     done &&
     test_file_exists "$EV.1" && test_file_exists "$EV.2" &&
     for f in "$EV"*; do jq -e . "$f" >/dev/null || { echo "$f has a broken line"; return 1; }; done &&
