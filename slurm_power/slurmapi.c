@@ -47,10 +47,58 @@ void ccas_slurm_names_free (char **names, size_t n)
     free (names);
 }
 
+/* How many names `expr` can stand for at most, from its brackets alone:
+ * per top-level comma-separated term, the product of each bracket group's
+ * count of numbers.  libslurm builds multi-dimensional forms such as
+ * "a[0-467][2-467][2-166]" name by name (tens of millions, for seconds), so
+ * such an expression is refused before it is handed over.  This counts; it
+ * never expands (libslurm does that). */
+static double hostlist_bound (const char *expr)
+{
+    double total = 0, term = 1;
+    for (const char *p = expr; *p;) {
+        if (*p == ',') {
+            total += term;
+            term = 1;
+            p++;
+            continue;
+        }
+        if (*p != '[') {
+            p++;
+            continue;
+        }
+        double group = 0;
+        for (p++; *p && *p != ']';) {
+            char *end;
+            double lo = strtod (p, &end), hi = lo;
+            if (end == p)
+                return 0; /* not a range: libslurm will say what is wrong */
+            p = end;
+            if (*p == '-') {
+                hi = strtod (p + 1, &end);
+                if (end == p + 1)
+                    return 0;
+                p = end;
+            }
+            group += hi >= lo ? hi - lo + 1 : 1;
+            if (*p == ',')
+                p++;
+        }
+        if (*p == ']')
+            p++;
+        term *= group > 0 ? group : 1;
+    }
+    return total + term;
+}
+
 char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err)
 {
-    hostlist_t hl = slurm_hostlist_create (expr);
     char **names = NULL;
+    if (hostlist_bound (expr) > CCAS_HOSTLIST_MAX) {
+        ccas_errorf (err, "'%.64s': more than the %d names one call may name", expr, CCAS_HOSTLIST_MAX);
+        return NULL;
+    }
+    hostlist_t hl = slurm_hostlist_create (expr);
     if (!hl) {
         ccas_errorf (err, "'%s': not a hostlist expression", expr);
         return NULL;

@@ -79,4 +79,17 @@ test_expect_success 'usage errors exit 1 with a hint' '
     test "$rc" = 1 && test_grep "exactly one target" err
 '
 
+RESUME=$top_builddir/slurm_power/ccautoscale-resume
+if [ -x "$RESUME" ]; then
+    test_expect_success 'a hostlist standing for millions of names is refused at once, before libslurm builds it' '
+        printf "ClusterName=t\nSlurmctldHost=localhost\nNodeName=htc-[1-2] State=CLOUD\n" >min.conf &&
+        start=$(date +%s) &&
+        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2][1-2000][1-2000]" 2>err &&
+        test $(($(date +%s) - start)) -lt 3 &&
+        grep "more than the 1048576 names one call may name" err
+    '
+else
+    test_skip "a hostlist standing for millions of names is refused at once" "built without Slurm"
+fi
+
 test_done
