@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -52,7 +53,8 @@ void ccas_slurm_names_free (char **names, size_t n)
  * count of numbers.  libslurm builds multi-dimensional forms such as
  * "a[0-467][2-467][2-166]" name by name (tens of millions, for seconds), so
  * such an expression is refused before it is handed over.  This counts; it
- * never expands (libslurm does that). */
+ * never expands (libslurm does that).  -1 when a bracket holds anything but
+ * numbers, ranges and commas (libslurm would read "[0x3]" as dimensions). */
 static double hostlist_bound (const char *expr)
 {
     double total = 0, term = 1;
@@ -70,16 +72,18 @@ static double hostlist_bound (const char *expr)
         double group = 0;
         for (p++; *p && *p != ']';) {
             char *end;
-            double lo = strtod (p, &end), hi = lo;
-            if (end == p)
-                return 0; /* not a range: libslurm will say what is wrong */
+            if (!isdigit ((unsigned char)*p))
+                return -1;
+            double lo = (double)strtoul (p, &end, 10), hi = lo;
             p = end;
             if (*p == '-') {
-                hi = strtod (p + 1, &end);
-                if (end == p + 1)
-                    return 0;
+                if (!isdigit ((unsigned char)p[1]))
+                    return -1;
+                hi = (double)strtoul (p + 1, &end, 10);
                 p = end;
             }
+            if (*p != ',' && *p != ']')
+                return -1;
             group += hi >= lo ? hi - lo + 1 : 1;
             if (*p == ',')
                 p++;
@@ -94,7 +98,12 @@ static double hostlist_bound (const char *expr)
 char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err)
 {
     char **names = NULL;
-    if (hostlist_bound (expr) > CCAS_HOSTLIST_MAX) {
+    double bound = hostlist_bound (expr);
+    if (bound < 0) {
+        ccas_errorf (err, "'%.64s': a bracket holds something other than numbers, ranges and commas", expr);
+        return NULL;
+    }
+    if (bound > CCAS_HOSTLIST_MAX) {
         ccas_errorf (err, "'%.64s': more than the %d names one call may name", expr, CCAS_HOSTLIST_MAX);
         return NULL;
     }

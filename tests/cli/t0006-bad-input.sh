@@ -86,7 +86,9 @@ if [ -x "$RESUME" ]; then
         start=$(date +%s) &&
         test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2][1-2000][1-2000]" 2>err &&
         test $(($(date +%s) - start)) -lt 3 &&
-        grep "more than the 1048576 names one call may name" err
+        grep "more than the 1048576 names one call may name" err &&
+        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[0hpc-467][2-467]" 2>err &&
+        grep "a bracket holds something other than numbers, ranges and commas" err
     '
 else
     test_skip "a hostlist standing for millions of names is refused at once" "built without Slurm"
