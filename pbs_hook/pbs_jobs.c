@@ -46,7 +46,10 @@ static json_object *field_value (const char *v)
     char *end;
     double d = strtod (v, &end);
     if (*v && !*end && end != v)
-        return d == (double)(int64_t)d ? json_object_new_int64 ((int64_t)d) : json_object_new_double (d);
+    {
+        int64_t i = ccas_double_to_int64 (d); /* saturated: a cast of 1e30 is undefined */
+        return (double)i == d ? json_object_new_int64 (i) : json_object_new_double (d);
+    }
     if (strcasecmp (v, "true") == 0)
         return json_object_new_boolean (1);
     if (strcasecmp (v, "false") == 0)
