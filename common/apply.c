@@ -127,20 +127,42 @@ done:
     return out;
 }
 
-static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs, double now)
+/* What every event about create set `s` says. */
+static json_object *set_event (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs)
 {
-    char labels[300];
-    const char *na = s->bucket->na->name, *mt = s->bucket->machine_type;
     json_object *o = json_object_new_object ();
-    json_object_object_add (o, "nodearray", json_object_new_string (na));
-    json_object_object_add (o, "machine_type", json_object_new_string (mt));
+    json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
+    json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
     json_object_object_add (o, "placement_group", s->pg ? json_object_new_string (s->pg->name) : NULL);
     json_object_object_add (o, "count", json_object_new_int ((int)s->count));
     json_object_object_add (o, "added", json_object_new_int (s->added));
     json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
     json_object_object_add (o, "operation_id", plan->create_operation ? json_object_new_string (plan->create_operation) : NULL);
     json_object_object_add (o, "jobs", jobs ? json_object_get (jobs) : NULL);
+    return o;
+}
+
+/* A "create_failed" event for the nodes of `s` not had, and their count by class. */
+static void report_shortfall (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
+                              enum ccas_failure_class cls)
+{
+    char labels[300];
+    json_object *o = set_event (plan, s, jobs);
+    json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
+    json_object_object_add (o, "message", json_object_new_string (s->message ? s->message : "no reason given"));
+    ccas_event ("create_failed", o);
+    ccas_metric_add ("ccautoscale_create_failures_total",
+                     ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
+                                         ccas_failure_class_name (cls)),
+                     s->count - (uint32_t)(s->added > 0 ? s->added : 0));
+}
+
+/* A set the server answered: "created" for what it added, "create_failed" for the rest. */
+static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs, double now)
+{
+    char labels[300];
     if (s->added > 0) {
+        json_object *o = set_event (plan, s, jobs);
         json_object *names = json_object_new_array ();
         for (uint32_t k = 0; k < s->count; k++)
             if (s->nodes[k]->name && s->nodes[k]->kind == CCAS_NODE_NEW) {
@@ -149,43 +171,12 @@ static void report_set (const struct ccas_plan *plan, const struct ccas_plan_cre
             }
         json_object_object_add (o, "nodes", names);
         ccas_metric_add ("ccautoscale_nodes_created_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL), s->added);
-    }
-    if ((uint32_t)s->added < s->count) {
-        enum ccas_failure_class cls = ccas_classify_message (s->message);
-        json_object *f = json_object_get (o);
-        json_object_object_add (f, "class", json_object_new_string (ccas_failure_class_name (cls)));
-        json_object_object_add (f, "message", json_object_new_string (s->message ? s->message : "no reason given"));
-        ccas_event ("create_failed", f);
-        ccas_metric_add ("ccautoscale_create_failures_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "class",
-                                             ccas_failure_class_name (cls)),
-                         s->count - (uint32_t)s->added);
-    }
-    if (s->added > 0)
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, NULL, NULL),
+                         s->added);
         ccas_event ("created", o);
-    else
-        json_object_put (o);
-}
-
-static void report_failed_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
-                               struct ccas_ccapi *api)
-{
-    char labels[300];
-    enum ccas_failure_class cls = ccas_classify_request (ccas_ccapi_last_failure (api));
-    json_object *o = json_object_new_object ();
-    json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
-    json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
-    json_object_object_add (o, "count", json_object_new_int ((int)s->count));
-    json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
-    json_object_object_add (o, "jobs", jobs ? json_object_get (jobs) : NULL);
-    json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
-    json_object_object_add (o, "message", json_object_new_string (s->message ? s->message : "no reason given"));
-    ccas_event ("create_failed", o);
-    ccas_metric_add ("ccautoscale_create_failures_total",
-                     ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
-                                         ccas_failure_class_name (cls)),
-                     s->count);
+    }
+    if ((uint32_t)s->added < s->count)
+        report_shortfall (plan, s, jobs, ccas_classify_message (s->message));
 }
 
 /* ---- create ------------------------------------------------------------------------ */
@@ -307,7 +298,8 @@ done:
             if (rc == 0)
                 report_set (plan, &plan->creates[i], jobs ? jobs[i] : NULL, (double)time (NULL));
             else /* the request failed outright: every set, with the request's class */
-                report_failed_set (plan, &plan->creates[i], jobs ? jobs[i] : NULL, api);
+                report_shortfall (plan, &plan->creates[i], jobs ? jobs[i] : NULL,
+                                  ccas_classify_request (ccas_ccapi_last_failure (api)));
             if (jobs)
                 json_object_put (jobs[i]);
         }

@@ -191,12 +191,3 @@ void ccas_event (const char *type, json_object *fields)
     }
     json_object_put (o);
 }
-
-json_object *ccas_event_strings (const char *const *v, size_t n)
-{
-    json_object *a = json_object_new_array ();
-    for (size_t i = 0; i < n; i++)
-        if (v[i])
-            json_object_array_add (a, json_object_new_string (v[i]));
-    return a;
-}

@@ -37,7 +37,4 @@ void ccas_events_close (void);
 /* Append one event.  Takes ownership of `fields` (an object, or NULL). */
 void ccas_event (const char *type, json_object *fields);
 
-/* Helpers for fields: a JSON array of `n` strings (NULL entries skipped). */
-json_object *ccas_event_strings (const char *const *v, size_t n);
-
 #endif /* !CCAS_EVENTS_H */

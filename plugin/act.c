@@ -8,10 +8,8 @@
 #include <strings.h>
 
 #include "act.h"
-#include "apply.h"
-#include "log.h"
+#include "pass.h"
 #include "plan_print.h"
-#include "state.h"
 #include "wait.h"
 
 struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name)
@@ -88,24 +86,15 @@ static int follow (struct cli *cli, const struct ccas_plan *plan, double timeout
 
 int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run, double wait)
 {
-    struct ccas_error err = { "" };
-    struct ccas_state *requests = NULL;
     json_object *report = NULL;
-    int rc = EXIT_OK;
+    int rc;
 
     if (dry_run || (!plan->ncreates && !plan->nstarts && !plan->nterminates)) {
         print_result (cli, plan, false, NULL);
         return EXIT_OK;
     }
-    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
-        rc = cli_fail_api (cli, &err);
-    else if (plan_shortfalls (plan))
-        rc = EXIT_PARTIAL;
-    ccas_state_destroy (requests);
+    if ((rc = pass_carry_out (cli, plan)) == EXIT_INTERNAL)
+        return rc; /* nothing was sent */
     /* people see what was asked for at once, then the progress; scripts get one document */
     if (!cli->json)
         print_result (cli, plan, true, NULL);

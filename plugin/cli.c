@@ -152,6 +152,15 @@ int cli_prepare (struct cli *cli)
     return EXIT_OK;
 }
 
+int cli_no_arguments (struct cli *cli, int argc, char **argv)
+{
+    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
+        ;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
 void cli_start_metrics (struct cli *cli)
 {
     static char name[96];

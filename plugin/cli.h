@@ -85,6 +85,11 @@ struct cli {
 int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
                 const struct option *longopts);
 
+/* For commands with no options and no arguments of their own: the common
+ * options only; any other argument is a usage error.  Returns EXIT_OK or
+ * EXIT_USAGE (printed). */
+int cli_no_arguments (struct cli *cli, int argc, char **argv);
+
 /* Apply the command's flags: load config, set up logging, create the client,
  * take the lock.  Returns EXIT_OK or an exit code after printing the error. */
 int cli_prepare (struct cli *cli);

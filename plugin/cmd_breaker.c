@@ -31,23 +31,12 @@ const struct cmd_help help_breaker_reset = {
     .see_also = "ccautoscale-breaker-list(8)",
 };
 
-static int no_options (struct cli *cli, int argc, char **argv)
-{
-    static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
-    while (cli_getopt (cli, argc, argv, "", longopts) != -1)
-        ;
-    return EXIT_OK;
-}
-
 int cmd_breaker_list (struct cli *cli, int argc, char **argv)
 {
     static const char *const headers[] = { "NODEARRAY", "STATE", ">FAILURES", "UNTIL", "LAST FAILURE", NULL };
     struct ccas_error err = { "" };
     int rc;
-    no_options (cli, argc, argv);
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
-    if ((rc = cli_prepare (cli)) != EXIT_OK)
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
     struct ccas_breakers *b = ccas_breakers_load (cli->cfg, &err);
     if (!b)
@@ -82,7 +71,8 @@ int cmd_breaker_reset (struct cli *cli, int argc, char **argv)
 {
     struct ccas_error err = { "" };
     int rc;
-    no_options (cli, argc, argv);
+    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
+        ;
     if (optind + 1 != argc)
         return cli_usage_error (cli, "give one NODEARRAY");
     const char *na = argv[optind];

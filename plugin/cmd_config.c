@@ -52,10 +52,8 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
 {
     struct ccas_error err = { "" };
     int rc;
-    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
+        return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
     if (check_rules (cli->cfg, &err) < 0)
@@ -75,11 +73,10 @@ int cmd_config_keys (struct cli *cli, int argc, char **argv)
     static const char *const headers[] = { "KEY", "TYPE", "DEFAULT", "MEANING", NULL };
     size_t n;
     const struct ccas_config_key_doc *keys = ccas_config_keys (&n);
+    int rc;
 
-    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
+        return rc;
     if (cli->json) {
         json_object *arr = json_object_new_array ();
         for (size_t i = 0; i < n; i++) {

@@ -32,13 +32,8 @@ const struct cmd_help help_metrics = {
 
 int cmd_metrics (struct cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
     int rc;
-    while (cli_getopt (cli, argc, argv, "", longopts) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
-    if ((rc = cli_prepare (cli)) != EXIT_OK)
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
     ccas_metrics_open (cli->cfg, "ccautoscale metrics");
     char *text = ccas_metrics_text ();

@@ -276,12 +276,8 @@ const struct cmd_help help_pbs_demand = {
 
 static int no_args (struct cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
-    while (cli_getopt (cli, argc, argv, "", longopts) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
-    return cli_prepare (cli);
+    int rc = cli_no_arguments (cli, argc, argv);
+    return rc != EXIT_OK ? rc : cli_prepare (cli);
 }
 
 int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)

@@ -315,10 +315,8 @@ int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
     struct ccas_plan *plan = NULL;
     int rc;
 
-    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
+        return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
     if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, true, &err) < 0

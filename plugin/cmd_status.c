@@ -269,10 +269,8 @@ int cmd_status (struct cli *cli, int argc, char **argv)
     struct na_summary *sum = NULL;
     int rc;
 
-    while (cli_getopt (cli, argc, argv, "", NULL) != -1)
-        ;
-    if (optind < argc)
-        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
+        return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
     if (ccas_ccapi_get_status (cli->api, false, &st, &err) < 0

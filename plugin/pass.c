@@ -33,14 +33,26 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
 int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who)
 {
     struct ccas_error err = { "" };
-    struct ccas_state *requests = NULL;
-    int rc = EXIT_OK;
+    int rc;
     if (!cli->lock) {
         if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
             return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
         cli_start_metrics (cli);
     }
-    if (!(requests = ccas_state_load (cli->cfg->state_dir, "requests", &err)))
+    if ((rc = pass_carry_out (cli, plan)) == EXIT_INTERNAL)
+        return rc;
+    if (times_state && ccas_state_save (times_state, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_metrics_from_model (plan->cluster, (double)time (NULL));
+    return rc;
+}
+
+int pass_carry_out (struct cli *cli, struct ccas_plan *plan)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *requests = ccas_state_load (cli->cfg->state_dir, "requests", &err);
+    int rc = EXIT_OK;
+    if (!requests)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
@@ -48,9 +60,6 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
         rc = cli_fail_api (cli, &err);
     else if (plan_shortfalls (plan))
         rc = EXIT_PARTIAL;
-    if (times_state && ccas_state_save (times_state, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_metrics_from_model (plan->cluster, (double)time (NULL));
     ccas_state_destroy (requests);
     return rc;
 }

@@ -12,6 +12,12 @@
  * pass is applied, and frees it).  Returns an exit code. */
 int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state);
 
+/* Settle create requests an earlier run left open and apply `plan` (the
+ * caller holds the lock).  Returns EXIT_OK, EXIT_PARTIAL when some nodes could
+ * not be had, EXIT_CYCLECLOUD after printing the error, or EXIT_INTERNAL
+ * (printed) when the requests state cannot be read — then nothing was sent. */
+int pass_carry_out (struct cli *cli, struct ccas_plan *plan);
+
 /* Take the lock (unless held), settle create requests an earlier run left
  * open, apply `plan` and save `times_state` (may be NULL).  `who` names the
  * holder in the lock.  Returns EXIT_OK, EXIT_PARTIAL when some nodes could

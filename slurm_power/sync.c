@@ -30,8 +30,7 @@ extern int slurm_reconfigure (void);
 struct sync_run {
     struct ccas_power *p;
     struct ccas_sync_report *rep;
-    const char **term_ids;
-    const struct ccas_node **term_nodes; /* the same nodes, for the events */
+    const struct ccas_node **term_nodes; /* VMs to terminate in one request */
     size_t nterm;
     const char **names;      /* scratch list for grouped updates */
 };
@@ -95,10 +94,8 @@ static void keep_held_drained (struct sync_run *r)
 
 static void terminate_later (struct sync_run *r, const struct ccas_node *n)
 {
-    if (n->node_id) {
-        r->term_nodes[r->nterm] = n;
-        r->term_ids[r->nterm++] = n->node_id;
-    }
+    if (n->node_id)
+        r->term_nodes[r->nterm++] = n;
 }
 
 static void check_vm (struct sync_run *r, struct ccas_node *n)
@@ -185,8 +182,18 @@ static void terminate_collected (struct sync_run *r)
     struct ccas_action_result *res = NULL;
     if (!r->nterm || p->dry_run)
         return;
-    struct ccas_node_selector sel = { .ids = r->term_ids, .nids = r->nterm };
-    if (ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
+    const char **ids = calloc (r->nterm, sizeof (*ids));
+    if (!ids) {
+        ccas_log (LOG_ERR, "out of memory");
+        p->failures++;
+        return;
+    }
+    for (size_t i = 0; i < r->nterm; i++)
+        ids[i] = r->term_nodes[i]->node_id;
+    struct ccas_node_selector sel = { .ids = ids, .nids = r->nterm };
+    int rc = ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err);
+    free (ids);
+    if (rc < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
     } else
@@ -269,11 +276,9 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     struct sync_run r = { .p = p, .rep = rep };
     size_t nslurm = ccas_slurm_nodes_count (p->snodes);
     memset (rep, 0, sizeof (*rep));
-    r.term_ids = calloc (p->model->nexisting + 1, sizeof (*r.term_ids));
     r.term_nodes = calloc (p->model->nexisting + 1, sizeof (*r.term_nodes));
     r.names = calloc (nslurm + 1, sizeof (*r.names));
-    if (!r.term_ids || !r.term_nodes || !r.names) {
-        free (r.term_ids);
+    if (!r.term_nodes || !r.names) {
         free (r.term_nodes);
         free (r.names);
         return -1;
@@ -289,7 +294,6 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     return_down_nodes (&r);
     keep_alive_excluded (&r);
     ccas_power_flush (p);
-    free (r.term_ids);
     free (r.term_nodes);
     free (r.names);
     return p->failures ? -1 : 0;
