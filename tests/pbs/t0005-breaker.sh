@@ -42,6 +42,11 @@ test_expect_success 'while open nothing is created there, and the job says why' 
     "$CCAS" status --json | jq -e ".breakers.execute.open and (.holds | length) == 2 and (.recent_failures | length) >= 1"
 '
 
+test_expect_success 'breaker reset needs exactly one nodearray; breaker list takes none' '
+    test_expect_code 1 "$CCAS" breaker reset 2>err && grep "give one NODEARRAY" err &&
+    test_expect_code 1 "$CCAS" breaker list extra 2>err && grep "unexpected argument .extra." err
+'
+
 test_expect_success 'breaker reset: creating starts again' '
     "$CCAS" breaker reset execute | grep "closed" &&
     ccsim_delete /ccsim/faults >/dev/null &&

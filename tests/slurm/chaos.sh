@@ -7,6 +7,9 @@
 # (default 200) jobs run; `ccautoscale slurm sync` runs every 10 s as the
 # timer would.  Passes when every job completed, no VM is left once the faults
 # stop, and no node is down or drained without a Reason.  Prints the figures.
+# The circuit breaker is off here: random boot failures on a loaded host can come
+# five in a row, and an open breaker stops creating by design (tests/pbs/t0005 and
+# tests/unit/test_breaker.c test it); this soak is about retries and hand-backs.
 #   make -C tests/slurm chaos [CHAOS_JOBS=200 CHAOS_WAVES=4 CHAOS_RATE=0.1 CHAOS_SEED=1 CHAOS_LIMIT=900]
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
@@ -51,7 +54,7 @@ report_missing () {
 
 test_expect_success 'start Slurm with the demo cluster; faults on' '
     SLURM_RESUME_TIMEOUT=40 SLURM_SUSPEND_TIME=8 CCSIM_BOOT_DELAY=2 \
-        slurm_start "$top_srcdir/tests/ccsim/clusters/demo.json" ".logging.level = \"info\"" &&
+        slurm_start "$top_srcdir/tests/ccsim/clusters/demo.json" ".logging.level = \"info\" | .breaker.threshold = 0" &&
     export CCAUTOSCALE_CONFIG=$CCAS_CONF &&
     ccsim_fault "{\"kind\": \"random\", \"rate\": $RATE, \"seed\": $SEED, \"count\": -1}" &&
     mkdir done
