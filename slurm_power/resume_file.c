@@ -22,7 +22,31 @@ void ccas_resume_file_destroy (struct ccas_resume_file *rf)
         free (rf->jobs[i].partition);
     }
     free (rf->jobs);
+    free (rf->by_name);
     free (rf);
+}
+
+static int by_name_cmp (const void *a, const void *b)
+{
+    const struct ccas_resume_name *x = a, *y = b;
+    int c = strcmp (x->name, y->name);
+    return c ? c : (x->job > y->job) - (x->job < y->job);
+}
+
+static int index_names (struct ccas_resume_file *rf, struct ccas_error *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < rf->njobs; i++)
+        total += rf->jobs[i].nresume;
+    if (total == 0)
+        return 0;
+    if (!(rf->by_name = calloc (total, sizeof (*rf->by_name))))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < rf->njobs; i++)
+        for (size_t k = 0; k < rf->jobs[i].nresume; k++)
+            rf->by_name[rf->nby_name++] = (struct ccas_resume_name){ rf->jobs[i].resume[k], i };
+    qsort (rf->by_name, rf->nby_name, sizeof (*rf->by_name), by_name_cmp);
+    return 0;
 }
 
 static int expand (json_object *job, const char *key, const char *path, char ***out, size_t *n,
@@ -84,6 +108,10 @@ struct ccas_resume_file *ccas_resume_file_parse (const char *text, size_t len, s
             goto done;
         }
     }
+    if (index_names (rf, err) < 0) {
+        ccas_resume_file_destroy (rf);
+        rf = NULL;
+    }
 done:
     json_object_put (root);
     return rf;
@@ -109,9 +137,17 @@ struct ccas_resume_file *ccas_resume_file_read (struct ccas_error *err)
 
 const struct ccas_resume_job *ccas_resume_file_job_of (const struct ccas_resume_file *rf, const char *name)
 {
-    for (size_t i = 0; rf && i < rf->njobs; i++)
-        for (size_t k = 0; k < rf->jobs[i].nresume; k++)
-            if (strcmp (rf->jobs[i].resume[k], name) == 0)
-                return &rf->jobs[i];
+    if (!rf || !name)
+        return NULL;
+    size_t lo = 0, hi = rf->nby_name; /* the first entry not below name */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp (rf->by_name[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < rf->nby_name && strcmp (rf->by_name[lo].name, name) == 0)
+        return &rf->jobs[rf->by_name[lo].job];
     return NULL;
 }

@@ -24,9 +24,16 @@ struct ccas_resume_job {
     char *partition;       /* or NULL */
 };
 
+struct ccas_resume_name {  /* one resumed name and its job, for lookups */
+    const char *name;      /* borrowed from the job's resume[] */
+    size_t job;            /* index into jobs[] */
+};
+
 struct ccas_resume_file {
     struct ccas_resume_job *jobs;
     size_t njobs;
+    struct ccas_resume_name *by_name; /* every resumed name, sorted by name then job */
+    size_t nby_name;
 };
 
 /* Parse the file's text.  Returns the parsed file (caller frees with
@@ -39,7 +46,9 @@ struct ccas_resume_file *ccas_resume_file_read (struct ccas_error *err);
 
 void ccas_resume_file_destroy (struct ccas_resume_file *rf);
 
-/* The job (if any) whose resumed nodes include `name`. */
+/* The job (if any) whose resumed nodes include `name`; the first in the file
+ * if several do.  A binary search: resume asks once per name, and a resume
+ * of tens of thousands of names must not cost their square. */
 const struct ccas_resume_job *ccas_resume_file_job_of (const struct ccas_resume_file *rf, const char *name);
 
 #endif /* !CCAS_RESUME_FILE_H */

@@ -48,59 +48,85 @@ void ccas_slurm_names_free (char **names, size_t n)
     free (names);
 }
 
-/* How many names `expr` can stand for at most, from its brackets alone:
- * per top-level comma-separated term, the product of each bracket group's
- * count of numbers.  libslurm builds multi-dimensional forms such as
- * "a[0-467][2-467][2-166]" name by name (tens of millions, for seconds), so
- * such an expression is refused before it is handed over.  This counts; it
- * never expands (libslurm does that).  -1 when a bracket holds anything but
- * numbers, ranges and commas (libslurm would read "[0x3]" as dimensions). */
-static double hostlist_bound (const char *expr)
+/* The longest number a bracket may hold: no cluster numbers a node past a
+ * billion, and libslurm spends seconds on a number that overflows. */
+#define BRACKET_DIGITS_MAX 9
+
+/* One bracket group "[1-4,7]" from just past its '['; adds its count of
+ * numbers to *count and leaves *pp past its ']'.  NULL, or why not. */
+static const char *bracket_count (const char **pp, double *count)
+{
+    const char *p = *pp;
+    double group = 0;
+    while (*p && *p != ']') {
+        double lo, hi;
+        char *end;
+        if (!isdigit ((unsigned char)*p))
+            return "a bracket holds something other than numbers, ranges and commas";
+        lo = hi = (double)strtoul (p, &end, 10);
+        if (end - p > BRACKET_DIGITS_MAX)
+            return "a bracket holds a number of more than 9 digits";
+        p = end;
+        if (*p == '-') {
+            if (!isdigit ((unsigned char)p[1]))
+                return "a bracket holds something other than numbers, ranges and commas";
+            hi = (double)strtoul (p + 1, &end, 10);
+            if (end - (p + 1) > BRACKET_DIGITS_MAX)
+                return "a bracket holds a number of more than 9 digits";
+            p = end;
+        }
+        if (*p != ',' && *p != ']')
+            return "a bracket holds something other than numbers, ranges and commas";
+        group += hi >= lo ? hi - lo + 1 : 1;
+        if (*p == ',')
+            p++;
+    }
+    if (*p == ']')
+        p++;
+    *pp = p;
+    *count = group > 0 ? group : 1;
+    return NULL;
+}
+
+/* Check `expr` before libslurm sees it, and count the names it can stand
+ * for at most.  Slurm writes one bracket group per name ("hpc-[1-4,7]",
+ * the number at the end); libslurm reads several ("a[0-467][2-467]") as
+ * dimensions and builds them name by name — millions, for seconds — so
+ * an expression with two groups in one name is refused, as is a bracket
+ * holding anything but numbers (it would read "[0x3]" as dimensions).
+ * This counts; it never expands (libslurm does that).  NULL, or why not. */
+static const char *hostlist_check (const char *expr, double *bound)
 {
     double total = 0, term = 1;
+    int groups = 0;
     for (const char *p = expr; *p;) {
         if (*p == ',') {
             total += term;
             term = 1;
+            groups = 0;
             p++;
-            continue;
-        }
-        if (*p != '[') {
+        } else if (*p == '[') {
+            const char *why;
             p++;
-            continue;
-        }
-        double group = 0;
-        for (p++; *p && *p != ']';) {
-            char *end;
-            if (!isdigit ((unsigned char)*p))
-                return -1;
-            double lo = (double)strtoul (p, &end, 10), hi = lo;
-            p = end;
-            if (*p == '-') {
-                if (!isdigit ((unsigned char)p[1]))
-                    return -1;
-                hi = (double)strtoul (p + 1, &end, 10);
-                p = end;
-            }
-            if (*p != ',' && *p != ']')
-                return -1;
-            group += hi >= lo ? hi - lo + 1 : 1;
-            if (*p == ',')
-                p++;
-        }
-        if (*p == ']')
+            if (++groups > 1)
+                return "a name holds more than one bracket group";
+            if ((why = bracket_count (&p, &term)))
+                return why;
+        } else {
             p++;
-        term *= group > 0 ? group : 1;
+        }
     }
-    return total + term;
+    *bound = total + term;
+    return NULL;
 }
 
 char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_error *err)
 {
     char **names = NULL;
-    double bound = hostlist_bound (expr);
-    if (bound < 0) {
-        ccas_errorf (err, "'%.64s': a bracket holds something other than numbers, ranges and commas", expr);
+    double bound;
+    const char *why = hostlist_check (expr, &bound);
+    if (why) {
+        ccas_errorf (err, "'%.64s': %s", expr, why);
         return NULL;
     }
     if (bound > CCAS_HOSTLIST_MAX) {

@@ -84,9 +84,13 @@ if [ -x "$RESUME" ]; then
     test_expect_success 'a hostlist standing for millions of names is refused at once, before libslurm builds it' '
         printf "ClusterName=t\nSlurmctldHost=localhost\nNodeName=htc-[1-2] State=CLOUD\n" >min.conf &&
         start=$(date +%s) &&
-        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2][1-2000][1-2000]" 2>err &&
+        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2000000]" 2>err &&
         test $(($(date +%s) - start)) -lt 3 &&
         grep "more than the 1048576 names one call may name" err &&
+        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2][1-2000][1-2000]" 2>err &&
+        grep "a name holds more than one bracket group" err &&
+        test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[2,65555555555555555555]" 2>err &&
+        grep "a bracket holds a number of more than 9 digits" err &&
         test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[0hpc-467][2-467]" 2>err &&
         grep "a bracket holds something other than numbers, ranges and commas" err
     '

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* test_resume_file.c: SLURM_RESUME_FILE in both shapes, the name -> job
+ * lookup resume makes once per name, and the hostlists refused before
+ * libslurm spends seconds or gigabytes on them. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "resume_file.h"
+#include "slurmapi.h"
+
+static struct ccas_resume_file *parse (const char *text, struct ccas_error *err)
+{
+    return ccas_resume_file_parse (text, strlen (text), err);
+}
+
+static void test_both_shapes (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    /* 22.05: "nodes" is what is resumed */
+    struct ccas_resume_file *rf = parse ("{\"jobs\":[{\"job_id\":7,\"nodes\":\"hpc-[1-2]\"}]}", &err);
+    assert_non_null (rf);
+    assert_int_equal (rf->njobs, 1);
+    assert_int_equal (rf->jobs[0].nresume, 2);
+    assert_int_equal (ccas_resume_file_job_of (rf, "hpc-2")->job_id, 7);
+    ccas_resume_file_destroy (rf);
+    /* 23.02+: only nodes_resume is resumed, nodes_alloc is the whole job */
+    rf = parse ("{\"jobs\":[{\"job_id\":8,\"partition\":\"hpc\",\"nodes_alloc\":\"hpc-[1-4]\","
+                "\"nodes_resume\":\"hpc-[3-4]\"}]}",
+                &err);
+    assert_non_null (rf);
+    assert_int_equal (rf->jobs[0].nalloc, 4);
+    assert_int_equal (rf->jobs[0].nresume, 2);
+    assert_string_equal (rf->jobs[0].partition, "hpc");
+    assert_null (ccas_resume_file_job_of (rf, "hpc-1")); /* allocated, already up */
+    assert_int_equal (ccas_resume_file_job_of (rf, "hpc-4")->job_id, 8);
+    ccas_resume_file_destroy (rf);
+}
+
+static void test_lookup_many_names (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    /* three jobs, given out of name order; hpc-5 is in two: the first in the file is its job */
+    struct ccas_resume_file *rf = parse ("{\"jobs\":[{\"job_id\":3,\"nodes\":\"hpc-[5-60000]\"},"
+                                         "{\"job_id\":1,\"nodes\":\"gpu-[1-3],hpc-5\"},"
+                                         "{\"job_id\":2,\"nodes\":\"hpc-[1-4]\"}]}",
+                                         &err);
+    assert_non_null (rf);
+    assert_int_equal (ccas_resume_file_job_of (rf, "hpc-5")->job_id, 3);
+    assert_int_equal (ccas_resume_file_job_of (rf, "hpc-60000")->job_id, 3);
+    assert_int_equal (ccas_resume_file_job_of (rf, "gpu-1")->job_id, 1);
+    assert_int_equal (ccas_resume_file_job_of (rf, "hpc-4")->job_id, 2);
+    assert_null (ccas_resume_file_job_of (rf, "hpc-60001"));
+    assert_null (ccas_resume_file_job_of (rf, "a"));
+    assert_null (ccas_resume_file_job_of (rf, "zzz"));
+    /* every name of the large job, each a search (it was a scan of all, the square of 56k) */
+    char name[32];
+    for (int i = 5; i <= 60000; i++) {
+        snprintf (name, sizeof (name), "hpc-%d", i);
+        assert_int_equal (ccas_resume_file_job_of (rf, name)->job_id, 3);
+    }
+    ccas_resume_file_destroy (rf);
+    assert_null (ccas_resume_file_job_of (NULL, "hpc-1"));
+}
+
+static void test_bad_file_names_the_field (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    assert_null (parse ("{\"jobs\":[{\"job_id\":1,\"nodes\":\"hpc-[1-2]\"},{\"job_id\":2,\"nodes\":\"a[1-2][3-4]\"}]}", &err));
+    assert_non_null (strstr (err.text, "SLURM_RESUME_FILE: jobs[1].nodes"));
+    assert_non_null (strstr (err.text, "more than one bracket group"));
+    assert_null (parse ("{\"jobs\":{}}", &err));
+    assert_non_null (strstr (err.text, "jobs: expected an array"));
+}
+
+static void expect_refused (const char *expr, const char *why)
+{
+    struct ccas_error err = { "" };
+    size_t n = 0;
+    assert_null (ccas_slurm_hostlist_expand (expr, &n, &err));
+    if (!strstr (err.text, why))
+        fail_msg ("'%s': got '%s', want '%s'", expr, err.text, why);
+}
+
+static void test_hostlists_refused_before_libslurm (void **state)
+{
+    (void)state;
+    expect_refused ("htc-[1-2000000]", "more than the 1048576 names");
+    expect_refused ("htc-[1-1000],hpc-[1-1048576]", "more than the 1048576 names");
+    expect_refused ("a[0-467][2-467][2-166]", "more than one bracket group");
+    expect_refused ("hpc-[1-2],a[1]b[2]", "more than one bracket group");
+    expect_refused ("XcX[2,6555555555555555555555555555555555555555555]", "more than 9 digits");
+    expect_refused ("h[1-12345678901]", "more than 9 digits");
+    expect_refused ("h[0x3]", "something other than numbers");
+    expect_refused ("h[1-]", "something other than numbers");
+    /* what Slurm writes passes, a bracket per name */
+    struct ccas_error err = { "" };
+    size_t n = 0;
+    char **names = ccas_slurm_hostlist_expand ("hpc-[1-3,7],gpu-[001-002],login", &n, &err);
+    assert_non_null (names);
+    assert_int_equal (n, 7);
+    assert_string_equal (names[3], "hpc-7");
+    assert_string_equal (names[4], "gpu-001");
+    assert_string_equal (names[6], "login");
+    char *back = ccas_slurm_hostlist_compress ((const char *const *)names, n);
+    assert_string_equal (back, "hpc-[1-3,7],gpu-[001-002],login");
+    free (back);
+    ccas_slurm_names_free (names, n);
+    names = ccas_slurm_hostlist_expand ("h[999999999]", &n, &err);
+    assert_non_null (names);
+    ccas_slurm_names_free (names, n);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_both_shapes),
+        cmocka_unit_test (test_lookup_many_names),
+        cmocka_unit_test (test_bad_file_names_the_field),
+        cmocka_unit_test (test_hostlists_refused_before_libslurm),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
