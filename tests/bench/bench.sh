@@ -99,6 +99,41 @@ target "demand 100k / json-c parse of the same files" "$(jq -n "$t100 / $(field 
 target "demand: 10x the jobs costs (time ratio 100k/10k)" "$(jq -n "$t100 / $(field demand10k wall_ms) * 100 | round / 100")" -le 12 x
 ccsim_stop
 
+# ---- issue 8: the cost of events and metrics in a demand --apply over 100,000 jobs ---------------
+# The same cluster with room for 20 more VMs per bucket (1,000 in all), so that the plan over
+# 100,000 jobs is carried out in full without ccsim booting 26,000 VMs: 1,000 created, the rest
+# reported unmet.  Each run starts from a fresh ccsim and an empty state directory, events and
+# metrics off and on alternately (a host getting busier weighs on both); the best CPU of each.
+"$GEN/gen-cluster" bench 10 5 10000 220 >dcluster.json
+apply_once () {  # NAME JQ
+    ccsim_start dcluster.json --boot-delay 0 >/dev/null || return 1
+    CCSIM_CLUSTER_FILE=dcluster.json ccsim_write_config "$CCAUTOSCALE_CONFIG" "$2 | .logging.level = \"warning\""
+    rm -rf "$TEST_TMP/state"
+    wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 10000"
+    "$BENCH_BIN/benchrun" -o "$1.out" -- "$CCAS" demand --jobs jobs100k.json --apply --json >>"$1.runs"
+    jq -e '.jobs | length == 100000' "$1.out" >/dev/null || { echo "bench: $1: demand --apply did not report 100000 jobs" >&2; missed=$((missed + 1)); }
+    test "$(ccsim_node_count)" = 11000 || { echo "bench: $1: demand --apply left $(ccsim_node_count) VMs, not 11000" >&2; missed=$((missed + 1)); }
+    ccsim_stop
+}
+: >applyquiet.runs && : >applyloud.runs
+for i in 1 2 3 4; do
+    apply_once applyquiet '.events.file = "" | .metrics.file = ""'
+    apply_once applyloud '.'
+done
+for m in applyquiet applyloud; do
+    jq -s '{wall_ms: (map(.wall_ms) | min), cpu_ms: (map(.cpu_ms) | min), maxrss_kb: (map(.maxrss_kb) | max),
+            exit: (map(.exit) | max)}' "$m.runs" >"$m.json"
+    [ "$(field "$m" exit)" = 0 ] || { echo "bench: $m: demand --apply failed" >&2; missed=$((missed + 1)); }
+done
+test "$(grep -c '"event":"created"' "$TEST_TMP/state/events.jsonl")" -ge 1 ||
+    { echo "bench: demand --apply wrote no events" >&2; missed=$((missed + 1)); }
+grep -q '^ccautoscale_nodes_created_total' "$TEST_TMP/state/ccautoscale.prom" ||
+    { echo "bench: demand --apply wrote no metrics" >&2; missed=$((missed + 1)); }
+figure "demand --apply (100k jobs, 1,000 VMs created), events and metrics off: CPU" "$(field applyquiet cpu_ms)" ms
+figure "demand --apply (100k jobs), events and metrics on: CPU" "$(field applyloud cpu_ms)" ms
+target "events and metrics: extra CPU of a demand --apply over 100k jobs" \
+    "$(jq -n "($(field applyloud cpu_ms) - $(field applyquiet cpu_ms)) / $(field applyquiet cpu_ms) * 1000 | round / 10")" -le 5 %
+
 # ---- issue 5: a PBS pass over 50,000 queued jobs and 5,000 nodes ----------------------------------
 # qstat and pbsnodes are stand-ins that print files generated in PBS's format;
 # their own run time is measured apart and taken out of the pass's.
@@ -166,9 +201,35 @@ if why=$(slurm_prereqs); then
         { echo "bench: the resumes wrote no events" >&2; missed=$((missed + 1)); }
     figure "resume of 1,000 nodes, events and metrics off: CPU (best of 6)" "$(field resumequiet cpu_ms)" ms
     figure "resume of 1,000 nodes, events and metrics on: CPU (best of 6)" "$(field resumeloud cpu_ms)" ms
-    # the issue's target is 5%; the difference (1-2 ms of ~33 ms) is within one run's noise
-    # (+-1.5 ms even best of six), so it is reported, not gated: a gate here would fail by chance
-    figure "events and metrics: extra CPU of a resume of 1,000 nodes (target 5%)" \
+    # The issue's target is 5%.  The CPU difference (1-2 ms of ~33 ms) is within one run's
+    # noise, so the gate counts instructions instead: the same resume under callgrind, off and
+    # on, twice each (the counts vary by a few tenths of a percent: curl's polls).
+    if command -v valgrind >/dev/null; then
+        resume_counted () {  # NAME JQ: instructions of one resume of 1,000 nodes, appended to NAME.ir
+            jq "$2" "$CCAS_CONF" >conf.tmp && cat conf.tmp >"$CCAS_CONF" &&
+            wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0" &&
+            SLURM_RESUME_FILE=$TEST_TMP/resume.json valgrind --tool=callgrind --callgrind-out-file="$1.cg" \
+                "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]" >/dev/null 2>&1 &&
+            sed -n 's/^summary: *//p' "$1.cg" >>"$1.ir" &&
+            "$top_builddir/slurm_power/ccautoscale-suspend" "htc-[1-1000]" >/dev/null 2>&1
+        }
+        : >resumequiet.ir && : >resumeloud.ir
+        for i in 1 2; do
+            resume_counted resumequiet '.events.file = "" | .metrics.file = ""'
+            resume_counted resumeloud 'del(.events.file) | del(.metrics.file)'
+        done
+        irq=$(sort -n resumequiet.ir | head -1) irl=$(sort -n resumeloud.ir | head -1)
+        figure "resume of 1,000 nodes, events and metrics off: instructions" "${irq:-0}" ""
+        figure "resume of 1,000 nodes, events and metrics on: instructions" "${irl:-0}" ""
+        if [ "$(wc -l <resumequiet.ir)" = 2 ] && [ "$(wc -l <resumeloud.ir)" = 2 ]; then
+            target "events and metrics: extra instructions of a resume of 1,000 nodes" \
+                "$(jq -n "($irl - $irq) / $irq * 1000 | round / 10")" -le 5 %
+        else
+            echo "bench: a resume under callgrind failed" >&2
+            missed=$((missed + 1))
+        fi
+    fi
+    figure "events and metrics: extra CPU of a resume of 1,000 nodes (noisy)" \
         "$(jq -n "($(field resumeloud cpu_ms) - $(field resumequiet cpu_ms)) / $(field resumequiet cpu_ms) * 1000 | round / 10")" %
     # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down
     wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"

@@ -47,9 +47,15 @@ report_missing () {
     i=0
     while read -r id; do
         i=$((i + 1))
-        [ -e "done/m.$i" ] || { echo "MPI job $id:"; scontrol -o show job "$id" 2>&1 | grep -o "JobState=[^ ]* Reason=[^ ]*\|ExitCode=[^ ]*\|NodeList=[^ ]*\|Restarts=[^ ]*" | tr "\n" " "; echo; }
+        [ -e "done/m.$i" ] && continue
+        echo "MPI job $id:"
+        scontrol -o show job "$id" 2>&1 | grep -o "JobState=[^ ]* Reason=[^ ]*\|ExitCode=[^ ]*\|NodeList=[^ ]*\|Restarts=[^ ]*" | tr "\n" " "
+        echo
+        cat "out/m.$i" 2>/dev/null
+        grep -E "(JobId=|job )$id\b" "$SLURM_TEST_DIR/log/slurmctld.log" 2>/dev/null | tail -20
     done <mpi.ids
-    grep -i "requeue\|fail\|kill" "$SLURM_TEST_DIR/log/slurmctld.log" 2>/dev/null | tail -30
+    # the names of the stand-in VMs do not resolve: slurmctld says so every second
+    grep -i "requeue\|fail\|kill" "$SLURM_TEST_DIR/log/slurmctld.log" 2>/dev/null | grep -v getaddrinfo | tail -30
 }
 
 test_expect_success 'start Slurm with the demo cluster; faults on' '
@@ -57,7 +63,7 @@ test_expect_success 'start Slurm with the demo cluster; faults on' '
         slurm_start "$top_srcdir/tests/ccsim/clusters/demo.json" ".logging.level = \"info\" | .breaker.threshold = 0" &&
     export CCAUTOSCALE_CONFIG=$CCAS_CONF &&
     ccsim_fault "{\"kind\": \"random\", \"rate\": $RATE, \"seed\": $SEED, \"count\": -1}" &&
-    mkdir done
+    mkdir done out
 '
 
 test_expect_success "$JOBS jobs ($ARRAY single-core array tasks, $MPI 2-node MPI jobs, in $WAVES waves) all complete under faults" '
@@ -66,7 +72,7 @@ test_expect_success "$JOBS jobs ($ARRAY single-core array tasks, $MPI 2-node MPI
         sbatch --parsable -o /dev/null -p htc -n1 --array=$(((w - 1) * ARRAY / WAVES + 1))-$((w * ARRAY / WAVES)) \
             --wrap "sleep 1; touch $TEST_TMP/done/a.\$SLURM_ARRAY_TASK_ID" >>array.ids || return 1
         for i in $(seq $(((w - 1) * MPI / WAVES + 1)) $((w * MPI / WAVES))); do
-            sbatch --parsable -o /dev/null -p hpc -N2 --wrap "srun true && touch $TEST_TMP/done/m.$i" || return 1
+            sbatch --parsable -o "$TEST_TMP/out/m.$i" -p hpc -N2 --wrap "srun true && touch $TEST_TMP/done/m.$i" || return 1
         done >>mpi.ids
         while jobs_left; do
             now=$(date +%s)
