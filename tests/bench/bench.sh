@@ -60,6 +60,10 @@ figure () {
 }
 
 field () { jq ".$2" "$1.json"; }
+# extra LOUD QUIET: how much more LOUD is than QUIET, in percent to one decimal
+extra () { jq -n "($1 - $2) / $2 * 1000 | round / 10"; }
+# instructions FILE: the total a callgrind output file counted
+instructions () { sed -n 's/^summary: *//p' "$1"; }
 mb () { jq -n "$1 / 1024 | . * 10 | round / 10"; }
 requests () { ccsim_requests "${1:-}" | wc -l; }
 
@@ -143,12 +147,12 @@ figure "demand --apply (100k jobs), events and metrics on: CPU" "$(field applylo
 if command -v valgrind >/dev/null; then
     apply_once applyquiet '.events.file = "" | .metrics.file = ""' instructions
     apply_once applyloud '.' instructions
-    irq=$(sed -n 's/^summary: *//p' applyquiet.cg) irl=$(sed -n 's/^summary: *//p' applyloud.cg)
+    irq=$(instructions applyquiet.cg) irl=$(instructions applyloud.cg)
     figure "demand --apply (100k jobs), events and metrics off: instructions" "${irq:-0}" ""
     figure "demand --apply (100k jobs), events and metrics on: instructions" "${irl:-0}" ""
     if [ -n "$irq" ] && [ -n "$irl" ]; then
         target "events and metrics: extra instructions of a demand --apply over 100k jobs" \
-            "$(jq -n "($irl - $irq) / $irq * 1000 | round / 10")" -le 5 %
+            "$(extra "$irl" "$irq")" -le 5 %
     else
         echo "bench: a demand --apply under callgrind failed" >&2
         missed=$((missed + 1))
@@ -202,17 +206,23 @@ if why=$(slurm_prereqs); then
     # the cost of the events and metrics: the same resume of 1,000 nodes with both off and on,
     # alternately (so that a host getting busier weighs on both), six times each; the best CPU
     # time of each (a resume costs ~35 ms of CPU: 5% is under 2 ms, below one run's noise)
-    resume_once () {  # NAME JQ
+    resume_once () {  # NAME JQ cpu|instructions: CPU appended to NAME.runs, or instructions to NAME.ir
         jq "$2" "$CCAS_CONF" >conf.tmp && cat conf.tmp >"$CCAS_CONF" &&
-        wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0" &&
-        SLURM_RESUME_FILE=$TEST_TMP/resume.json "$BENCH_BIN/benchrun" -o "$1.out" -- \
-            "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]" >>"$1.runs" &&
+        wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0" || return 1
+        if [ "$3" = cpu ]; then
+            SLURM_RESUME_FILE=$TEST_TMP/resume.json "$BENCH_BIN/benchrun" -o "$1.out" -- \
+                "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]" >>"$1.runs"
+        else
+            SLURM_RESUME_FILE=$TEST_TMP/resume.json valgrind --tool=callgrind --callgrind-out-file="$1.cg" \
+                "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]" >/dev/null 2>&1 &&
+                instructions "$1.cg" >>"$1.ir"
+        fi &&
         "$top_builddir/slurm_power/ccautoscale-suspend" "htc-[1-1000]" >/dev/null 2>&1
     }
     : >resumequiet.runs && : >resumeloud.runs
     for i in 1 2 3 4 5 6; do
-        resume_once resumequiet '.events.file = "" | .metrics.file = ""'
-        resume_once resumeloud 'del(.events.file) | del(.metrics.file)'
+        resume_once resumequiet '.events.file = "" | .metrics.file = ""' cpu
+        resume_once resumeloud 'del(.events.file) | del(.metrics.file)' cpu
     done
     for m in resumequiet resumeloud; do
         jq -s '{wall_ms: (map(.wall_ms) | min), cpu_ms: (map(.cpu_ms) | min), maxrss_kb: (map(.maxrss_kb) | max)}' \
@@ -226,32 +236,24 @@ if why=$(slurm_prereqs); then
     # noise, so the gate counts instructions instead: the same resume under callgrind, off and
     # on, twice each (the counts vary by a few tenths of a percent: curl's polls).
     if command -v valgrind >/dev/null; then
-        resume_counted () {  # NAME JQ: instructions of one resume of 1,000 nodes, appended to NAME.ir
-            jq "$2" "$CCAS_CONF" >conf.tmp && cat conf.tmp >"$CCAS_CONF" &&
-            wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0" &&
-            SLURM_RESUME_FILE=$TEST_TMP/resume.json valgrind --tool=callgrind --callgrind-out-file="$1.cg" \
-                "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-1000]" >/dev/null 2>&1 &&
-            sed -n 's/^summary: *//p' "$1.cg" >>"$1.ir" &&
-            "$top_builddir/slurm_power/ccautoscale-suspend" "htc-[1-1000]" >/dev/null 2>&1
-        }
         : >resumequiet.ir && : >resumeloud.ir
         for i in 1 2; do
-            resume_counted resumequiet '.events.file = "" | .metrics.file = ""'
-            resume_counted resumeloud 'del(.events.file) | del(.metrics.file)'
+            resume_once resumequiet '.events.file = "" | .metrics.file = ""' instructions
+            resume_once resumeloud 'del(.events.file) | del(.metrics.file)' instructions
         done
         irq=$(sort -n resumequiet.ir | head -1) irl=$(sort -n resumeloud.ir | head -1)
         figure "resume of 1,000 nodes, events and metrics off: instructions" "${irq:-0}" ""
         figure "resume of 1,000 nodes, events and metrics on: instructions" "${irl:-0}" ""
         if [ "$(wc -l <resumequiet.ir)" = 2 ] && [ "$(wc -l <resumeloud.ir)" = 2 ]; then
             target "events and metrics: extra instructions of a resume of 1,000 nodes" \
-                "$(jq -n "($irl - $irq) / $irq * 1000 | round / 10")" -le 5 %
+                "$(extra "$irl" "$irq")" -le 5 %
         else
             echo "bench: a resume under callgrind failed" >&2
             missed=$((missed + 1))
         fi
     fi
     figure "events and metrics: extra CPU of a resume of 1,000 nodes (noisy)" \
-        "$(jq -n "($(field resumeloud cpu_ms) - $(field resumequiet cpu_ms)) / $(field resumequiet cpu_ms) * 1000 | round / 10")" %
+        "$(extra "$(field resumeloud cpu_ms)" "$(field resumequiet cpu_ms)")" %
     # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down
     wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"
     SLURM_RESUME_FILE=/nonexistent measure resume10k "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-10000]"
