@@ -52,31 +52,39 @@ void ccas_slurm_names_free (char **names, size_t n)
  * billion, and libslurm spends seconds on a number that overflows. */
 #define BRACKET_DIGITS_MAX 9
 
+#define NOT_NUMBERS "a bracket holds something other than numbers, ranges and commas"
+
+/* One number of a bracket at *pp, into *value; *pp is left past it.  NULL, or why not. */
+static const char *bracket_number (const char **pp, double *value)
+{
+    char *end;
+    if (!isdigit ((unsigned char)**pp))
+        return NOT_NUMBERS;
+    *value = (double)strtoul (*pp, &end, 10);
+    if (end - *pp > BRACKET_DIGITS_MAX)
+        return "a bracket holds a number of more than 9 digits";
+    *pp = end;
+    return NULL;
+}
+
 /* One bracket group "[1-4,7]" from just past its '['; adds its count of
  * numbers to *count and leaves *pp past its ']'.  NULL, or why not. */
 static const char *bracket_count (const char **pp, double *count)
 {
-    const char *p = *pp;
+    const char *p = *pp, *why;
     double group = 0;
     while (*p && *p != ']') {
         double lo, hi;
-        char *end;
-        if (!isdigit ((unsigned char)*p))
-            return "a bracket holds something other than numbers, ranges and commas";
-        lo = hi = (double)strtoul (p, &end, 10);
-        if (end - p > BRACKET_DIGITS_MAX)
-            return "a bracket holds a number of more than 9 digits";
-        p = end;
+        if ((why = bracket_number (&p, &lo)))
+            return why;
+        hi = lo;
         if (*p == '-') {
-            if (!isdigit ((unsigned char)p[1]))
-                return "a bracket holds something other than numbers, ranges and commas";
-            hi = (double)strtoul (p + 1, &end, 10);
-            if (end - (p + 1) > BRACKET_DIGITS_MAX)
-                return "a bracket holds a number of more than 9 digits";
-            p = end;
+            p++;
+            if ((why = bracket_number (&p, &hi)))
+                return why;
         }
         if (*p != ',' && *p != ']')
-            return "a bracket holds something other than numbers, ranges and commas";
+            return NOT_NUMBERS;
         group += hi >= lo ? hi - lo + 1 : 1;
         if (*p == ',')
             p++;
