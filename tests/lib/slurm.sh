@@ -20,6 +20,7 @@ slurm_prereqs () {
     done
     [ "$(id -u)" = 0 ] || { echo "needs root (slurmd runs jobs as their users)"; return 1; }
     unshare --fork --time --boottime -1 true 2>/dev/null || { echo "time namespaces unavailable"; return 1; }
+    unshare --mount true 2>/dev/null || { echo "mount namespaces unavailable"; return 1; }
 }
 
 # A block of 100 ports below Linux's ephemeral range (32768-), so that no
@@ -83,6 +84,16 @@ Include $SLURM_TEST_DIR/ccautoscale.conf
 CONF
 }
 
+# The daemons' /etc/hosts (tests/slurm/with-hosts says why): this machine's,
+# and every node name of the generated slurm.conf at 127.0.0.1.
+slurm_write_hosts () {
+    local lists names
+    lists=$(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$SLURM_TEST_DIR/ccautoscale.conf" | paste -sd,) &&
+        names=$(scontrol show hostnames "$lists") || return 1
+    # shellcheck disable=SC2086 # one line per name
+    { cat /etc/hosts; printf '127.0.0.1 %s\n' $names; } >"$SLURM_TEST_DIR/hosts"
+}
+
 slurm_stop () {
     local f
     [ -n "${SLURM_CTLD_PID:-}" ] && kill_pid "$SLURM_CTLD_PID"
@@ -114,7 +125,9 @@ slurm_start () {
          | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1
     "$top_builddir/plugin/ccautoscale" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >"$SLURM_TEST_DIR/conf.out" || return 1
     slurm_write_conf
-    slurmctld -D -i -f "$SLURM_CONF" >"$SLURM_TEST_DIR/log/slurmctld.out" 2>&1 &
+    slurm_write_hosts || return 1
+    "$top_srcdir/tests/slurm/with-hosts" "$SLURM_TEST_DIR/hosts" \
+        slurmctld -D -i -f "$SLURM_CONF" >"$SLURM_TEST_DIR/log/slurmctld.out" 2>&1 &
     SLURM_CTLD_PID=$!
     wait_for 20 sinfo -h || { cat "$SLURM_TEST_DIR/log/slurmctld.log" >&2; return 1; }
 }

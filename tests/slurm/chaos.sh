@@ -76,7 +76,10 @@ test_expect_success "$JOBS jobs ($ARRAY single-core array tasks, $MPI 2-node MPI
         done >>mpi.ids
         while jobs_left; do
             now=$(date +%s)
-            [ $((now - start)) -lt "$LIMIT" ] || { echo "jobs left after ${LIMIT}s:"; squeue; return 1; }
+            [ $((now - start)) -lt "$LIMIT" ] || {
+                { echo "jobs left after ${LIMIT}s:"; squeue; slurm_node_states; } | tee missing.txt
+                return 1
+            }
             if [ $((now - last)) -ge 10 ]; then
                 "$CCAS" -q slurm sync >>sync.out 2>&1
                 last=$now
@@ -114,6 +117,7 @@ if [ -f faults.json ]; then
     echo "# create requests: $(ccsim_requests "POST .*/nodes/create" | wc -l)," \
         "VM names alive twice: $(sort -u dups 2>/dev/null | wc -l)," \
         "VMs left: $(ccsim_node_count)"
+    echo "# node names slurmctld could not resolve: $(grep -c "Unable to resolve" "$SLURM_TEST_DIR/log/slurmctld.log")"
 fi
 # at the end, where a CI log's tail shows it
 [ ! -s missing.txt ] || sed 's/^/# /' missing.txt
