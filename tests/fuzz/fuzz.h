@@ -21,9 +21,10 @@ char *fuzz_text (const uint8_t *data, size_t size);
 
 /* A fresh model of tests/ccsim/clusters/small.json with a minimal
  * configuration, so that one input's changes never reach the next.
- * Caller frees with fuzz_model_destroy().  Aborts if the fixture is bad. */
+ * Caller frees with fuzz_model_destroy().  Aborts if the fixture is bad.
+ * `cfg` is one configuration shared by every model (never freed). */
 struct fuzz_model {
-    struct ccas_config *cfg;
+    const struct ccas_config *cfg;
     struct ccas_cluster *cluster;
 };
 struct fuzz_model fuzz_model_create (void);
