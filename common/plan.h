@@ -81,13 +81,13 @@ int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char
 /* Memory that lives as long as the plan. */
 char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
 
-/* The plan as JSON (caller puts it).  With `jobs`, per job the nodes it was
- * given (existing names or new-node placeholders) or its reason. */
-json_object *ccas_plan_to_json (const struct ccas_plan *plan, bool jobs);
+/* The plan's actions as JSON (caller puts it). */
+json_object *ccas_plan_to_json (const struct ccas_plan *plan);
 
-/* The same with jobs, written to `f` one job at a time (for large queues),
- * with the members of `extra` (borrowed; may be NULL) added before "jobs".
- * Returns -1 if writing failed. */
+/* The same with a summary and the jobs, written to `f` one job per line as it
+ * goes (for large queues): per job the nodes it was given (existing names or
+ * new-node placeholders) or its reason.  The members of `extra` (borrowed;
+ * may be NULL) come before "jobs".  Returns -1 if writing failed. */
 int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f);
 
 /* Counts for summaries. */

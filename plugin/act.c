@@ -51,7 +51,7 @@ struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct 
 static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied, json_object *wait_report)
 {
     if (cli->json) {
-        json_object *out = ccas_plan_to_json (plan, false);
+        json_object *out = ccas_plan_to_json (plan);
         json_object_object_add (out, "applied", json_object_new_boolean (applied));
         if (wait_report)
             json_object_object_add (out, "wait", json_object_get (wait_report));

@@ -490,6 +490,53 @@ static void check_actions (const char *name, const char *key, json_object *expec
 
 /* ---- the runner ------------------------------------------------------------------------------- */
 
+static size_t distinct_slots (const struct ccas_job *j)
+{
+    size_t n = 0;
+    for (uint32_t s = 0; s < j->nslots; s++) {
+        uint32_t k = 0;
+        while (k < s && j->slots[k] != j->slots[s])
+            k++;
+        n += k == s;
+    }
+    return n;
+}
+
+/* The streamed JSON parses, and names every pending job once, in order, with
+ * its nodes or its reason. */
+static void check_plan_json (const char *name, const struct ccas_plan *plan, const struct ccas_jobs *jobs)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    assert_non_null (f);
+    assert_int_equal (ccas_plan_write_json (plan, NULL, f), 0);
+    fclose (f);
+    json_object *pj = json_tokener_parse (text);
+    if (!pj)
+        fail_msg ("%s: the plan's JSON does not parse: %s", name, text);
+    json_object *arr = json_object_object_get (pj, "jobs");
+    size_t k = 0;
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        if (j->running || j->ignore)
+            continue;
+        json_object *o = json_object_array_get_idx (arr, k++);
+        if (!o || strcmp (json_object_get_string (json_object_object_get (o, "id")), j->id) != 0)
+            fail_msg ("%s: job %s is not job %zu of the plan's JSON", name, j->id, k - 1);
+        assert_int_equal (json_object_get_boolean (json_object_object_get (o, "matched")), j->matched);
+        if (j->matched)
+            assert_int_equal (json_object_array_length (json_object_object_get (o, "nodes")), distinct_slots (j));
+        else
+            assert_string_equal (json_object_get_string (json_object_object_get (o, "reason")),
+                                 j->reason ? j->reason : "unknown");
+    }
+    assert_int_equal (json_object_array_length (arr), k);
+    assert_int_equal (json_object_get_int64 (json_object_object_get (json_object_object_get (pj, "summary"), "jobs")), k);
+    json_object_put (pj);
+    free (text);
+}
+
 static void run (const struct scenario *sc)
 {
     struct ccas_error err = { "" };
@@ -525,13 +572,7 @@ static void run (const struct scenario *sc)
     check_actions (sc->name, "terminate", expect, plan->terminates, plan->nterminates);
     check_actions (sc->name, "kept", expect, plan->kept, plan->nkept);
 
-    /* the plan's JSON names every pending job exactly once */
-    json_object *pj = ccas_plan_to_json (plan, true);
-    size_t pending = 0;
-    for (size_t i = 0; i < jobs->n; i++)
-        pending += !jobs->v[i].running;
-    assert_int_equal (json_object_array_length (json_object_object_get (pj, "jobs")), pending);
-    json_object_put (pj);
+    check_plan_json (sc->name, plan, jobs);
 
     json_object_put (expect);
     json_object_put (times);
