@@ -216,7 +216,7 @@ static void write_string (FILE *f, json_object *str, const char *s)
  * new nodes that have none yet. */
 static void write_job_nodes (FILE *f, const struct ccas_job *j, json_object *str)
 {
-    struct ccas_node *one, **v = j->nslots <= 1 ? &one : malloc (j->nslots * sizeof (*v));
+    struct ccas_node *one = NULL, **v = j->nslots <= 1 ? &one : malloc (j->nslots * sizeof (*v));
     if (!v) {
         fputs ("[ ]", f);
         return;
