@@ -57,6 +57,37 @@ static int parse_random_kinds (json_object *arr, unsigned *mask, char *err, size
     return 0;
 }
 
+/* The keys each kind reads besides "kind": a key it would ignore is refused,
+ * so that a test never injects a broader fault than it names (a capacity
+ * fault given "match" instead of "machine_type" failed every machine type). */
+static const char *const kind_keys[F_NKINDS] = {
+    [F_HTTP] = "count match method status retry_after",
+    [F_HTML] = "count match method status",
+    [F_MALFORMED] = "count match method",
+    [F_OVERSIZE] = "count match method bytes",
+    [F_HANG] = "count match method seconds",
+    [F_LATENCY] = "count match method ms when",
+    [F_DROP] = "count match method when",
+    [F_CAPACITY] = "count machine_type",
+    [F_BOOT_FAILURE] = "count machine_type nodearray mode",
+    [F_RANDOM] = "count match method rate kinds seed",
+};
+
+static int check_keys (json_object *spec, enum fault_kind k, char *err, size_t errsize)
+{
+    char own[128], word[64];
+    snprintf (own, sizeof (own), " kind %s ", kind_keys[k]);
+    json_object_object_foreach (spec, key, val) {
+        (void)val;
+        snprintf (word, sizeof (word), " %s ", key);
+        if (!strstr (own, word)) {
+            snprintf (err, errsize, "%s: not a key of a '%s' fault (it takes %s)", key, kind_names[k], kind_keys[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int sim_fault_add (json_object *spec, char *err, size_t errsize)
 {
     const char *kind = ccas_json_str (spec, "kind");
@@ -66,6 +97,8 @@ int sim_fault_add (json_object *spec, char *err, size_t errsize)
                                 " boot_failure random quota, got '%s'", kind ? kind : "");
         return -1;
     }
+    if (check_keys (spec, (enum fault_kind)k, err, errsize) < 0)
+        return -1;
     if (sim.nfaults == sim.faultcap) {
         size_t cap = sim.faultcap ? sim.faultcap * 2 : 16;
         struct fault *v = realloc (sim.faults, cap * sizeof (*v));

@@ -140,14 +140,14 @@ test_expect_success 'create --wait --json: one document, with the final status o
 '
 
 test_expect_success 'create --wait names a node that failed to boot, with the message, and exits 4' '
-    ccsim_post /ccsim/faults "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"count\": 1}" >/dev/null &&
+    ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"count\": 1}" &&
     test_expect_code 4 "$CCAS" create --nodearray htc --count 1 --wait=30 >out 2>err &&
     test_grep "Failed 1" out &&
     test_grep "failed: " err
 '
 
 test_expect_success 'create --wait gives up after SECONDS, naming the node still booting, and exits 4' '
-    ccsim_post /ccsim/faults "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}" >/dev/null &&
+    ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}" &&
     test_expect_code 4 "$CCAS" create --nodearray htc --count 1 --wait=2 >out 2>err &&
     test_grep "still Acquiring after 2 s" err
 '

@@ -88,7 +88,7 @@ test_expect_success 'a failed VM: a "terminated" event with its reason, and the 
 '
 
 test_expect_success 'no capacity: a "create_failed" event with its class and jobs, counted by class' '
-    ccsim_fault "{\"kind\": \"capacity\", \"match\": \"Standard_F2s_v2\", \"count\": 1}" &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": 1}" &&
     jq ". + [{\"id\": \"extra\", \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}}]" "$TEST_TMP/jobs.json" >more.json &&
     test_expect_code 4 "$CCAS" demand --jobs more.json --apply --json >cap.json &&
     jq -e "[.create[] | select(.class == \"capacity\") | .failure | startswith(\"ccautoscale: capacity: \")] == [true]" cap.json &&

@@ -52,8 +52,10 @@ ccsim_delete () {
     curl -sS -k -X DELETE "$CCSIM_URL$1"
 }
 
+# a fault ccsim refuses (a key its kind does not read) fails the test, with ccsim's message
 ccsim_fault () {
-    ccsim_post /ccsim/faults "$1" >/dev/null
+    curl -sS -k --fail-with-body -X POST -H 'Content-Type: application/json' -d "$1" "$CCSIM_URL/ccsim/faults" >"$TEST_TMP/fault.out" ||
+        { cat "$TEST_TMP/fault.out" >&2; echo >&2; return 1; }
 }
 
 ccsim_node_count () {

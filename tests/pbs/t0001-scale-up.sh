@@ -92,7 +92,7 @@ test_expect_success 'a job with the """ quirk and a warning before the JSON do n
 
 test_expect_success 'no capacity for the first machine type: the bucket is held and the same run tries the second' '
     pbs_reset && fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
-    ccsim_fault "{\"kind\": \"capacity\", \"match\": \"Standard_F2s_v2\", \"count\": 1}" &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": 1}" &&
     pbs_pass &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[].MachineType] | join(\" \")")" Standard_F4s_v2 "machine type" &&
     jq -e ".\"execute/Standard_F2s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&

@@ -28,7 +28,7 @@ test_expect_success 'start Slurm (no slurmd; retries 1 so that faults exhaust th
 ' || slurm_dump
 
 test_expect_success 'capacity: the server added none for want of machines' '
-    reason_after "{\"kind\": \"capacity\", \"match\": \"Standard_F2s_v2\", \"count\": -1}" htc-1 >reason &&
+    reason_after "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": -1}" htc-1 >reason &&
     grep "^ccautoscale: capacity: " reason
 '
 
