@@ -105,6 +105,8 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
 
     if ((rc = parse (cli, argc, argv, &o)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
+    if (o.apply && (rc = pass_lock (cli, "ccautoscale demand")) != EXIT_OK)
+        return rc;
     double t0 = now_ms ();
     if ((rc = model_load (cli, &o.src, &c)) != EXIT_OK)
         goto done;

@@ -30,15 +30,23 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
     return EXIT_OK;
 }
 
+int pass_lock (struct cli *cli, const char *who)
+{
+    struct ccas_error err = { "" };
+    if (cli->lock)
+        return EXIT_OK;
+    if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
+        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    cli_start_metrics (cli);
+    return EXIT_OK;
+}
+
 int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who)
 {
     struct ccas_error err = { "" };
     int rc;
-    if (!cli->lock) {
-        if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
-            return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
-        cli_start_metrics (cli);
-    }
+    if ((rc = pass_lock (cli, who)) != EXIT_OK)
+        return rc;
     if ((rc = pass_carry_out (cli, plan)) == EXIT_INTERNAL)
         return rc;
     if (times_state && ccas_state_save (times_state, &err) < 0)

@@ -18,6 +18,11 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
  * (printed) when the requests state cannot be read — then nothing was sent. */
 int pass_carry_out (struct cli *cli, struct ccas_plan *plan);
 
+/* Take the lock unless it is held; `who` names the holder.  An acting pass
+ * takes it before it reads the cluster, so that what it plans from is not
+ * changed under it by another run.  Returns an exit code (printed). */
+int pass_lock (struct cli *cli, const char *who);
+
 /* Take the lock (unless held), settle create requests an earlier run left
  * open, apply `plan` and save `times_state` (may be NULL).  `who` names the
  * holder in the lock.  Returns EXIT_OK, EXIT_PARTIAL when some nodes could

@@ -50,6 +50,29 @@ test_expect_success 'demand --apply again creates nothing: the booting nodes are
     test "$(ccsim_node_count)" = 6
 '
 
+# The lock is taken before the cluster is read: a node made while demand
+# waited for it (here by hand, straight to CycleCloud) is seen and used.  The
+# test waits until demand has the lock file open, so a demand that read the
+# cluster first would have planned from the old state and created a second.
+test_expect_success 'demand --apply plans under the lock: a node made while it waited is used, not made twice' '
+    echo "[{\"id\": \"late\", \"constraints\": {\"node.nodearray\": \"gpu\"}}]" >late.json &&
+    test_at_exit "touch $TEST_TMP/release" &&
+    (flock "$TEST_TMP/lock" sh -c "touch $TEST_TMP/locked; while [ ! -e $TEST_TMP/release ]; do sleep 0.1; done" &) &&
+    wait_for 10 test -e "$TEST_TMP/locked" &&
+    ccsim_delete /ccsim/requests >/dev/null || return 1
+    "$CCAS" demand --jobs late.json --apply >late.out 2>&1 &
+    demand=$!
+    wait_for 10 sh -c "ls -l /proc/$demand/fd | grep -q \"$TEST_TMP/lock\$\"" &&
+    ccsim_post /clusters/test/nodes/create "{\"requestId\": \"by-hand-1\", \"sets\": [{\"nodearray\": \"gpu\", \"count\": 1,
+        \"definition\": {\"machineType\": \"Standard_NC24ads_A100_v4\"}}]}" >/dev/null &&
+    touch "$TEST_TMP/release" &&
+    wait $demand &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests (the one made by hand)" &&
+    test_equal "$(nodes_in gpu)" 1 "gpu nodes" &&
+    gpu=$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Template == \"gpu\") | .Name") &&
+    "$CCAS" terminate --name "$gpu" --wait=20 >/dev/null && test_equal "$(nodes_in gpu)" 0 "gpu nodes after"
+'
+
 test_expect_success 'offline replay from saved responses gives the same plan' '
     ccsim_get /clusters/test/status >status.json &&
     ccsim_get /clusters/test/nodes >nodes.json &&
