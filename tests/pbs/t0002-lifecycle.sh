@@ -95,16 +95,19 @@ test_expect_success 'a PBS node registered for a VM that has gone is deleted; no
     test_equal "$(pbs_node_state static-1)" free "static-1"
 '
 
+# pbsnodes is the pass's first PBS command, so the hang is met before any
+# other fake command could itself take longer than the 1 s limit on a loaded host
 test_expect_success 'a PBS command that hangs is killed at pbs.command_timeout and the pass changes nothing' '
-    printf "#!/bin/sh\nexec sleep 60\n" >"$TEST_TMP/pbsbin/qstat.slow" && chmod +x "$TEST_TMP/pbsbin/qstat.slow" &&
-    mv "$TEST_TMP/pbsbin/qstat" "$TEST_TMP/pbsbin/qstat.real" && mv "$TEST_TMP/pbsbin/qstat.slow" "$TEST_TMP/pbsbin/qstat" &&
+    printf "#!/bin/sh\nexec sleep 60\n" >"$TEST_TMP/pbsbin/pbsnodes.slow" && chmod +x "$TEST_TMP/pbsbin/pbsnodes.slow" &&
+    mv "$TEST_TMP/pbsbin/pbsnodes" "$TEST_TMP/pbsbin/pbsnodes.real" &&
+    mv "$TEST_TMP/pbsbin/pbsnodes.slow" "$TEST_TMP/pbsbin/pbsnodes" &&
     jq ".pbs.command_timeout = 1" "$CCAS_CONF" >conf.tmp && cat conf.tmp >"$CCAS_CONF" &&
     ccsim_delete /ccsim/requests >/dev/null &&
     start=$(date +%s) && test_expect_code 5 pbs_pass && end=$(date +%s) &&
     { test $((end - start)) -lt 8 || { echo "the pass took $((end - start)) s"; false; }; } &&
-    test_grep "qstat: no answer within 1 s (killed)" pass.err &&
+    test_grep "pbsnodes: no answer within 1 s (killed)" pass.err &&
     test_equal "$(ccsim_requests "POST" | wc -l)" 0 "changing requests" &&
-    mv "$TEST_TMP/pbsbin/qstat.real" "$TEST_TMP/pbsbin/qstat"
+    mv "$TEST_TMP/pbsbin/pbsnodes.real" "$TEST_TMP/pbsbin/pbsnodes"
 '
 
 test_done
