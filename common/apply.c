@@ -176,10 +176,22 @@ static void report_set (const struct ccas_plan *plan, const struct ccas_plan_cre
         ccas_event ("created", o);
     }
     if ((uint32_t)s->added < s->count)
-        report_shortfall (plan, s, jobs, ccas_classify_message (s->message));
+        report_shortfall (plan, s, jobs, s->cls);
 }
 
 /* ---- create ------------------------------------------------------------------------ */
+
+/* Every set of a create that failed as a whole (refused, unanswered, or
+ * never sent) failed with the same message and class. */
+static void fail_all_sets (struct ccas_plan *plan, const char *message, enum ccas_failure_class cls)
+{
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        plan->creates[i].outcome = CCAS_FAILED;
+        plan->creates[i].added = 0;
+        plan->creates[i].message = ccas_plan_strdup (plan, message);
+        plan->creates[i].cls = cls;
+    }
+}
 
 static bool record_is (const struct ccas_node_record *r, const struct ccas_plan_create *s)
 {
@@ -224,6 +236,7 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
         s->outcome = CCAS_DONE;
         s->added = i < res->nsets ? res->sets[i].added : 0;
         s->message = i < res->nsets ? ccas_plan_strdup (plan, res->sets[i].message) : NULL;
+        s->cls = ccas_classify_message (s->message);
         if ((uint32_t)s->added < s->count) {
             s->outcome = s->added ? CCAS_DONE : CCAS_FAILED;
             st->failed += s->count - (uint32_t)s->added;
@@ -237,8 +250,10 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
     }
 }
 
+/* Send every create set in one request.  Returns 0, or -1 with `err` and
+ * *answered false when the server may be unreachable (no HTTP answer). */
 static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
-                          struct ccas_apply_stats *st, struct ccas_error *err)
+                          struct ccas_apply_stats *st, bool *answered, struct ccas_error *err)
 {
     struct ccas_create_set *sets = calloc (plan->ncreates, sizeof (*sets));
     struct ccas_create_result *res = NULL;
@@ -246,6 +261,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     bool sent = false;
     int rc = -1;
 
+    *answered = true;
     json_object_object_add (keep_alive, "KeepAlive", json_object_new_boolean (true));
     if (!sets) {
         ccas_errorf (err, "out of memory");
@@ -263,16 +279,18 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
         st->requested += s->count;
     }
     ccas_ccapi_new_request_id (plan->request_id, sizeof (plan->request_id));
-    if (record_request (requests, plan->request_id, plan, err) < 0)
-        goto done; /* nothing sent: without the record a crash could not be reconciled */
+    if (record_request (requests, plan->request_id, plan, err) < 0) {
+        /* nothing sent: without the record a crash could not be reconciled */
+        fail_all_sets (plan, err->text, CCAS_CLASS_PERMANENT);
+        goto done;
+    }
     struct ccas_create_request req = { plan->request_id, sets, plan->ncreates };
     sent = true;
     if (ccas_ccapi_create_nodes (api, &req, &res, err) < 0) {
-        for (size_t i = 0; i < plan->ncreates; i++) {
-            plan->creates[i].outcome = CCAS_FAILED;
-            plan->creates[i].message = ccas_plan_strdup (plan, err->text);
-        }
-        if (ccas_ccapi_last_failure (api)->kind == CCAS_FAIL_HTTP)
+        const struct ccas_ccapi_failure *f = ccas_ccapi_last_failure (api);
+        fail_all_sets (plan, err->text, ccas_classify_request (f));
+        *answered = f->kind != CCAS_FAIL_TRANSPORT;
+        if (f->kind == CCAS_FAIL_HTTP)
             forget_request (requests, plan->request_id); /* refused: it will never have made nodes */
         goto done;
     }
@@ -298,8 +316,7 @@ done:
             if (rc == 0)
                 report_set (plan, &plan->creates[i], jobs ? jobs[i] : NULL, (double)time (NULL));
             else /* the request failed outright: every set, with the request's class */
-                report_shortfall (plan, &plan->creates[i], jobs ? jobs[i] : NULL,
-                                  ccas_classify_request (ccas_ccapi_last_failure (api)));
+                report_shortfall (plan, &plan->creates[i], jobs ? jobs[i] : NULL, plan->creates[i].cls);
             if (jobs)
                 json_object_put (jobs[i]);
         }
@@ -363,21 +380,61 @@ static int apply_action (struct ccas_plan *plan, struct ccas_ccapi *api, enum cc
     return 0;
 }
 
+/* Mark the actions of a kind not sent because the server did not answer the
+ * request before it, so that they read as failed, not as done or planned. */
+static void not_sent (struct ccas_plan *plan, struct ccas_plan_action *v, size_t n, const char *why,
+                      struct ccas_apply_stats *st)
+{
+    char text[600];
+    snprintf (text, sizeof (text), "not sent: %s", why);
+    for (size_t i = 0; i < n; i++) {
+        v[i].outcome = CCAS_FAILED;
+        v[i].error = ccas_plan_strdup (plan, text);
+    }
+    st->failed += (unsigned)n;
+}
+
+/* Each kind is sent whatever became of the kinds before it: a create refused
+ * for one nodearray must not stop failed nodes elsewhere from being given
+ * back.  Only when the server did not answer at all are the later kinds
+ * marked failed unsent, rather than each waiting out its own timeouts. */
 int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
                 struct ccas_apply_stats *stats, struct ccas_error *err)
 {
     struct ccas_apply_stats st = { 0 };
+    struct ccas_error kind_err = { "" };
+    bool answered = true;
     int rc = 0;
-    if (plan->ncreates && apply_creates (plan, api, requests, &st, err) < 0)
+
+    if (plan->ncreates && apply_creates (plan, api, requests, &st, &answered, &kind_err) < 0) {
+        *err = kind_err;
         rc = -1;
-    if (rc == 0 && plan->nstarts
-        && apply_action (plan, api, CCAS_ACTION_START, plan->starts, plan->nstarts, &plan->start_operation,
-                         &st.started, &st, err) < 0)
-        rc = -1;
-    if (rc == 0 && plan->nterminates
-        && apply_action (plan, api, CCAS_ACTION_TERMINATE, plan->terminates, plan->nterminates,
-                         &plan->terminate_operation, &st.terminated, &st, err) < 0)
-        rc = -1;
+    }
+    struct {
+        enum ccas_node_action action;
+        struct ccas_plan_action *v;
+        size_t n;
+        const char **operation;
+        unsigned *count;
+    } kinds[] = {
+        { CCAS_ACTION_START, plan->starts, plan->nstarts, &plan->start_operation, &st.started },
+        { CCAS_ACTION_TERMINATE, plan->terminates, plan->nterminates, &plan->terminate_operation, &st.terminated },
+    };
+    for (size_t k = 0; k < sizeof (kinds) / sizeof (kinds[0]); k++) {
+        if (!kinds[k].n)
+            continue;
+        if (!answered) {
+            not_sent (plan, kinds[k].v, kinds[k].n, err->text, &st);
+            continue;
+        }
+        if (apply_action (plan, api, kinds[k].action, kinds[k].v, kinds[k].n, kinds[k].operation, kinds[k].count,
+                          &st, &kind_err) < 0) {
+            answered = ccas_ccapi_last_failure (api)->kind != CCAS_FAIL_TRANSPORT;
+            if (rc == 0)
+                *err = kind_err;
+            rc = -1;
+        }
+    }
     if (stats)
         *stats = st;
     return rc;

@@ -29,11 +29,16 @@ static bool contains_any (const char *text, const char *const *words)
     return false;
 }
 
-/* Azure's allocation errors and CycleCloud's wording for them. */
+/* Azure's allocation errors and CycleCloud's wording for them ("insufficient"
+ * alone is not one: "insufficient privileges" is a permission). */
 static const char *const capacity_words[] = {
-    "capacity", "AllocationFailed", "OverconstrainedAllocationRequest", "ZonalAllocationFailed",
-    "SkuNotAvailable", "not available in", "insufficient", NULL,
+    "capacity", "AllocationFailed", "Allocation failed", "OverconstrainedAllocationRequest", "ZonalAllocationFailed",
+    "SkuNotAvailable", "not available in", NULL,
 };
+
+/* A full placement group is that group's limit, not the bucket's: another
+ * group has room, so it must not hold the bucket back as a quota would. */
+static const char *const group_words[] = { "placement group", "PlacementGroup", NULL };
 
 static const char *const quota_words[] = {
     "quota", "QuotaExceeded", "OperationNotAllowed", "maxCount", "maxCoreCount", "core limit", "limit of",
@@ -44,7 +49,7 @@ static const char *const throttle_words[] = { "throttl", "too many requests", "T
 
 static const char *const permanent_words[] = {
     "invalid", "unknown machine type", "not found", "InvalidParameter", "unauthorized", "forbidden", "not valid",
-    NULL,
+    "authorization", "privilege", "permission", NULL,
 };
 
 enum ccas_failure_class ccas_classify_message (const char *message)
@@ -53,6 +58,8 @@ enum ccas_failure_class ccas_classify_message (const char *message)
         return CCAS_CLASS_TRANSIENT;
     if (contains_any (message, throttle_words))
         return CCAS_CLASS_THROTTLING;
+    if (contains_any (message, group_words) && !contains_any (message, capacity_words))
+        return CCAS_CLASS_TRANSIENT;
     if (contains_any (message, quota_words))
         return CCAS_CLASS_QUOTA;
     if (contains_any (message, capacity_words))

@@ -3,7 +3,7 @@
  *
  * Classes, in the order they are tested:
  *   throttling  429, 503, or a Retry-After: slow down, never "capacity";
- *   transient   no answer, timeouts, other 5xx: try again;
+ *   transient   no answer, timeouts, other 5xx, a full placement group: try again;
  *   quota       the subscription, region, family, nodearray or cluster limit;
  *   capacity    Azure has no machines of that type there now;
  *   permanent   invalid machine type, bad request, authentication: a person must act.

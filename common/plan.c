@@ -147,7 +147,7 @@ static json_object *create_json (const struct ccas_plan_create *set)
         json_object_object_add (o, "message", str_or_null (set->message));
         if ((uint32_t)set->added < set->count) {
             char reason[600];
-            enum ccas_failure_class cls = ccas_classify_message (set->message);
+            enum ccas_failure_class cls = set->cls;
             json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
             json_object_object_add (o, "failure", json_object_new_string (ccas_failure_reason (
                                                        cls, set->message ? set->message : "no reason given", reason,

@@ -17,6 +17,7 @@
 
 #include "cluster.h"
 #include "error.h"
+#include "failure.h"
 #include "job.h"
 
 enum ccas_outcome {
@@ -35,6 +36,8 @@ struct ccas_plan_create {
     enum ccas_outcome outcome;
     int added;
     const char *message;           /* the server's, when added < count */
+    enum ccas_failure_class cls;   /* when added < count: from the HTTP status when the
+                                    * request failed, else from the server's message */
 };
 
 struct ccas_plan_action {

@@ -165,7 +165,7 @@ static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struc
         const struct ccas_bucket *b = s->bucket;
         if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !s->message)
             continue;
-        enum ccas_failure_class cls = ccas_classify_message (s->message);
+        enum ccas_failure_class cls = s->cls;
         char reason[300];
         ccas_failure_reason (cls, s->message, reason, sizeof (reason));
         if (!ccas_failure_holds_bucket (cls) || ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))

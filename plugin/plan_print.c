@@ -28,7 +28,7 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
         const struct ccas_plan_create *s = &plan->creates[i];
         char reason[600] = "";
         if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
-            ccas_failure_reason (ccas_classify_message (s->message), s->message ? s->message : "no reason given",
+            ccas_failure_reason (s->cls, s->message ? s->message : "no reason given",
                                  reason, sizeof (reason));
         if (applied)
             table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, s->bucket->machine_type,

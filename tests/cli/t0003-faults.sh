@@ -112,6 +112,24 @@ test_expect_success 'a create refused with 503 is looked up (404) and sent again
     test "$(ccsim_node_count)" = 3
 '
 
+node_exists () {
+    ccsim_get /ccsim/state | jq -e --arg n "$1" "any(.nodes[]; .Name == \$n)" >/dev/null
+}
+
+test_expect_success 'a create refused with 400 does not stop the same pass from terminating a failed node' '
+    reset &&
+    failed=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"htc\") | .Name][0]") &&
+    ccsim_post "/ccsim/nodes/$failed/fail" >/dev/null &&
+    ccsim_fault "{\"kind\": \"http\", \"status\": 400, \"match\": \"/nodes/create\", \"count\": 1}" &&
+    echo "[{\"id\": \"g\", \"constraints\": {\"node.nodearray\": \"gpu\"}}]" >g.json &&
+    test_expect_code 3 "$CCAS" demand --jobs g.json --apply --json >refused.json 2>err &&
+    jq -e ".create[0].outcome == \"failed\" and .create[0].class == \"permanent\"" refused.json &&
+    jq -e ".terminate[0].name == \"$failed\" and .terminate[0].outcome == \"done\"" refused.json &&
+    test_equal "$(ccsim_requests "POST .*/nodes/terminate" | wc -l)" 1 "terminate requests" &&
+    wait_for 20 sh -c "! curl -s $CCSIM_URL/ccsim/state | jq -e \"any(.nodes[]; .Name == \\\"$failed\\\")\"" &&
+    ! node_exists "$failed"
+'
+
 test_expect_success 'wrong credentials exit 3 and never echo the password' '
     reset &&
     kill_pid $CCSIM_PID &&

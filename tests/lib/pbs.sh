@@ -46,8 +46,15 @@ fakepbs_site_resources () {
     done
 }
 
+# a failing pass says why in the test's log (its exit status is kept for test_expect_code)
 pbs_pass () {
-    "$CCAS" pbs autoscale --json >pass.out 2>pass.err
+    local rc=0
+    "$CCAS" pbs autoscale --json >pass.out 2>pass.err || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "pbs autoscale exited $rc:" >&2
+        tail -n 5 pass.err | sed 's/^/  pass.err| /' >&2
+    fi
+    return $rc
 }
 
 pbs_node_state () {
