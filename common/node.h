@@ -112,6 +112,7 @@ struct ccas_node {
     bool exclusive;             /* an exclusive job owns it this pass */
     bool excl_task_used;        /* an exclusive-task slot is on it */
     bool matched;               /* given work this pass (busy or matched) */
+    bool boot_timed_out;        /* booting past boot_timeout: given no work, terminated */
 };
 
 /* "vm_size" (without "node.") -> property; -1 if unknown. */
@@ -133,8 +134,9 @@ static inline const struct ccas_value *ccas_node_res (const struct ccas_node *n,
 /* True for the states in which a node may be given new work. */
 static inline bool ccas_node_usable (const struct ccas_node *n)
 {
-    return n->kind == CCAS_NODE_READY || n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_STOPPED
-           || n->kind == CCAS_NODE_NEW;
+    return (n->kind == CCAS_NODE_READY || n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_STOPPED
+            || n->kind == CCAS_NODE_NEW)
+           && !n->boot_timed_out;
 }
 
 #endif /* !CCAS_NODE_H */

@@ -31,6 +31,29 @@ static double get_time (json_object *t, const char *key, double dflt)
     return dflt;
 }
 
+static bool boot_timed_out (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t, double now)
+{
+    return n->kind == CCAS_NODE_BOOTING && now - get_time (t, "first_seen", now) > ccas_config_boot_timeout (cfg, n->nodearray);
+}
+
+int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now)
+{
+    int marked = 0;
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (!n->node_id || n->kind != CCAS_NODE_BOOTING)
+            continue;
+        json_object *t = times_of (times, n, now);
+        if (!t)
+            return -1;
+        if (boot_timed_out (c->cfg, n, t, now) && !n->busy) {
+            n->boot_timed_out = true;
+            marked++;
+        }
+    }
+    return marked;
+}
+
 /* Why `n` should go, or NULL.  `buf` holds the reason. */
 static const char *verdict (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t, double now,
                             char *buf, size_t size)
@@ -43,7 +66,7 @@ static const char *verdict (const struct ccas_config *cfg, const struct ccas_nod
     }
     if (n->kind == CCAS_NODE_BOOTING) {
         double limit = ccas_config_boot_timeout (cfg, n->nodearray);
-        if (now - first > limit) {
+        if (boot_timed_out (cfg, n, t, now)) {
             snprintf (buf, size, "boot timeout: %s for %.0f s (boot_timeout %.0f s)",
                       n->status ? n->status : "booting", now - first, limit);
             return buf;
@@ -99,6 +122,8 @@ int ccas_plan_scaledown (struct ccas_plan *plan, json_object *times, double now,
         if (!n->node_id || n->kind == CCAS_NODE_GOING)
             continue;
         json_object *t = times_of (times, n, now);
+        if (!t)
+            return ccas_errorf (err, "out of memory");
         if (n->busy || n->matched || n->njobs > 0) {
             json_object_object_add (t, "last_busy", json_object_new_double (now));
             continue; /* never a node with work */

@@ -113,6 +113,8 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     double t1 = now_ms ();
     if ((rc = jobs_load (cli, c, o.jobs, &jobs)) != EXIT_OK)
         goto done;
+    if (o.scaledown && (rc = pass_times_load (cli, c, &times_state)) != EXIT_OK)
+        goto done;
     double t2 = now_ms ();
     if (ccas_match (c, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (c, jobs, &err))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);

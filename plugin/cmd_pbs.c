@@ -193,6 +193,8 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
     int rc = view_load (cli, &v);
     if (rc != EXIT_OK)
         goto done;
+    if ((rc = pass_times_load (cli, v.c, &times)) != EXIT_OK)
+        goto done;
     if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err))
         || (rc = pass_scaledown (cli, plan, &times)) != EXIT_OK || ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
         rc = rc != EXIT_OK ? rc : cli_fail (cli, EXIT_INTERNAL, "%s", err.text);

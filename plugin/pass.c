@@ -12,20 +12,40 @@
 #include "pass.h"
 #include "plan_print.h"
 
-/* Scale-down needs node times from the state directory; a dry run reads them
- * and leaves them alone. */
-int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
+/* The node times object of the state, made when missing. */
+static json_object *times_of_state (struct ccas_state *state)
 {
-    struct ccas_error err = { "" };
-    if (!(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    json_object *root = ccas_state_root (*times_state);
+    json_object *root = ccas_state_root (state);
     json_object *times = NULL;
     if (!json_object_object_get_ex (root, "times", &times) || !times) {
         times = json_object_new_object ();
         json_object_object_add (root, "times", times);
     }
-    if (ccas_plan_scaledown (plan, times, (double)time (NULL), &err) < 0)
+    return times;
+}
+
+/* Scale-down needs node times from the state directory; a dry run reads them
+ * and leaves them alone. */
+int pass_times_load (struct cli *cli, struct ccas_cluster *c, struct ccas_state **times_state)
+{
+    struct ccas_error err = { "" };
+    if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    int stuck = ccas_scaledown_mark_stuck (c, times_of_state (*times_state), (double)time (NULL));
+    if (stuck < 0)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (stuck)
+        ccas_log (LOG_INFO, "%d node%s booting past boot_timeout: given no work, to be terminated", stuck,
+                  stuck == 1 ? "" : "s");
+    return EXIT_OK;
+}
+
+int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
+{
+    struct ccas_error err = { "" };
+    if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    if (ccas_plan_scaledown (plan, times_of_state (*times_state), (double)time (NULL), &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     return EXIT_OK;
 }

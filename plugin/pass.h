@@ -7,9 +7,14 @@
 #include "plan.h"
 #include "state.h"
 
-/* Add scale-down terminations to `plan`, from the node times kept in the
- * state directory (loaded into *times_state; the caller saves it when the
- * pass is applied, and frees it).  Returns an exit code. */
+/* Before matching: load the node times kept in the state directory into
+ * *times_state (unless loaded) and mark the nodes booting past boot_timeout,
+ * so that matching gives them no work.  The caller saves the state when the
+ * pass is applied, and frees it.  Returns an exit code. */
+int pass_times_load (struct cli *cli, struct ccas_cluster *c, struct ccas_state **times_state);
+
+/* Add scale-down terminations to `plan`, from the node times (loaded into
+ * *times_state unless pass_times_load() did).  Returns an exit code. */
 int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state);
 
 /* Settle create requests an earlier run left open and apply `plan` (the

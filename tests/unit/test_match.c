@@ -261,6 +261,22 @@ static const struct scenario scenarios[] = {
       "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
       "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}", "[]",
       "{\"new\": {}, \"terminate\": [\"htc-1\"]}" },
+    { "a node stuck booting is terminated, and a job waiting for it gets a new node", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
+      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}",
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}" },
+    { "a node booting within boot_timeout takes the job", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
+      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999900}}",
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}" },
+    { "boot_timeout per nodearray", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"},"
+      " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Status\": \"Preparing\"}]",
+      "{\"boot_timeout\": {\"default\": 3600, \"hpc\": 600}}",
+      "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
+      "{\"new\": {}, \"terminate\": [\"hpc-1\"]}" },
     { "KeepAlive nodes are kept", NULL,
       "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": true}]", NULL,
       "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 990000}}", "[]",
@@ -555,10 +571,12 @@ static void run (const struct scenario *sc)
     struct ccas_jobs *jobs = ccas_jobs_from_json (json_tokener_parse (sc->jobs), c->cons, "jobs", &err);
     if (!jobs)
         fail_msg ("%s: jobs: %s", sc->name, err.text);
+    /* as the commands do: nodes stuck booting are marked before matching */
+    json_object *times = json_tokener_parse (sc->times ? sc->times : "{}");
+    assert_true (ccas_scaledown_mark_stuck (c, times, NOW) >= 0);
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     assert_non_null (plan);
-    json_object *times = json_tokener_parse (sc->times ? sc->times : "{}");
     assert_int_equal (ccas_plan_scaledown (plan, times, NOW, &err), 0);
 
     json_object *expect = json_tokener_parse (sc->expect);
