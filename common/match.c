@@ -199,9 +199,10 @@ static bool place_spread (struct engine *e, struct ccas_job *j)
     return true;
 }
 
-/* A slot inside placement group `pg`: a member first, else a new node there. */
+/* A slot inside placement group `pg`: a member first, else (if `grow`) a new
+ * node there. */
 static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
-                                  struct ccas_pg *pg, uint32_t *pos)
+                                  struct ccas_pg *pg, uint32_t *pos, bool grow)
 {
     for (uint32_t i = *pos > pg->closed_prefix ? *pos : pg->closed_prefix; i < pg->nmembers; i++) {
         struct ccas_node *n = pg->members[i];
@@ -218,10 +219,10 @@ static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, co
         }
     }
     *pos = pg->nmembers;
-    return new_node (e, k, pg);
+    return grow ? new_node (e, k, pg) : NULL;
 }
 
-static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg)
+static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg, bool grow)
 {
     size_t mark = ccas_undo_mark (e->undo);
     uint32_t slot = 0;
@@ -229,7 +230,7 @@ static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg)
         const struct ccas_chunk *ch = &j->chunks[ci];
         uint32_t pos = 0;
         for (uint32_t k = 0; k < ch->count; k++) {
-            struct ccas_node *n = pg_slot (e, j, ch->cons, pg, &pos);
+            struct ccas_node *n = pg_slot (e, j, ch->cons, pg, &pos, grow);
             if (!n) {
                 ccas_undo_rollback (e->undo, mark);
                 return false;
@@ -251,6 +252,11 @@ static bool bucket_fits_all (struct engine *e, const struct ccas_job *j, struct 
     return true;
 }
 
+/* Existing members of existing groups in any bucket the job allows come
+ * first, so that idle nodes are used before a node is made anywhere (a
+ * preferred bucket without such nodes would otherwise open a new group);
+ * then, bucket by bucket, an existing group grown with new nodes, then a new
+ * group. */
 static bool place_colocated (struct engine *e, struct ccas_job *j)
 {
     const struct ccas_constraint *k0 = j->chunks[0].cons;
@@ -261,15 +267,23 @@ static bool place_colocated (struct engine *e, struct ccas_job *j)
         struct ccas_bucket *b = s->buckets[bi];
         if (!bucket_fits_all (e, j, b))
             continue;
+        for (size_t p = 0; p < b->npgs; p++)
+            if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
+                return true;
+    }
+    for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
+        struct ccas_bucket *b = s->buckets[bi];
+        if (!bucket_fits_all (e, j, b))
+            continue;
         size_t npgs = b->npgs;
         for (size_t p = 0; p < npgs; p++)
-            if (try_pg (e, j, b->pgs[p]))
+            if (try_pg (e, j, b->pgs[p], true))
                 return true;
         if (ccas_bucket_available (b, NULL, 0) < 1)
             continue;
         size_t mark = ccas_undo_mark (e->undo);
         struct ccas_pg *pg = ccas_cluster_pg (e->c, b, NULL, e->undo);
-        if (pg && try_pg (e, j, pg))
+        if (pg && try_pg (e, j, pg, true))
             return true;
         ccas_undo_rollback (e->undo, mark);
     }

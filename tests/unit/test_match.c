@@ -149,6 +149,12 @@ static const struct scenario scenarios[] = {
       NULL, NULL,
       "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
       "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
+    { "idle nodes of a group in a later bucket come before a new group in the first", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
+      NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 2, \"colocated\": true, \"constraints\": {\"ncpus\": 2}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {}, \"new_pgs\": 0}" },
     { "a full group is left for a new one", NULL,
       "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
       " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
