@@ -170,7 +170,7 @@ int cmd_analyze (struct cli *cli, int argc, char **argv)
         { "status", required_argument, NULL, 0x302 }, { "nodes", required_argument, NULL, 0x303 },
         { NULL, 0, NULL, 0 },
     };
-    struct model_source src = { .with_nodes = true };
+    struct model_source src = { .with_nodes = true, .apply_holds = true };
     const char *job_id = NULL, *jobs_file = "-";
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;

@@ -95,7 +95,7 @@ static double now_ms (void)
 
 int cmd_demand (struct cli *cli, int argc, char **argv)
 {
-    struct demand_opts o = { .jobs = "-", .src = { .with_nodes = true }, .scaledown = true };
+    struct demand_opts o = { .jobs = "-", .src = { .with_nodes = true, .apply_holds = true }, .scaledown = true };
     struct ccas_error err = { "" };
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;

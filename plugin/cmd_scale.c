@@ -154,7 +154,7 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
 int cmd_scale (struct cli *cli, int argc, char **argv)
 {
     struct scale_opts o = { NULL, -1, -1, -1, -1, -1, false, 0 };
-    struct model_source src = { .with_nodes = true };
+    struct model_source src = { .with_nodes = true, .apply_holds = true };
     struct ccas_error err = { "" };
     struct ccas_cluster *c = NULL;
     struct ccas_plan *plan = NULL;

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#include "holds.h"
 #include "job.h"
 #include "jsonutil.h"
+#include "log.h"
 #include "model_load.h"
 
 #define INPUT_MAX_BYTES ((size_t)2 * 1024 * 1024 * 1024)
@@ -39,6 +43,19 @@ static int load_live (struct cli *cli, const struct model_source *src, struct cc
     return EXIT_OK;
 }
 
+/* The holds are read, not changed: a hold that ended is simply not applied
+ * (the run that holds the lock removes it).  Unreadable holds are a warning:
+ * a look at the cluster should not fail for want of the state directory. */
+static void apply_holds (struct cli *cli, struct ccas_cluster *c)
+{
+    struct ccas_error err = { "" };
+    struct ccas_holds *h = ccas_holds_load (cli->cfg->state_dir, &err);
+    if (!h || ccas_holds_apply (h, c, (double)time (NULL)) < 0)
+        ccas_log (LOG_WARNING, "capacity windows and breakers not applied: %s",
+                  err.text[0] ? err.text : "out of memory");
+    ccas_holds_destroy (h);
+}
+
 int model_load (struct cli *cli, const struct model_source *src, struct ccas_cluster **out)
 {
     struct ccas_error err = { "" };
@@ -49,6 +66,8 @@ int model_load (struct cli *cli, const struct model_source *src, struct ccas_clu
         return rc;
     if (!(*out = ccas_cluster_create (cli->cfg, st, nodes, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s: %s", cli->cfg->path, err.text);
+    if (src->apply_holds && !src->status_file)
+        apply_holds (cli, *out);
     return EXIT_OK;
 }
 

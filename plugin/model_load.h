@@ -13,6 +13,8 @@ struct model_source {
     const char *status_file;   /* NULL: live */
     const char *nodes_file;    /* NULL with a status file: no existing nodes */
     bool with_nodes;
+    bool apply_holds;          /* live: buckets held back (capacity windows, open
+                                * breakers) take no new nodes and say why */
 };
 
 /* Returns EXIT_OK with *out set (caller frees with ccas_cluster_destroy()),

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "apply.h"
+#include "holds.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -75,6 +76,38 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
     return rc;
 }
 
+/* A bucket that failed a create for capacity or quota is held back for
+ * capacity_failure_backoff seconds (state_dir/holds.json), so that the next
+ * pass of any program tries the other buckets the jobs allow. */
+static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
+{
+    struct ccas_error err = { "" };
+    double secs = cli->cfg->capacity_failure_backoff, now = (double)time (NULL);
+    struct ccas_holds *h = NULL;
+    for (size_t i = 0; i < plan->ncreates && secs > 0; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_bucket *b = s->bucket;
+        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !ccas_failure_holds_bucket (s->cls))
+            continue;
+        if (!h && !(h = ccas_holds_load (cli->cfg->state_dir, &err))) {
+            ccas_log (LOG_WARNING, "%s/%s not held back: %s", b->na->name, b->machine_type, err.text);
+            return;
+        }
+        if (ccas_holds_reason (h, b->na->name, b->machine_type, now))
+            continue;
+        char reason[300];
+        ccas_failure_reason (s->cls, s->message, reason, sizeof (reason));
+        ccas_holds_add (h, b->na->name, b->machine_type, now, secs, s->cls, reason);
+        ccas_log (LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+    }
+    if (!h)
+        return;
+    if (ccas_holds_save (h, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_holds_metrics (h, now);
+    ccas_holds_destroy (h);
+}
+
 int pass_carry_out (struct cli *cli, struct ccas_plan *plan)
 {
     struct ccas_error err = { "" };
@@ -88,6 +121,7 @@ int pass_carry_out (struct cli *cli, struct ccas_plan *plan)
         rc = cli_fail_api (cli, &err);
     else if (plan_shortfalls (plan))
         rc = EXIT_PARTIAL;
+    hold_shortfalls (cli, plan);
     ccas_state_destroy (requests);
     return rc;
 }

@@ -97,6 +97,15 @@ test_expect_success 'no capacity: a "create_failed" event with its class and job
     test_equal "$(metric "ccautoscale_runs_total{program=\"ccautoscale demand\",result=\"partial\"}")" 1 "partial runs"
 '
 
+test_expect_success 'the bucket that had no capacity is held: demand plans the other machine type, analyze says why' '
+    jq -e ".\"htc/Standard_F2s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
+    echo "[{\"id\": \"again\", \"node_count\": 8, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}}]" >again.json &&
+    "$CCAS" demand --jobs again.json --json >again.out &&
+    jq -e "(.create | length) > 0 and ([.create[] | .machine_type] | unique) == [\"Standard_F4s_v2\"]" again.out &&
+    "$CCAS" analyze --job again --jobs again.json >why.out &&
+    test_grep "held back [0-9]* s more: ccautoscale: capacity: " why.out
+'
+
 test_expect_success 'ccautoscale metrics prints what the file holds; dry runs write nothing' '
     "$CCAS" metrics >metrics.out && cmp metrics.out "$PROM" &&
     cp "$EV" before && "$CCAS" demand --jobs "$TEST_TMP/jobs.json" >/dev/null && cmp before "$EV"
