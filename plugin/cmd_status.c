@@ -23,7 +23,10 @@ const struct cmd_help help_status = {
         "Then what holds creating back: buckets in a capacity window after a capacity or quota\n"
         "failure, and nodearrays whose breaker opened after repeated boot failures, each with\n"
         "its reason and time left; and the last failures from the events file, with their\n"
-        "class and message.  One status request and one nodes request.",
+        "class and message.  One status request and one nodes request.\n"
+        "\n"
+        "When CycleCloud cannot be reached, what is known locally (holds, breakers, recent\n"
+        "failures) is still shown, and the exit status is 3.",
     .examples = "$ ccautoscale status\n$ ccautoscale status --json | jq .nodearrays",
     .see_also = "ccautoscale-buckets(8), ccautoscale-nodes(8)",
 };
@@ -62,6 +65,9 @@ static void summarize (const struct ccas_cluster_status *st, const struct ccas_n
             if (na->buckets[j].active_count > 0)
                 sum[i].active += na->buckets[j].active_count;
         }
+        /* the buckets share the nodearray's limit: their sum may be more than it allows */
+        if (na->max_count >= 0 && sum[i].available > na->max_count - sum[i].active)
+            sum[i].available = na->max_count - sum[i].active > 0 ? na->max_count - sum[i].active : 0;
     }
     for (size_t k = 0; k < nodes->nnodes; k++) {
         const struct ccas_node_record *n = &nodes->nodes[k];
@@ -147,26 +153,18 @@ static void print_table (const struct ccas_cluster_status *st, const struct na_s
 #define RECENT_FAILURES 8
 #define EVENTS_TAIL (256 * 1024)
 
-/* The last failures in the events file (its tail only: it may be large). */
-static json_object *recent_failures (const struct ccas_config *cfg)
+/* Append the failure events in the tail of `path` (it may be large) to `all`. */
+static void failures_in (const char *path, json_object *all)
 {
-    json_object *out = json_object_new_array ();
-    json_object *file = ccas_config_lookup (cfg, "events.file");
-    char path[4096];
-    if (file && json_object_is_type (file, json_type_string))
-        snprintf (path, sizeof (path), "%s", json_object_get_string (file));
-    else
-        snprintf (path, sizeof (path), "%s/events.jsonl", cfg->state_dir);
-    FILE *f = *path ? fopen (path, "r") : NULL;
+    FILE *f = fopen (path, "r");
     if (!f)
-        return out;
+        return;
     char *buf = malloc (EVENTS_TAIL + 1);
     if (buf && fseek (f, 0, SEEK_END) == 0) {
         long size = ftell (f);
         long from = size > EVENTS_TAIL ? size - EVENTS_TAIL : 0;
         size_t n = fseek (f, from, SEEK_SET) == 0 ? fread (buf, 1, EVENTS_TAIL, f) : 0;
         buf[n] = '\0';
-        json_object *all = json_object_new_array ();
         char *save = NULL;
         for (char *line = strtok_r (buf, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
             json_object *e = json_tokener_parse (line);
@@ -177,13 +175,39 @@ static json_object *recent_failures (const struct ccas_config *cfg)
             else
                 json_object_put (e);
         }
-        size_t total = json_object_array_length (all);
-        for (size_t i = total > RECENT_FAILURES ? total - RECENT_FAILURES : 0; i < total; i++)
-            json_object_array_add (out, json_object_get (json_object_array_get_idx (all, i)));
-        json_object_put (all);
     }
     free (buf);
     fclose (f);
+}
+
+/* The last failures in the events file, and in the one rotated before it
+ * when the current file, just rotated, holds too few. */
+static json_object *recent_failures (const struct ccas_config *cfg)
+{
+    json_object *out = json_object_new_array ();
+    json_object *file = ccas_config_lookup (cfg, "events.file");
+    char path[4096], older[4200];
+    if (file && json_object_is_type (file, json_type_string))
+        snprintf (path, sizeof (path), "%s", json_object_get_string (file));
+    else
+        snprintf (path, sizeof (path), "%s/events.jsonl", cfg->state_dir);
+    if (!*path)
+        return out;
+    json_object *all = json_object_new_array ();
+    failures_in (path, all);
+    if (json_object_array_length (all) < RECENT_FAILURES) {
+        json_object *before = json_object_new_array ();
+        snprintf (older, sizeof (older), "%s.1", path);
+        failures_in (older, before);
+        for (size_t i = 0; i < json_object_array_length (all); i++)
+            json_object_array_add (before, json_object_get (json_object_array_get_idx (all, i)));
+        json_object_put (all);
+        all = before;
+    }
+    size_t total = json_object_array_length (all);
+    for (size_t i = total > RECENT_FAILURES ? total - RECENT_FAILURES : 0; i < total; i++)
+        json_object_array_add (out, json_object_get (json_object_array_get_idx (all, i)));
+    json_object_put (all);
     return out;
 }
 
@@ -209,9 +233,15 @@ static json_object *local_state (const struct ccas_config *cfg)
         }
     }
     if (b) {
-        json_object_object_foreach (ccas_breakers_json (b), na, rec)
-            if (ccas_json_bool (rec, "open", false))
-                json_object_object_add (breakers, na, json_object_get (rec));
+        json_object_object_foreach (ccas_breakers_json (b), na, rec) {
+            if (!ccas_json_bool (rec, "open", false))
+                continue;
+            json_object *x = json_object_get (rec);
+            double until = ccas_json_double (rec, "until", 0);
+            /* 0: open until reset; else the cool-down's end */
+            json_object_object_add (x, "seconds_left", until > 0 ? json_object_new_int64 ((int64_t)(until - now)) : NULL);
+            json_object_object_add (breakers, na, x);
+        }
     }
     json_object_object_add (o, "holds", holds);
     json_object_object_add (o, "breakers", breakers);
@@ -227,9 +257,14 @@ static void print_local (json_object *local)
     json_object *fails = ccas_json_get (local, "recent_failures");
     if (json_object_object_length (breakers)) {
         printf ("\nBreakers open (nothing is created there; 'ccautoscale breaker reset NODEARRAY'):\n");
-        json_object_object_foreach (breakers, na, rec)
-            printf ("  %s: %lld consecutive boot failures; last: %s\n", na, (long long)ccas_json_int (rec, "failures", 0),
+        json_object_object_foreach (breakers, na, rec) {
+            char left[48] = "until reset";
+            if (ccas_json_get (rec, "seconds_left"))
+                snprintf (left, sizeof (left), "%lld s more", (long long)ccas_json_int (rec, "seconds_left", 0));
+            printf ("  %s: %lld consecutive boot failures, open %s; last: %s\n", na,
+                    (long long)ccas_json_int (rec, "failures", 0), left,
                     ccas_json_str (rec, "last") ? ccas_json_str (rec, "last") : "?");
+        }
     }
     if (json_object_object_length (holds)) {
         static const char *const headers[] = { "HELD BUCKET", "CLASS", ">LEFT", "REASON", NULL };
@@ -261,6 +296,31 @@ static void print_local (json_object *local)
     }
 }
 
+/* CycleCloud did not answer: what the state directory knows is still worth
+ * seeing at 3 a.m., then the error and exit status 3. */
+static int local_only (struct cli *cli, const struct ccas_error *err)
+{
+    json_object *local = local_state (cli->cfg);
+    if (cli->json) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "cluster", json_object_new_string (cli->cfg->cluster_name));
+        json_object_object_add (o, "error", json_object_new_string (err->text));
+        json_object_object_foreach (local, k, v)
+            json_object_object_add (o, k, json_object_get (v));
+        cli_print_json (o);
+        json_object_put (o);
+    } else {
+        printf ("cluster %s: CycleCloud did not answer; local state only\n", cli->cfg->cluster_name);
+        if (!json_object_object_length (ccas_json_get (local, "holds"))
+            && !json_object_object_length (ccas_json_get (local, "breakers"))
+            && !json_object_array_length (ccas_json_get (local, "recent_failures")))
+            printf ("  no bucket held back, no breaker open, no failure in the events file\n");
+        print_local (local);
+    }
+    json_object_put (local);
+    return cli_fail_api (cli, err);
+}
+
 int cmd_status (struct cli *cli, int argc, char **argv)
 {
     struct ccas_error err = { "" };
@@ -276,7 +336,7 @@ int cmd_status (struct cli *cli, int argc, char **argv)
     if (ccas_ccapi_get_status (cli->api, false, &st, &err) < 0
         || ccas_ccapi_get_nodes (cli->api, NULL, NULL, &nodes, &err) < 0) {
         ccas_cluster_status_destroy (st);
-        return cli_fail_api (cli, &err);
+        return local_only (cli, &err);
     }
     if (!(sum = calloc (st->nnodearrays + 1, sizeof (*sum)))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");

@@ -106,6 +106,15 @@ test_expect_success 'the bucket that had no capacity is held: demand plans the o
     test_grep "held back [0-9]* s more: ccautoscale: capacity: " why.out
 '
 
+test_expect_success 'status with CycleCloud unreachable still shows the holds and failures, then exits 3' '
+    jq ".url = \"http://127.0.0.1:1\" | .retries = 0" "$CCAUTOSCALE_CONFIG" >down.json && chmod 600 down.json &&
+    test_expect_code 3 "$CCAS" -c down.json status >down.out 2>down.err &&
+    test_grep "local state only" down.out && test_grep "htc/Standard_F2s_v2 *capacity" down.out &&
+    test_grep "create_failed *capacity" down.out && test_grep "127.0.0.1:1" down.err &&
+    test_expect_code 3 "$CCAS" -c down.json status --json >down-json.out 2>/dev/null &&
+    jq -e ".holds[\"htc/Standard_F2s_v2\"].class == \"capacity\" and (.error | length > 0)" down-json.out
+'
+
 test_expect_success 'ccautoscale metrics prints what the file holds; dry runs write nothing' '
     "$CCAS" metrics >metrics.out && cmp metrics.out "$PROM" &&
     cp "$EV" before && "$CCAS" demand --jobs "$TEST_TMP/jobs.json" >/dev/null && cmp before "$EV"
