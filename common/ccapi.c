@@ -23,7 +23,7 @@ struct ccas_ccapi {
     char *cluster;       /* URL-encoded, for paths */
     char *cluster_name;  /* as given, for results */
     int max_retries;
-    long backoff_initial_ms, backoff_max_ms;
+    long backoff_initial_ms, backoff_max_ms, retry_after_max_ms;
     struct ccas_ccapi_failure last;
     struct ccas_ccapi_stats stats;
 };
@@ -65,6 +65,7 @@ struct ccas_ccapi *ccas_ccapi_create (const struct ccas_ccapi_opts *opts, struct
     api->max_retries = opts->max_retries >= 0 ? opts->max_retries : 4;
     api->backoff_initial_ms = opts->backoff_initial_ms > 0 ? opts->backoff_initial_ms : 250;
     api->backoff_max_ms = opts->backoff_max_ms > 0 ? opts->backoff_max_ms : 10000;
+    api->retry_after_max_ms = opts->retry_after_max_ms > 0 ? opts->retry_after_max_ms : 30000;
     api->last.retry_after_s = -1;
     return api;
 }
@@ -103,14 +104,25 @@ static void request_name (char *buf, size_t size, const char *method, const char
     snprintf (buf, size, "%s %.*s", method, (int)n, path);
 }
 
-static void wait_before_retry (struct ccas_ccapi *api, int attempt, long retry_after_s)
+/* Sleep before the next attempt: the server's Retry-After when it gave one
+ * (retrying sooner only earns another 429), else backoff with jitter.
+ * Returns false, saying why in the last failure, when the server asks for a
+ * longer wait than retry_after_max: then the caller gives up at once. */
+static bool wait_before_retry (struct ccas_ccapi *api, int attempt, long retry_after_s)
 {
     long ms = ccas_http_backoff_ms (attempt, api->backoff_initial_ms, api->backoff_max_ms);
     if (retry_after_s >= 0) {
-        long ra = retry_after_s * 1000;
-        ms = ra > api->backoff_max_ms ? api->backoff_max_ms : ra;
+        if (retry_after_s > api->retry_after_max_ms / 1000) {
+            size_t len = strlen (api->last.message);
+            snprintf (api->last.message + len, sizeof (api->last.message) - len,
+                      " (Retry-After %ld s is longer than retry_after_max %ld s: not retried)", retry_after_s,
+                      api->retry_after_max_ms / 1000);
+            return false;
+        }
+        ms = retry_after_s * 1000;
     }
     ccas_http_sleep_ms (ms);
+    return true;
 }
 
 const char *ccas_endpoint_name (enum ccas_endpoint e)
@@ -191,9 +203,8 @@ static int send_request (struct ccas_ccapi *api, const char *method, const char 
         bool again = api->last.kind == CCAS_FAIL_TRANSPORT ? !api->last.tls
                      : api->last.kind == CCAS_FAIL_HTTP   ? retryable_status (api->last.http_status)
                                                           : false;
-        if (!again || i + 1 == tries)
+        if (!again || i + 1 == tries || !wait_before_retry (api, i, api->last.retry_after_s))
             break;
-        wait_before_retry (api, i, api->last.retry_after_s);
     }
     return failure_error (api, method, path, err);
 }
@@ -499,9 +510,10 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
         if (why.kind == CCAS_FAIL_HTTP && why.http_status == 409)
             break; /* a 409 for a request that never happened: the input was refused */
         if (i < api->max_retries) {
+            if (!wait_before_retry (api, i, why.retry_after_s))
+                break;
             ccas_log (LOG_INFO, "create request %s never reached the server (%s); sending it again", id,
                       why.message);
-            wait_before_retry (api, i, why.retry_after_s);
         }
     }
     failure_error (api, "POST", path, err);

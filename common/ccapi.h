@@ -43,7 +43,9 @@ struct ccas_ccapi_opts {
     long request_timeout_ms;  /* total per attempt; 0 = 60 s */
     int max_retries;          /* further attempts after the first; <0 = 4 */
     long backoff_initial_ms;  /* 0 = 250 ms; doubles, with jitter */
-    long backoff_max_ms;      /* 0 = 10 s; also caps Retry-After */
+    long backoff_max_ms;      /* 0 = 10 s */
+    long retry_after_max_ms;  /* a Retry-After up to this is waited in full; a longer
+                               * one is not retried (0 = 30 s) */
     size_t max_response_bytes; /* 0 = 256 MiB */
 };
 

@@ -259,6 +259,7 @@ static void read_fields (struct ccas_config *cfg)
     cfg->connect_timeout = ccas_config_lookup_double (cfg, "connect_timeout", 10);
     cfg->request_timeout = ccas_config_lookup_double (cfg, "request_timeout", 60);
     cfg->retries = (int)ccas_config_lookup_double (cfg, "retries", 4);
+    cfg->retry_after_max = ccas_config_lookup_double (cfg, "retry_after_max", 30);
     cfg->max_response_mb = (int64_t)ccas_config_lookup_double (cfg, "max_response_mb", 256);
     cfg->log_level = ccas_config_lookup_str (cfg, "logging.level");
     cfg->log_file = ccas_config_lookup_str (cfg, "logging.file");

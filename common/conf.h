@@ -36,6 +36,7 @@ struct ccas_config {
     double connect_timeout;      /* seconds */
     double request_timeout;      /* seconds */
     int retries;
+    double retry_after_max;      /* seconds */
     int64_t max_response_mb;
 
     /* logging and files */

@@ -27,6 +27,8 @@ const struct config_key ccas_config_table[] = {
       "seconds one HTTP request may take" },
     { "retries", KEY_INT, "4", 0, 20, NULL, false,
       "further attempts for a read or node action after a transport error, 429 or 5xx" },
+    { "retry_after_max", KEY_NUMBER, "30", 1, 3600, NULL, false,
+      "seconds: a server's Retry-After up to this is waited in full; a longer one fails the request at once" },
     { "max_response_mb", KEY_INT, "256", 1, 4096, NULL, false,
       "refuse server responses larger than this many MiB" },
 

@@ -112,6 +112,7 @@ int cli_open_client (struct cli *cli)
         .connect_timeout_ms = (long)(cfg->connect_timeout * 1000),
         .request_timeout_ms = (long)(cfg->request_timeout * 1000),
         .max_retries = cfg->retries,
+        .retry_after_max_ms = (long)(cfg->retry_after_max * 1000),
         .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
     };
     if (!(cli->api = ccas_ccapi_create (&opts, &err)))

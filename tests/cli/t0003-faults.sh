@@ -33,6 +33,16 @@ test_expect_success '429 with Retry-After is honoured' '
     test "$(ccsim_requests /status | wc -l)" = 2
 '
 
+test_expect_success 'a Retry-After longer than retry_after_max is not retried: it fails at once, saying so' '
+    reset &&
+    ccsim_fault "{\"kind\": \"http\", \"status\": 429, \"retry_after\": 120, \"match\": \"/status\", \"count\": 1}" &&
+    start=$(date +%s) &&
+    test_expect_code 3 "$CCAS" buckets --json >/dev/null 2>err &&
+    test $(($(date +%s) - start)) -lt 10 &&
+    test_grep "429: .*Retry-After 120 s is longer than retry_after_max 30 s: not retried" err &&
+    test "$(ccsim_requests /status | wc -l)" = 1
+'
+
 test_expect_success 'persistent 500s exhaust the retries and exit 3 naming the request' '
     reset &&
     ccsim_fault "{\"kind\": \"http\", \"status\": 500, \"match\": \"/status\", \"count\": -1}" &&
