@@ -44,6 +44,22 @@ static double suffix_factor (const char *suf)
     return 0;
 }
 
+/* strtod also reads hex ("0x10"), exponents and "inf": a size is written in
+ * plain decimal, so the number read must be digits with at most one point. */
+static bool plain_decimal (const char *from, const char *to)
+{
+    size_t points = 0, digits = 0;
+    for (const char *p = from; p < to; p++) {
+        if (*p == '.')
+            points++;
+        else if (isdigit ((unsigned char)*p))
+            digits++;
+        else
+            return false;
+    }
+    return digits > 0 && points <= 1;
+}
+
 int ccas_units_parse (const char *s, double bare_unit, double *bytes, struct ccas_error *err)
 {
     if (!s)
@@ -58,10 +74,8 @@ int ccas_units_parse (const char *s, double bare_unit, double *bytes, struct cca
     char *end;
     errno = 0;
     double v = strtod (num, &end);
-    if (end == num || errno == ERANGE || !isfinite (v))
+    if (end == num || errno == ERANGE || !isfinite (v) || !plain_decimal (num, end))
         return ccas_errorf (err, "'%s': not a size", s);
-    if (isalpha ((unsigned char)num[0]))
-        return ccas_errorf (err, "'%s': not a size", s); /* strtod accepts "inf", "nan" */
     char suf[8];
     size_t n = strcspn (end, " \t\r\n");
     if (n >= sizeof (suf) || end[n] != '\0')
@@ -85,7 +99,7 @@ bool ccas_units_is_size (const char *s)
     if (!isdigit ((unsigned char)s[0]) && s[0] != '.')
         return false;
     strtod (s, &end);
-    if (end == s || *end == '\0')
+    if (end == s || *end == '\0' || !plain_decimal (s, end))
         return false; /* a bare number is a number, not a size */
     double f = suffix_factor (end);
     return f > 0;

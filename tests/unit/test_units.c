@@ -16,6 +16,8 @@ static void test_rejects_junk (void **state)
 {
     static const char *const bad[] = {
         "", "   ", "gb", "4gbb", "4x", "4 g", "-4g", "+4g", "nan", "inf", "4kib", "g4", "4..5g", "memory::", "size::x",
+        /* strtod reads these; a size is plain decimal */
+        "0x10g", "size::0x10g", "1e3g", "1e3", "4.5.6g",
     };
     struct ccas_error err = { "" };
     double b = 0;
