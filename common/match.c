@@ -15,6 +15,7 @@ struct shape {
     struct ccas_bucket **buckets; /* buckets whose new nodes fit, in preference order */
     uint32_t nbuckets;
     bool buckets_ready;
+    bool prefers_colocated;      /* its first bucket is in a colocated nodearray */
     const char *reason;          /* cached explanation of a miss ... */
     uint32_t reason_slots;       /* ... for a job of this many slots */
     bool reason_colocated;
@@ -82,6 +83,7 @@ static int shape_buckets (struct engine *e, const struct ccas_constraint *k, str
     qsort (r, n, sizeof (*r), cmp_ranked);
     for (uint32_t i = 0; i < n; i++)
         s->buckets[i] = r[i].b;
+    s->prefers_colocated = n > 0 && r[0].b->na->colocated;
     s->nbuckets = n;
     s->buckets_ready = true;
     free (r);
@@ -161,7 +163,9 @@ static struct ccas_node *new_node (struct engine *e, const struct ccas_constrain
         return NULL;
     for (uint32_t i = 0; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];
-        if (ccas_bucket_available (b, NULL, 0) < 1)
+        /* a colocated nodearray's new nodes are made in placement groups only,
+         * unless the job asks for nodes outside any */
+        if ((b->na->colocated && !ccas_constraint_info (k)->forbids_pg) || ccas_bucket_available (b, NULL, 0) < 1)
             continue;
         struct ccas_node *n = ccas_cluster_new_node (e->c, b, NULL, e->undo);
         if (n && eval_fits (e, k, n))
@@ -252,12 +256,13 @@ static bool bucket_fits_all (struct engine *e, const struct ccas_job *j, struct 
     return true;
 }
 
-/* Existing members of existing groups in any bucket the job allows come
- * first, so that idle nodes are used before a node is made anywhere (a
+/* `colocated_nodearrays_only`: for a job colocated only because its preferred
+ * nodearray is.  Existing members of existing groups in any bucket the job
+ * allows come first, so that idle nodes are used before a node is made anywhere (a
  * preferred bucket without such nodes would otherwise open a new group);
  * then, bucket by bucket, an existing group grown with new nodes, then a new
  * group. */
-static bool place_colocated (struct engine *e, struct ccas_job *j)
+static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only)
 {
     const struct ccas_constraint *k0 = j->chunks[0].cons;
     struct shape *s = shape_of (e, k0);
@@ -265,7 +270,7 @@ static bool place_colocated (struct engine *e, struct ccas_job *j)
         return false;
     for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
         struct ccas_bucket *b = s->buckets[bi];
-        if (!bucket_fits_all (e, j, b))
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
             continue;
         for (size_t p = 0; p < b->npgs; p++)
             if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
@@ -273,7 +278,7 @@ static bool place_colocated (struct engine *e, struct ccas_job *j)
     }
     for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
         struct ccas_bucket *b = s->buckets[bi];
-        if (!bucket_fits_all (e, j, b))
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
             continue;
         size_t npgs = b->npgs;
         for (size_t p = 0; p < npgs; p++)
@@ -399,12 +404,32 @@ static void apply_running (struct engine *e, struct ccas_job *j)
 
 /* ---- the pass --------------------------------------------------------------------------- */
 
+/* A job is colocated when it asks to be.  One whose preferred bucket is in a
+ * colocated nodearray (InfiniBand, or configured so) is placed as colocated
+ * too — its nodes there share one placement group whether it said so or not —
+ * and, failing that, spread over the other nodearrays (spreading never makes
+ * a colocated nodearray's nodes outside a group, unless the job asks for
+ * in-a-placement-group false). */
 static bool place (struct engine *e, struct ccas_job *j)
 {
-    for (uint32_t ci = 0; ci < j->nchunks; ci++)
+    bool forbids = false;
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
         if (ccas_constraint_info (j->chunks[ci].cons)->wants_pg)
             j->colocated = true;
-    return j->colocated ? place_colocated (e, j) : place_spread (e, j);
+        forbids = forbids || ccas_constraint_info (j->chunks[ci].cons)->forbids_pg;
+    }
+    if (j->colocated)
+        return place_colocated (e, j, false);
+    struct shape *s = shape_of (e, j->chunks[0].cons);
+    if (!forbids && shape_buckets (e, j->chunks[0].cons, s) == 0 && s->prefers_colocated) {
+        size_t mark = ccas_undo_mark (e->undo);
+        j->colocated = true;
+        if (place_colocated (e, j, true))
+            return true;
+        ccas_undo_rollback (e->undo, mark);
+        j->colocated = false;
+    }
+    return place_spread (e, j);
 }
 
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,

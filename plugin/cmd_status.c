@@ -310,7 +310,8 @@ static int local_only (struct cli *cli, const struct ccas_error *err)
         cli_print_json (o);
         json_object_put (o);
     } else {
-        printf ("cluster %s: CycleCloud did not answer; local state only\n", cli->cfg->cluster_name);
+        printf ("cluster %s: CycleCloud unreachable or refused (the error follows); local state only\n",
+                cli->cfg->cluster_name);
         if (!json_object_object_length (ccas_json_get (local, "holds"))
             && !json_object_object_length (ccas_json_get (local, "breakers"))
             && !json_object_array_length (ccas_json_get (local, "recent_failures")))

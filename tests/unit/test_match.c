@@ -169,6 +169,14 @@ static const struct scenario scenarios[] = {
       NULL, NULL,
       "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"hpc\", \"in-a-placement-group\": false}}]",
       "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
+    { "a job that lands on a colocated nodearray gets one placement group though it did not ask", NULL, NULL, NULL,
+      NULL, "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}" },
+    { "a job too big for one group of its preferred colocated nodearray goes elsewhere, not split", NULL, NULL, NULL,
+      NULL,
+      "[{\"id\": \"1\", \"node_count\": 5, \"packing\": \"scatter\","
+      " \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F4*\"]}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 5}, \"new_pgs\": 0}" },
     { "placement-group copies share the bucket's count", "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 4}}",
       NULL, NULL, NULL,
       "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}},"
