@@ -57,14 +57,26 @@ test_expect_success 'an error that quotes the server never quotes our credential
     test "$rc" = 3 && test_no_grep "$PW" err
 '
 
-test_expect_success 'the password is not on any command line while the program runs' '
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 1500, \"match\": \"/status\", \"count\": 1}" &&
+# What `ps` shows: every process's arguments and the program's environment,
+# while it waits on the server (a latency fault holds it in its request).
+test_expect_success 'the password is on no command line and in no environment while the program runs' '
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 3000, \"match\": \"/status\", \"count\": 1}" || return 1
     "$CCAS" buckets >/dev/null 2>&1 &
-    pid=$! &&
-    sleep 0.5 &&
-    cat /proc/$pid/cmdline | tr "\0" " " >cmdline &&
+    pid=$!
+    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | grep -q /status" &&
+    ps -eo args >ps.out && tr "\0" "\n" </proc/$pid/environ >environ.out && tr "\0" " " </proc/$pid/cmdline >cmdline &&
     wait $pid &&
-    test_grep "buckets" cmdline && test_no_grep "$PW" cmdline
+    test_grep "buckets" cmdline && test_no_grep "$PW" ps.out && test_no_grep "$PW" environ.out
+'
+
+test_expect_success 'no command takes a password as an argument (only --password-file)' '
+    "$CCAS" --help | sed -n "s/^  \([a-z][a-z -]*[a-z]\)  .*/\1/p" | sed "s/ *$//" >commands &&
+    test "$(wc -l <commands)" -gt 10 &&
+    while read -r c; do
+        "$CCAS" $c --help >help.out 2>&1 || { echo "$c --help failed"; return 1; }
+        if grep -E -- "--(password|passwd|secret)([ =]|$)" help.out; then echo "$c takes a password argument"; return 1; fi
+    done <commands &&
+    "$CCAS" initconfig --help | grep -q -- "--password-file"
 '
 
 test_done
