@@ -27,8 +27,9 @@ const struct cmd_help help_scale = {
                 "[--dry-run] [--wait[=SECONDS]]",
     .summary = "grow a nodearray to a target count of nodes, cores or placement groups",
     .description =
-        "Counts the nodearray's nodes that are ready, booting or deallocated and creates the\n"
-        "difference; it never shrinks (use terminate).  Machine types are used in the\n"
+        "Counts the nodearray's nodes that are ready or booting; to reach the target it starts\n"
+        "deallocated nodes first, then creates the rest; it never shrinks (use terminate).\n"
+        "Machine types are used in the\n"
         "configured order (nodearrays.NAME.machine_types, else the server's), the first until\n"
         "its room runs out.  With --groups each group is a new placement group of one\n"
         "machine type holding all its nodes; existing groups with nodes count towards G.",
@@ -90,16 +91,33 @@ static int parse (struct cli *cli, int argc, char **argv, struct scale_opts *o)
     return EXIT_OK;
 }
 
-/* Nodes and cores the nodearray has now (ready, booting, deallocated). */
+/* Nodes and cores the nodearray has running now (ready or booting). */
 static void current (struct ccas_cluster *c, struct ccas_nodearray *na, long *nodes, long *cores)
 {
     *nodes = *cores = 0;
     for (size_t i = 0; i < c->nexisting; i++) {
         const struct ccas_node *n = c->nodes[i];
-        if (n->nodearray && strcmp (n->nodearray, na->name) == 0 && ccas_node_usable (n)) {
+        if (n->nodearray && strcmp (n->nodearray, na->name) == 0 && ccas_node_usable (n)
+            && n->kind != CCAS_NODE_STOPPED) {
             (*nodes)++;
             *cores += n->vcpu_count;
         }
+    }
+}
+
+/* Deallocated nodes are started before any node is created: they count
+ * towards the target only once they run. */
+static void start_stopped (struct ccas_cluster *c, struct ccas_nodearray *na, long *need_nodes, long *need_cores)
+{
+    for (size_t i = 0; i < c->nexisting && (*need_nodes > 0 || *need_cores > 0); i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || !n->nodearray
+            || strcmp (n->nodearray, na->name) != 0)
+            continue;
+        n->njobs = 1; /* given work: the plan starts it */
+        n->matched = true;
+        (*need_nodes)--;
+        *need_cores -= n->vcpu_count;
     }
 }
 
@@ -181,6 +199,7 @@ int cmd_scale (struct cli *cli, int argc, char **argv)
     } else {
         long need_nodes = o.nodes >= 0 ? o.nodes - have_nodes : 0;
         long need_cores = o.cores >= 0 ? o.cores - have_cores : 0;
+        start_stopped (c, na, &need_nodes, &need_cores);
         grow_flat (c, na, &need_nodes, &need_cores);
         if (need_nodes > 0 || need_cores > 0) {
             char why[400] = "";

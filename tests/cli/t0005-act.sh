@@ -133,14 +133,28 @@ test_expect_success 'scale grows a nodearray to a node target and never shrinks'
     test_grep "Nothing to create" out && test "$(nodes_in hpc)" = 5
 '
 
+is_deallocated () {
+    ccsim_get /ccsim/state | jq -e --arg n "$1" '.nodes[] | select(.Name == $n) | .Status == "Deallocated"' >/dev/null
+}
+
+test_expect_success 'scale starts a deallocated node before it creates one' '
+    hpc1=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .Name][0]") &&
+    ccsim_post /clusters/test/nodes/deallocate "{\"names\": [\"$hpc1\"]}" >/dev/null &&
+    wait_for 10 is_deallocated "$hpc1" &&
+    "$CCAS" scale --nodearray hpc --nodes 5 --json >out.json &&
+    jq -e "(.create | length) == 0 and [.start[].name] == [\"$hpc1\"] and .start[0].outcome == \"done\"" out.json &&
+    ! is_deallocated "$hpc1" && test "$(nodes_in hpc)" = 5
+'
+
 test_expect_success 'scale --groups makes whole placement groups of one machine type' '
     "$CCAS" scale --nodearray hpc --groups 2 --group-nodes 4 --dry-run --json >out.json &&
     jq -e "[.create[] | .count] == [4]" out.json
 '
 
 test_expect_success 'scale --cores rounds up to whole nodes' '
-    "$CCAS" scale --nodearray htc --cores 20 --dry-run --json >out.json &&
-    jq -e "[.create[].count] | add > 0" out.json
+    have=$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"htc\") | if .MachineType == \"Standard_F4s_v2\" then 4 else 2 end] | add // 0") &&
+    "$CCAS" scale --nodearray htc --cores $((have + 7)) --dry-run --json >out.json &&
+    jq -e "[.create[] | .machine_type + \" \" + (.count | tostring)] == [\"Standard_F2s_v2 4\"]" out.json
 '
 
 test_expect_success 'create --wait follows the new nodes to Ready, a line per change when not a terminal' '
