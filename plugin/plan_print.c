@@ -14,6 +14,28 @@ static const char *outcome_text (enum ccas_outcome o)
     return o == CCAS_DONE ? "done" : o == CCAS_FAILED ? "FAILED" : "planned";
 }
 
+#define NAMES_SHOWN 24
+
+/* The names the server gave the new nodes (all of them with --json). */
+static void print_new_names (FILE *f, const struct ccas_plan *plan)
+{
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < plan->ncreates; i++)
+        for (uint32_t k = 0; k < plan->creates[i].count; k++) {
+            const char *name = plan->creates[i].nodes[k]->name;
+            if (!name)
+                continue;
+            if (shown < NAMES_SHOWN)
+                fprintf (f, "%s%s", shown ? " " : "New nodes: ", name);
+            shown += shown < NAMES_SHOWN;
+            total++;
+        }
+    if (total > shown)
+        fprintf (f, " ... and %zu more (--json lists them all)", total - shown);
+    if (total)
+        fputc ('\n', f);
+}
+
 static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
 {
     static const char *const planned[] = { "NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL };
@@ -39,6 +61,8 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
     }
     table_print (t, f);
     table_destroy (t);
+    if (applied)
+        print_new_names (f, plan);
     fputc ('\n', f);
 }
 

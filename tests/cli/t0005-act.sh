@@ -92,7 +92,9 @@ test_expect_success 'create --dry-run changes nothing; create makes what fits an
     "$CCAS" create --nodearray gpu --count 1 --dry-run >out &&
     test "$(nodes_in gpu)" = 0 &&
     rc=0; "$CCAS" create --nodearray gpu --count 3 >out 2>err || rc=$? ;
-    test "$rc" = 4 && test_grep "only 2 of 3" err && test "$(nodes_in gpu)" = 2
+    test "$rc" = 4 && test_grep "only 2 of 3" err && test "$(nodes_in gpu)" = 2 &&
+    test_equal "$(sed -n "s/^New nodes: //p" out)" \
+        "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"gpu\") | .Name] | sort | join(\" \")")" "names printed"
 '
 
 test_expect_success 'create refuses an unknown nodearray or machine type, naming the known ones' '
