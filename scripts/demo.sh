@@ -135,13 +135,19 @@ done
 
 # ---- summary ------------------------------------------------------------------------------------------
 elapsed=$(($(date +%s) - start))
-created=$(ccsim_get /ccsim/requests | jq '[.[] | select(.method == "POST" and (.path | endswith("/nodes/create")))] | length')
+requests=$(ccsim_get /ccsim/requests | jq '[.[] | select(.method == "POST" and (.path | endswith("/nodes/create")))] | length')
+# what ccautoscale itself recorded: VMs the server added, by nodearray
+created=$(jq -s -r '[.[] | select(.event == "created")] | group_by(.nodearray)
+          | map("\(.[0].nodearray) \(map(.added) | add)") | join(", ")' "$TEST_TMP/state/events.jsonl" 2>/dev/null)
+# slurmctld keeps finished jobs for MinJobAge (300 s): their end states, array tasks one by one
+jobs_end=$(squeue -h -r -t all -o %T 2>/dev/null | sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, tolower($2)}')
 pgs=$(sort -u pgs.seen | tr '\n' ' ')
 quota_reason=$(grep -h "ccautoscale: quota" "$TEST_TMP/ccautoscale.log" 2>/dev/null | head -1 | sed 's/.*\(ccautoscale: quota:.*\)/\1/' | cut -c1-110)
 echo
 echo "== summary"
 printf '  %-28s %s\n' "jobs submitted" "12 array tasks, 2 MPI jobs (4 nodes), 1 GPU job (2 nodes)"
-printf '  %-28s %s\n' "create requests" "$created"
+printf '  %-28s %s\n' "jobs at the end" "${jobs_end:-?}"
+printf '  %-28s %s\n' "VMs created" "${created:-none} (in $requests create requests)"
 printf '  %-28s %s\n' "most VMs at once" "$(sort -n max.vms | tail -1)"
 printf '  %-28s %s\n' "time to first Ready node" "${first_ready:-?}s"
 printf '  %-28s %s\n' "placement groups used" "${pgs:-none}"
