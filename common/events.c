@@ -142,11 +142,26 @@ static void append (const char *line, size_t len)
         if (locked_current () < 0)
             return complain ("cannot open after rotating");
     }
-    ssize_t n = write (ev.fd, line, len);
-    if (n != (ssize_t)len)
-        complain ("cannot write");
-    else
-        flock (ev.fd, LOCK_UN);
+    /* the line goes in whole or not at all: a short write (a full disk) is
+     * cut back under the lock, so no reader ever meets half a line */
+    off_t before = fstat (ev.fd, &st) == 0 ? st.st_size : -1;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write (ev.fd, line + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    if (done < len) {
+        if (done > 0 && before >= 0 && ftruncate (ev.fd, before) < 0)
+            complain ("cannot write, nor cut back a partial line");
+        else
+            complain ("cannot write");
+        return;
+    }
+    flock (ev.fd, LOCK_UN);
 }
 
 static void now_iso (char *buf, size_t size)

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* test_events.c: the events file takes whole lines or nothing — a write the
+ * file system cuts short (here RLIMIT_FSIZE, as a full disk would) leaves no
+ * half line behind, and the run goes on without events. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "conf.h"
+#include "events.h"
+
+static char dir[64], path[128];
+
+static struct ccas_config *config (void)
+{
+    struct ccas_error err = { "" };
+    char text[512];
+    snprintf (text, sizeof (text),
+              "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
+              " \"logging\": {\"syslog\": false, \"level\": \"error\"}, \"state_dir\": \"%s\"}",
+              dir);
+    struct ccas_config *cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
+    assert_non_null (cfg);
+    return cfg;
+}
+
+static off_t size_of (const char *p)
+{
+    struct stat st;
+    return stat (p, &st) == 0 ? st.st_size : -1;
+}
+
+static json_object *big_fields (size_t n)
+{
+    char *text = malloc (n + 1);
+    memset (text, 'x', n);
+    text[n] = '\0';
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "message", json_object_new_string (text));
+    free (text);
+    return o;
+}
+
+/* Every line in the file parses as JSON and ends with a newline. */
+static int whole_lines (const char *p)
+{
+    FILE *f = fopen (p, "r");
+    char line[8192];
+    int n = 0;
+    assert_non_null (f);
+    while (fgets (line, sizeof (line), f)) {
+        size_t len = strlen (line);
+        assert_true (len > 0 && line[len - 1] == '\n');
+        json_object *o = json_tokener_parse (line);
+        assert_non_null (o);
+        json_object_put (o);
+        n++;
+    }
+    fclose (f);
+    return n;
+}
+
+static void test_cut_short_leaves_no_half_line (void **state)
+{
+    (void)state;
+    struct ccas_config *cfg = config ();
+    ccas_events_open (cfg, "test_events");
+    ccas_event ("created", big_fields (10));
+    ccas_event ("created", big_fields (10));
+    assert_int_equal (whole_lines (path), 2);
+    off_t before = size_of (path);
+
+    /* the file may grow by 100 bytes more: a 2,000-byte line is cut short */
+    struct rlimit old, lim;
+    getrlimit (RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = (rlim_t)before + 100;
+    signal (SIGXFSZ, SIG_IGN);
+    assert_int_equal (setrlimit (RLIMIT_FSIZE, &lim), 0);
+    ccas_event ("created", big_fields (2000));
+    ccas_event ("created", big_fields (10)); /* dropped: events are off for the rest of the run */
+    assert_int_equal (setrlimit (RLIMIT_FSIZE, &old), 0);
+    signal (SIGXFSZ, SIG_DFL);
+
+    assert_int_equal (size_of (path), before);
+    assert_int_equal (whole_lines (path), 2);
+    ccas_events_close ();
+    ccas_config_destroy (cfg);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_cut_short_leaves_no_half_line),
+    };
+    snprintf (dir, sizeof (dir), "/tmp/ccas-events.XXXXXX");
+    if (!mkdtemp (dir))
+        return 1;
+    snprintf (path, sizeof (path), "%s/events.jsonl", dir);
+    int rc = cmocka_run_group_tests (tests, NULL, NULL);
+    unlink (path);
+    rmdir (dir);
+    return rc;
+}
