@@ -119,7 +119,7 @@ static void list_commands (FILE *f, const struct cmd *table, const char *prefix)
         }
         char name[64];
         snprintf (name, sizeof (name), "%s%s", prefix, c->name);
-        fprintf (f, "  %-16s %s\n", name, c->help->summary);
+        fprintf (f, "  %-18s %s\n", name, c->help->summary); /* two spaces at least: scripts split there */
     }
 }
 

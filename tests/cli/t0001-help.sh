@@ -63,6 +63,13 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
         test_equal "$(complete_words ccautoscale config "")" "check keys" &&
         test_equal "$(complete_words ccautoscale demand --no-)" "--no-scaledown"
     '
+    test_expect_success 'bash completion offers every command --help lists, and each group its subcommands' '
+        "$CCAS" --help | sed -n "/^Commands:/,/^\$/s/^  \([a-z][a-z-]*\).*/\1/p" | sort -u | tr "\n" " " >want &&
+        test_equal "$(complete_words ccautoscale "" | tr " " "\n" | grep -v "^-" | sort -u | tr "\n" " ")" "$(cat want)" "commands" &&
+        test_equal "$(complete_words ccautoscale breaker "")" "list reset" &&
+        test_equal "$(complete_words ccautoscale pbs "")" "analyze autoscale demand install-hook" &&
+        test_equal "$(complete_words ccautoscale -c x.json slurm "")" "conf demand sync"
+    '
 else
     test_skip 'bash completion completes commands, subcommands and options' 'bash-completion is not installed'
 fi
