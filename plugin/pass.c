@@ -76,29 +76,52 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
     return rc;
 }
 
-/* A bucket that failed a create for capacity or quota is held back for
+/* Hold `b` (once) for `cls` with `message`; loads the holds on first use.
+ * Returns false when they cannot be loaded. */
+static bool hold_one (struct cli *cli, struct ccas_holds **h, const struct ccas_bucket *b, enum ccas_failure_class cls,
+                      const char *message, double now)
+{
+    struct ccas_error err = { "" };
+    double secs = cli->cfg->capacity_failure_backoff;
+    if (!*h && !(*h = ccas_holds_load (cli->cfg->state_dir, &err))) {
+        ccas_log (LOG_WARNING, "%s/%s not held back: %s", b->na->name, b->machine_type, err.text);
+        return false;
+    }
+    if (ccas_holds_reason (*h, b->na->name, b->machine_type, now))
+        return true;
+    char reason[300];
+    ccas_failure_reason (cls, message, reason, sizeof (reason));
+    ccas_holds_add (*h, b->na->name, b->machine_type, now, secs, cls, reason);
+    ccas_log (LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+    return true;
+}
+
+/* A bucket that failed a create for capacity or quota — in the create's
+ * answer, or later as a VM Failed for want of capacity (Azure's
+ * AllocationFailed arrives after the create was accepted) — is held back for
  * capacity_failure_backoff seconds (state_dir/holds.json), so that the next
  * pass of any program tries the other buckets the jobs allow. */
 static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
 {
     struct ccas_error err = { "" };
-    double secs = cli->cfg->capacity_failure_backoff, now = (double)time (NULL);
+    double now = (double)time (NULL);
     struct ccas_holds *h = NULL;
-    for (size_t i = 0; i < plan->ncreates && secs > 0; i++) {
+    if (cli->cfg->capacity_failure_backoff <= 0)
+        return;
+    for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_create *s = &plan->creates[i];
-        const struct ccas_bucket *b = s->bucket;
         if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !ccas_failure_holds_bucket (s->cls))
             continue;
-        if (!h && !(h = ccas_holds_load (cli->cfg->state_dir, &err))) {
-            ccas_log (LOG_WARNING, "%s/%s not held back: %s", b->na->name, b->machine_type, err.text);
+        if (!hold_one (cli, &h, s->bucket, s->cls, s->message, now))
             return;
-        }
-        if (ccas_holds_reason (h, b->na->name, b->machine_type, now))
+    }
+    for (size_t i = 0; i < plan->nterminates; i++) {
+        const struct ccas_node *n = plan->terminates[i].node;
+        if (n->kind != CCAS_NODE_FAILED || !n->bucket)
             continue;
-        char reason[300];
-        ccas_failure_reason (s->cls, s->message, reason, sizeof (reason));
-        ccas_holds_add (h, b->na->name, b->machine_type, now, secs, s->cls, reason);
-        ccas_log (LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+        enum ccas_failure_class cls = ccas_classify_message (n->status_message);
+        if (ccas_failure_holds_bucket (cls) && !hold_one (cli, &h, n->bucket, cls, n->status_message, now))
+            return;
     }
     if (!h)
         return;

@@ -106,6 +106,16 @@ test_expect_success 'the bucket that had no capacity is held: demand plans the o
     test_grep "held back [0-9]* s more: ccautoscale: capacity: " why.out
 '
 
+test_expect_success 'a VM Failed for want of capacity after its create was accepted holds its bucket too' '
+    "$CCAS" create --nodearray htc --machine-type Standard_F4s_v2 --count 1 --json >f4.json &&
+    f4=$(jq -r ".create[0].names[0]" f4.json) && test -n "$f4" &&
+    ccsim_post "/ccsim/nodes/$f4/fail" "{\"message\": \"Allocation failed. We do not have sufficient capacity for the requested VM size in this region.\"}" >/dev/null &&
+    echo "[]" >none.json &&
+    "$CCAS" demand --jobs none.json --apply --json >failed.json &&
+    jq -e "[.terminate[] | select(.name == \"$f4\")] | length == 1" failed.json &&
+    jq -e ".\"htc/Standard_F4s_v2\" | .class == \"capacity\" and (.reason | test(\"sufficient capacity\"))" "$TEST_TMP/state/holds.json"
+'
+
 test_expect_success 'status with CycleCloud unreachable still shows the holds and failures, then exits 3' '
     jq ".url = \"http://127.0.0.1:1\" | .retries = 0" "$CCAUTOSCALE_CONFIG" >down.json && chmod 600 down.json &&
     test_expect_code 3 "$CCAS" -c down.json status >down.out 2>down.err &&
