@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,6 +23,7 @@
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"
+#include "pbs_sched.h"
 #include "pbs_select.h"
 #include "plan.h"
 
@@ -559,6 +561,57 @@ static void test_join_never_reopens (void **state)
     model_free (c);
 }
 
+/* ---- the scheduler's resources: line ---------------------------------------------------------------- */
+
+static void test_sched_config (void **state)
+{
+    (void)state;
+    static const char *const wanted[] = { "slot_type", "ungrouped", "ngpus", NULL };
+    char missing[128], line[512];
+    /* PBS's default: ours missing; the line keeps what it had, ours appended */
+    static const char dflt[] = "# resources: \"ncpus, slot_type\"\n"
+                               "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe\"\n"
+                               "smp_cluster_dist: pack\n";
+    assert_int_equal (ccas_pbs_sched_check (dflt, wanted, missing, sizeof (missing), line, sizeof (line)), 3);
+    assert_string_equal (missing, "slot_type, ungrouped, ngpus");
+    assert_string_equal (line, "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, ungrouped, ngpus\"");
+    /* some there (spacing as a site wrote it), the last line counts */
+    static const char some[] = "resources: \"ncpus\"\nresources: \"ncpus,mem, ngpus,slot_type_x\"\r\n";
+    assert_int_equal (ccas_pbs_sched_check (some, wanted, missing, sizeof (missing), line, sizeof (line)), 2);
+    assert_string_equal (missing, "slot_type, ungrouped");
+    assert_string_equal (line, "resources: \"ncpus, mem, ngpus, slot_type_x, slot_type, ungrouped\"");
+    /* all there, or no line (the scheduler then checks every resource) */
+    static const char all[] = "resources: \"ncpus, ungrouped, slot_type, ngpus\"\n";
+    assert_int_equal (ccas_pbs_sched_check (all, wanted, missing, sizeof (missing), line, sizeof (line)), 0);
+    assert_int_equal (ccas_pbs_sched_check ("smp_cluster_dist: pack\n", wanted, missing, sizeof (missing), line,
+                                            sizeof (line)),
+                      0);
+    assert_int_equal (ccas_pbs_sched_check ("", wanted, missing, sizeof (missing), line, sizeof (line)), 0);
+}
+
+static void test_sched_config_path (void **state)
+{
+    (void)state;
+    char path[512], conf[] = "/tmp/test_pbs_conf.XXXXXX";
+    int fd = mkstemp (conf);
+    assert_true (fd >= 0);
+    assert_true (write (fd, "PBS_EXEC=/opt/pbs\nPBS_HOME=/site/pbs\n", 36) == 36);
+    close (fd);
+    unsetenv ("PBS_HOME");
+    setenv ("PBS_CONF_FILE", conf, 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/site/pbs/sched_priv/sched_config");
+    setenv ("PBS_HOME", "/env/pbs", 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/env/pbs/sched_priv/sched_config");
+    unsetenv ("PBS_HOME");
+    setenv ("PBS_CONF_FILE", "/nonexistent/pbs.conf", 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/var/spool/pbs/sched_priv/sched_config");
+    unsetenv ("PBS_CONF_FILE");
+    unlink (conf);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +621,7 @@ int main (void)
         cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_jobs_ungrouped),
         cmocka_unit_test (test_jobs_pack),       cmocka_unit_test (test_pass_decisions),
         cmocka_unit_test (test_join_ready_nodes), cmocka_unit_test (test_join_never_reopens),
+        cmocka_unit_test (test_sched_config),     cmocka_unit_test (test_sched_config_path),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
