@@ -140,31 +140,25 @@ static json_object *amount_value (double amount, bool size)
     return json_object_new_double (amount);
 }
 
-/* Add `times` of resource `key` = `v` (taken) to the one host's request `o`:
- * amounts add up; anything else must agree.  -1 with `why` on a clash. */
-static int pack_field (json_object *o, const char *key, json_object *v, uint32_t times, char *why, size_t whysize)
+/* Add `times` of chunk field `fd` to the one host's request `o`: amounts add
+ * up; anything else must agree, else `why` says which field clashes. */
+static void pack_field (const struct ccas_cluster *c, json_object *o, const struct ccas_pbs_field *fd, uint32_t times,
+                        char *why, size_t whysize)
 {
-    json_object *old = NULL;
+    const char *key = constraint_key (c, fd->name);
+    json_object *v = field_value (fd->value), *old = NULL;
     double a, b;
     bool asize, bsize;
     bool number = amount_of (v, &a, &asize);
     if (!json_object_object_get_ex (o, key, &old)) {
-        json_object_object_add (o, key, number ? amount_value (a * times, asize) : v);
-        if (number)
-            json_object_put (v);
-        return 0;
-    }
-    if (number && amount_of (old, &b, &bsize)) {
+        json_object_object_add (o, key, number ? amount_value (a * times, asize) : json_object_get (v));
+    } else if (number && amount_of (old, &b, &bsize)) {
         json_object_object_add (o, key, amount_value (b + a * times, asize || bsize));
-        json_object_put (v);
-        return 0;
-    }
-    int same = json_object_equal (old, v);
-    if (!same)
+    } else if (!json_object_equal (old, v)) {
         snprintf (why, whysize, "place=pack puts every chunk on one host, but its chunks ask for %s=%s and %s=%s",
-                  key, json_object_get_string (old), key, json_object_get_string (v));
+                  fd->name, json_object_get_string (old), fd->name, fd->value);
+    }
     json_object_put (v);
-    return same ? 0 : -1;
 }
 
 /* place=pack: one host holds every chunk, so the job is one node request
@@ -186,10 +180,8 @@ static json_object *pack_constraint (const struct ccas_cluster *c, const struct 
             ugtext = ccas_pbs_chunk_get (&chunks[i], "ungrouped");
         }
         for (uint32_t f = 0; f < chunks[i].nfields && !why[0]; f++) {
-            const struct ccas_pbs_field *fd = &chunks[i].fields[f];
-            if (!ignored (fd->name))
-                pack_field (o, constraint_key (c, fd->name), field_value (fd->value), chunks[i].count, why,
-                            sizeof (why));
+            if (!ignored (chunks[i].fields[f].name))
+                pack_field (c, o, &chunks[i].fields[f], chunks[i].count, why, sizeof (why));
         }
     }
     if (why[0]) {
@@ -229,8 +221,9 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
     s->nchunks = pack ? 1 : (uint32_t)n;
     int rc = 0;
     for (uint32_t i = 0; i < s->nchunks && rc == 0; i++) {
-        char path[64];
-        snprintf (path, sizeof (path), pack ? "select (place=pack)" : "select chunk %u", i + 1);
+        char path[64] = "select (place=pack)";
+        if (!pack)
+            snprintf (path, sizeof (path), "select chunk %u", i + 1);
         json_object *o = pack ? pack_constraint (c, chunks, n, excl, s->colocated)
                               : chunk_constraint (c, &chunks[i], excl, s->colocated);
         s->counts[i] = pack ? 1 : chunks[i].count;

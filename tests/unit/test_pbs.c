@@ -358,7 +358,7 @@ static void test_jobs_pack (void **state)
     const struct ccas_job *j2 = find_job (m.jobs, "2.s");
     assert_false (j2->matched);
     assert_non_null (strstr (j2->reason, "place=pack puts every chunk on one host, but its chunks ask for "
-                                         "node.nodearray=htc and node.nodearray=gpu"));
+                                         "slot_type=htc and slot_type=gpu"));
     /* free may spread: two 2-core chunks, two nodes */
     const struct ccas_job *j3 = find_job (m.jobs, "3.s");
     assert_int_equal (j3->nslots, 2);
