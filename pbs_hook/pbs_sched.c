@@ -84,8 +84,8 @@ static void append (char *buf, size_t size, const char *sep, const char *word)
         snprintf (buf + len, size - len, "%s%s", len ? sep : "", word);
 }
 
-int ccas_pbs_sched_check (const char *text, const char *const *wanted, char *missing, size_t msize, char *line,
-                          size_t lsize)
+int ccas_pbs_sched_check (const char *text, const char *const *wanted, char *missing, size_t msize,
+                          char *line, size_t lsize)
 {
     char *value = resources_value (text);
     int count = 0;

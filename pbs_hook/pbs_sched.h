@@ -29,7 +29,7 @@ void ccas_pbs_sched_config_path (char *buf, size_t size);
  * or there is none (the scheduler then checks every resource).  When some
  * are missing, `missing` gets them ("slot_type, ungrouped") and `line` the
  * whole line to write instead, the existing names first. */
-int ccas_pbs_sched_check (const char *text, const char *const *wanted, char *missing, size_t msize, char *line,
-                          size_t lsize);
+int ccas_pbs_sched_check (const char *text, const char *const *wanted, char *missing, size_t msize,
+                          char *line, size_t lsize);
 
 #endif /* !CCAS_PBS_SCHED_H */
