@@ -2,6 +2,7 @@
 /* pbs_cmds.c: qstat, pbsnodes and qmgr, run with argv arrays and a time limit. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,18 +63,43 @@ static int qmgr (const char *directive, struct ccas_error *err)
     return ccas_run_ok (argv, timeout, err);
 }
 
+/* Resources PBS types as long (built in, or made so by install-hook): qmgr
+ * refuses a fraction for them. */
+static bool long_resource (const char *name)
+{
+    static const char *const names[] = { "ncpus", "ngpus", "mpiprocs", "ompthreads", NULL };
+    for (int i = 0; names[i]; i++)
+        if (strcmp (name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A number as qmgr reads it: digits, never an exponent (qmgr takes "1e+06"
+ * for no long or size); a fraction only where the resource may hold one. */
+static void format_number (const char *name, const struct ccas_value *v, char *buf, size_t size)
+{
+    double x = v->u.num;
+    if (v->size)
+        snprintf (buf, size, "%.0fkb", floor (x / 1024.0)); /* PBS keeps sizes in kb */
+    else if (x == floor (x) || long_resource (name))
+        snprintf (buf, size, "%.0f", floor (x));
+    else {
+        snprintf (buf, size, "%.6f", x);
+        char *end = buf + strlen (buf) - 1; /* "2.500000" -> "2.5" */
+        while (*end == '0')
+            *end-- = '\0';
+    }
+}
+
 /* A value qmgr reads back as itself: quoted when it holds anything but a
  * plain word; refused when it holds a quote or a control character. */
-static int format_value (const struct ccas_value *v, char *buf, size_t size)
+static int format_value (const char *name, const struct ccas_value *v, char *buf, size_t size)
 {
     switch (v->type) {
     case CCAS_V_NUM:
-        if (v->size)
-            snprintf (buf, size, "%.0fkb", v->u.num / 1024.0);
-        else if (v->u.num == (double)(long long)v->u.num)
-            snprintf (buf, size, "%lld", (long long)v->u.num);
-        else
-            snprintf (buf, size, "%g", v->u.num);
+        if (!isfinite (v->u.num) || (v->size && v->u.num < 0))
+            return -1;
+        format_number (name, v, buf, size);
         return 0;
     case CCAS_V_BOOL:
         snprintf (buf, size, "%s", v->u.b ? "True" : "False");
@@ -101,7 +127,7 @@ struct setlist {
 static void add_setting (struct setlist *s, const char *name, const struct ccas_value *v)
 {
     char val[512];
-    if (!ccas_pbs_name_valid (name) || format_value (v, val, sizeof (val)) < 0) {
+    if (!ccas_pbs_name_valid (name) || format_value (name, v, val, sizeof (val)) < 0) {
         ccas_log (LOG_WARNING, "pbs: resource '%s' not set: its name or value cannot be written for qmgr", name);
         return;
     }
@@ -134,19 +160,35 @@ static int set_resources (struct ccas_cluster *c, const struct ccas_node *n, con
         add_setting (&s, "slot_type", &slot);
     struct ccas_value size = ccas_value_str (n->vm_size), na = ccas_value_str (n->nodearray);
     struct ccas_value ug = ccas_value_str (n->placement_group ? "false" : "true");
-    struct ccas_value pg = ccas_value_str (n->placement_group), inst = ccas_value_str (n->instance_id);
+    struct ccas_value pg = ccas_value_str (n->placement_group ? n->placement_group : CCAS_PBS_NO_GROUP);
+    struct ccas_value inst = ccas_value_str (n->instance_id);
     if (n->vm_size)
         add_setting (&s, "vm_size", &size);
     if (n->nodearray)
         add_setting (&s, "nodearray", &na);
-    if (n->placement_group)
-        add_setting (&s, "group_id", &pg);
+    add_setting (&s, "group_id", &pg);
     add_setting (&s, "ungrouped", &ug);
     if (n->instance_id)
         add_setting (&s, "instance_id", &inst);
     if (s.overflow)
         return ccas_errorf (err, "%s: too many resources for one qmgr command", host);
     return qmgr (s.text, err);
+}
+
+/* Offline with the joining comment, so that PBS starts nothing on the node
+ * before its last step: created so in one qmgr call, or taken offline when
+ * PBS already has it (a node offline with that comment is left as it is). */
+static int hold_offline (const char *host, const struct ccas_pbs_node *p, struct ccas_error *err)
+{
+    char cmd[512];
+    if (!p) {
+        snprintf (cmd, sizeof (cmd), "create node %s state=offline, comment=\"%s\"", host, CCAS_PBS_JOINING_COMMENT);
+        return qmgr (cmd, err);
+    }
+    if (ccas_pbs_node_joining (p))
+        return 0;
+    char *argv[] = { "pbsnodes", "-o", (char *)host, "-C", CCAS_PBS_JOINING_COMMENT, NULL };
+    return ccas_run_ok (argv, timeout, err);
 }
 
 int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char *host,
@@ -157,11 +199,8 @@ int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char
         return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
     if (!n->node_id || !ccas_pbs_name_valid (n->node_id))
         return ccas_errorf (err, "%s: node id '%s' cannot be written for qmgr", host, n->node_id ? n->node_id : "");
-    if (!p) {
-        snprintf (cmd, sizeof (cmd), "create node %s", host);
-        if (qmgr (cmd, err) < 0)
-            return -1;
-    }
+    if (hold_offline (host, p, err) < 0)
+        return -1;
     if (set_resources (c, n, host, names, err) < 0)
         return -1;
     ccas_failpoint ("pbs:join-before-marker");

@@ -2,6 +2,7 @@
 /* pbs_jobs.c: qstat's queued jobs -> core jobs, one compiled shape per distinct select and place. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "pbs_jobs.h"
 #include "pbs_select.h"
 #include "resdict.h"
+#include "units.h"
 
 #define MAX_CHUNKS 64
 
@@ -66,6 +68,40 @@ static const char *constraint_key (const struct ccas_cluster *c, const char *nam
     return name;
 }
 
+/* What a chunk's ungrouped asks.  PBS compares string resources exactly
+ * (case included), and the nodes ccautoscale joins carry "true" (outside any
+ * placement group) or "false" (inside one). */
+enum grouping { UG_ANY, UG_TRUE, UG_FALSE, UG_OTHER };
+
+static enum grouping chunk_grouping (const struct ccas_pbs_chunk *ch)
+{
+    const char *ug = ccas_pbs_chunk_get (ch, "ungrouped");
+    if (!ug)
+        return UG_ANY;
+    return strcmp (ug, "true") == 0 ? UG_TRUE : strcmp (ug, "false") == 0 ? UG_FALSE : UG_OTHER;
+}
+
+/* The placement terms every chunk of the shape gets. */
+static void add_placement (json_object *o, enum grouping ug, const char *ugtext, bool excl, bool colocated)
+{
+    if (excl)
+        json_object_object_add (o, "exclusive", json_object_new_boolean (1));
+    if (colocated)
+        json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (1));
+    if (ug == UG_TRUE && !colocated)
+        json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (0));
+    else if (ug == UG_TRUE)
+        json_object_object_add (o, "never", json_object_new_string ("ungrouped=true asks for nodes outside any "
+                                                                    "placement group, and ungrouped=false elsewhere "
+                                                                    "in the job for one placement group"));
+    if (ug == UG_OTHER) {
+        char msg[256];
+        snprintf (msg, sizeof (msg), "ungrouped='%s': the nodes ccautoscale joins have ungrouped 'true' or 'false' "
+                  "(PBS compares strings exactly)", ugtext);
+        json_object_object_add (o, "never", json_object_new_string (msg));
+    }
+}
+
 static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch, bool excl,
                                       bool colocated)
 {
@@ -73,10 +109,88 @@ static json_object *chunk_constraint (const struct ccas_cluster *c, const struct
     for (uint32_t i = 0; i < ch->nfields; i++)
         if (!ignored (ch->fields[i].name))
             json_object_object_add (o, constraint_key (c, ch->fields[i].name), field_value (ch->fields[i].value));
-    if (excl)
-        json_object_object_add (o, "exclusive", json_object_new_boolean (1));
-    if (colocated)
-        json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (1));
+    add_placement (o, chunk_grouping (ch), ccas_pbs_chunk_get (ch, "ungrouped"), excl, colocated);
+    return o;
+}
+
+/* An amount to add up: a number, or a size ("8gb") in bytes. */
+static bool amount_of (json_object *v, double *amount, bool *size)
+{
+    struct ccas_error e;
+    *size = false;
+    if (json_object_is_type (v, json_type_int) || json_object_is_type (v, json_type_double)) {
+        *amount = json_object_get_double (v);
+        return true;
+    }
+    const char *s = json_object_is_type (v, json_type_string) ? json_object_get_string (v) : NULL;
+    if (s && ccas_units_looks_like_size (s) && ccas_units_parse (s, 1, amount, &e) == 0) {
+        *size = true;
+        return true;
+    }
+    return false;
+}
+
+static json_object *amount_value (double amount, bool size)
+{
+    char buf[64];
+    if (size)
+        return json_object_new_string (ccas_units_format (amount, buf, sizeof (buf)));
+    if (amount == floor (amount) && fabs (amount) < 9e15)
+        return json_object_new_int64 ((int64_t)amount);
+    return json_object_new_double (amount);
+}
+
+/* Add `times` of chunk field `fd` to the one host's request `o`: amounts add
+ * up; anything else must agree, else `why` says which field clashes. */
+static void pack_field (const struct ccas_cluster *c, json_object *o, const struct ccas_pbs_field *fd, uint32_t times,
+                        char *why, size_t whysize)
+{
+    const char *key = constraint_key (c, fd->name);
+    json_object *v = field_value (fd->value), *old = NULL;
+    double a, b;
+    bool asize, bsize;
+    bool number = amount_of (v, &a, &asize);
+    if (!json_object_object_get_ex (o, key, &old)) {
+        json_object_object_add (o, key, number ? amount_value (a * times, asize) : json_object_get (v));
+    } else if (number && amount_of (old, &b, &bsize)) {
+        json_object_object_add (o, key, amount_value (b + a * times, asize || bsize));
+    } else if (!json_object_equal (old, v)) {
+        snprintf (why, whysize, "place=pack puts every chunk on one host, but its chunks ask for %s=%s and %s=%s",
+                  fd->name, json_object_get_string (old), fd->name, fd->value);
+    }
+    json_object_put (v);
+}
+
+/* place=pack: one host holds every chunk, so the job is one node request
+ * holding the chunks' summed amounts and their (agreeing) matches. */
+static json_object *pack_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *chunks, int n,
+                                     bool excl, bool colocated)
+{
+    json_object *o = json_object_new_object ();
+    char why[400] = "";
+    enum grouping ug = UG_ANY;
+    const char *ugtext = NULL;
+    for (int i = 0; i < n && !why[0]; i++) {
+        enum grouping g = chunk_grouping (&chunks[i]);
+        if (g != UG_ANY && ug != UG_ANY && strcmp (ugtext, ccas_pbs_chunk_get (&chunks[i], "ungrouped")) != 0)
+            snprintf (why, sizeof (why), "place=pack puts every chunk on one host, but its chunks ask for "
+                      "ungrouped=%s and ungrouped=%s", ugtext, ccas_pbs_chunk_get (&chunks[i], "ungrouped"));
+        if (g != UG_ANY) {
+            ug = g;
+            ugtext = ccas_pbs_chunk_get (&chunks[i], "ungrouped");
+        }
+        for (uint32_t f = 0; f < chunks[i].nfields && !why[0]; f++) {
+            if (!ignored (chunks[i].fields[f].name))
+                pack_field (c, o, &chunks[i].fields[f], chunks[i].count, why, sizeof (why));
+        }
+    }
+    if (why[0]) {
+        json_object_put (o);
+        o = json_object_new_object ();
+        json_object_object_add (o, "never", json_object_new_string (why));
+        return o;
+    }
+    add_placement (o, ug, ugtext, excl, colocated);
     return o;
 }
 
@@ -94,20 +208,25 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
         return -1;
     }
     bool excl = pl.sharing == CCAS_PBS_EXCL || pl.sharing == CCAS_PBS_EXCLHOST;
-    s->colocated = strcmp (pl.group, "group_id") == 0;
+    /* one placement group: group=group_id (unless the job asks for nodes
+     * outside any, PBS's "_none_" set) or ungrouped=false */
+    bool any_true = false, any_false = false;
     for (int i = 0; i < n; i++) {
-        const char *ug = ccas_pbs_chunk_get (&chunks[i], "ungrouped");
-        if (ug && strcasecmp (ug, "false") == 0)
-            s->colocated = true;
+        any_true |= chunk_grouping (&chunks[i]) == UG_TRUE;
+        any_false |= chunk_grouping (&chunks[i]) == UG_FALSE;
     }
+    s->colocated = (strcmp (pl.group, "group_id") == 0 && !any_true) || any_false;
     s->packing = pl.arrangement == CCAS_PBS_SCATTER || pl.arrangement == CCAS_PBS_VSCATTER ? CCAS_SCATTER : CCAS_PACK;
-    s->nchunks = (uint32_t)n;
+    bool pack = pl.arrangement == CCAS_PBS_PACK;
+    s->nchunks = pack ? 1 : (uint32_t)n;
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        char path[64];
-        snprintf (path, sizeof (path), "select chunk %d", i + 1);
-        json_object *o = chunk_constraint (c, &chunks[i], excl, s->colocated);
-        s->counts[i] = chunks[i].count;
+    for (uint32_t i = 0; i < s->nchunks && rc == 0; i++) {
+        char path[64] = "select (place=pack)";
+        if (!pack)
+            snprintf (path, sizeof (path), "select chunk %u", i + 1);
+        json_object *o = pack ? pack_constraint (c, chunks, n, excl, s->colocated)
+                              : chunk_constraint (c, &chunks[i], excl, s->colocated);
+        s->counts[i] = pack ? 1 : chunks[i].count;
         if (!(s->cons[i] = ccas_constraint_compile (c->cons, o, path, err)))
             rc = -1;
         json_object_put (o);

@@ -8,8 +8,13 @@
  * resources become minimums (ncpus=4, mem=8gb) or matches (slot_type=execute,
  * vm_size=...); slot_type names the nodearray unless default_resources
  * defines a slot_type resource.  place=scatter|vscatter spreads slots over
- * nodes, free|pack lets them share; excl|exclhost makes the job exclusive;
- * group=<resource> or ungrouped=false keeps the job in one placement group.
+ * nodes, free lets them share; pack puts every chunk on one host, so the job
+ * becomes one node request holding the chunks' summed amounts (numbers and
+ * sizes; other values must agree, else the job can never match and says
+ * why); excl|exclhost makes the job exclusive.  group=group_id or
+ * ungrouped=false keeps the job in one placement group; ungrouped=true keeps
+ * it outside any (a node joined in a placement group has ungrouped=false, and
+ * PBS would never run the job there).
  * Jobs that cannot be read are skipped with a logged reason, never the pass.
  */
 #ifndef CCAS_PBS_JOBS_H

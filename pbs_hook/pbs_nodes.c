@@ -118,7 +118,7 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
             nodes->by_node[n->index] = p;
         n->sched_jobs = p->njobs;
         n->busy = p->njobs > 0;
-        n->sched_offline = p->offline || p->down;
+        n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || p->down;
         use_assigned (c, n, p->assigned);
     }
 }
@@ -136,4 +136,9 @@ struct ccas_pbs_node *ccas_pbs_nodes_find (struct ccas_pbs_nodes *nodes, const s
 bool ccas_pbs_node_draining (const struct ccas_pbs_node *p)
 {
     return p->comment && strncmp (p->comment, CCAS_PBS_DRAIN_COMMENT, strlen (CCAS_PBS_DRAIN_COMMENT)) == 0;
+}
+
+bool ccas_pbs_node_joining (const struct ccas_pbs_node *p)
+{
+    return p->offline && p->comment && strcmp (p->comment, CCAS_PBS_JOINING_COMMENT) == 0;
 }

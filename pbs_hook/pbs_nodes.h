@@ -5,8 +5,11 @@
  * its name is the VM's hostname (or name); it is *joined* when its
  * resources_available.ccnodeid — written last when joining — holds that
  * VM's node id.  ccautoscale's own comments start with "ccautoscale: " and
- * say what it is doing; a draining node carries CCAS_PBS_DRAIN_COMMENT, a
- * node offline for any other reason is the administrator's and is left alone.
+ * say what it is doing: a node ccautoscale creates is offline with
+ * CCAS_PBS_JOINING_COMMENT from its creation until its last join step puts it
+ * online (so that comment is also the proof that a node without the marker is
+ * ours); a draining node carries CCAS_PBS_DRAIN_COMMENT; a node offline for any
+ * other reason is the administrator's and is left alone.
  */
 #ifndef CCAS_PBS_NODES_H
 #define CCAS_PBS_NODES_H
@@ -19,6 +22,7 @@
 #define CCAS_PBS_COMMENT_PREFIX "ccautoscale: "
 #define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining"   /* followed by ": <why>" */
 #define CCAS_PBS_JOIN_COMMENT "ccautoscale: joined"
+#define CCAS_PBS_JOINING_COMMENT "ccautoscale: joining"
 
 struct ccas_pbs_node {
     const char *name;           /* borrowed from the pbsnodes document */
@@ -45,7 +49,8 @@ struct ccas_pbs_nodes *ccas_pbs_nodes_from_json (json_object *doc, struct ccas_e
 void ccas_pbs_nodes_destroy (struct ccas_pbs_nodes *nodes);
 
 /* Tie PBS nodes to the model's nodes and tell the model what PBS knows: a
- * node with jobs is busy, one that is offline or down takes no new work, and
+ * node with jobs is busy, one that is offline (unless it is offline only
+ * because ccautoscale is still joining it) or down takes no new work, and
  * resources PBS has assigned are not free. */
 void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c);
 
@@ -54,5 +59,9 @@ struct ccas_pbs_node *ccas_pbs_nodes_find (struct ccas_pbs_nodes *nodes, const s
 
 /* True when ccautoscale is draining this node (its own comment). */
 bool ccas_pbs_node_draining (const struct ccas_pbs_node *p);
+
+/* True when the node is offline with ccautoscale's joining comment: created
+ * by ccautoscale and not yet put online. */
+bool ccas_pbs_node_joining (const struct ccas_pbs_node *p);
 
 #endif /* !CCAS_PBS_NODES_H */

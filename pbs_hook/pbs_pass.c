@@ -43,6 +43,13 @@ static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pno
         struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, t->node);
         bool idle = t->node->kind == CCAS_NODE_READY || t->node->kind == CCAS_NODE_STOPPED;
         const char *host = p ? p->name : ccas_pbs_host (t->node);
+        if (p && idle && ccas_pbs_node_joining (p)) {
+            /* never online, so nothing ever ran there: no drain needed */
+            if (!add (a, cap, CCAS_PBS_DELETE, host, t->node, p, t->reason))
+                return -1;
+            plan->terminates[kept++] = *t;
+            continue;
+        }
         if (p && idle && p->offline && !ccas_pbs_node_draining (p)) {
             ccas_log (LOG_INFO, "pbs: %s: offline by the administrator (%s); not given back",
                       host, p->comment ? p->comment : "no comment");
@@ -61,12 +68,40 @@ static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pno
     return 0;
 }
 
-static bool terminating (const struct ccas_plan *plan, const struct ccas_node *n)
+/* Should Ready VM `n` (PBS node `p`, or NULL) be joined this pass?  Not when
+ * it is being given back (`leaving`), joined (the marker set, and not left
+ * offline by a join that stopped before its last step), or offline for any
+ * reason but our own joining: the join's last step puts a node online, which
+ * must never undo a drain or an administrator's offline. */
+static bool wants_join (const struct ccas_node *n, const struct ccas_pbs_node *p, bool leaving)
 {
+    if (n->kind != CCAS_NODE_READY || leaving)
+        return false;
+    if (!p)
+        return true;
+    if (p->offline && !ccas_pbs_node_joining (p)) {
+        ccas_log (LOG_DEBUG, "pbs: %s: offline (%s); not joined", p->name, p->comment ? p->comment : "no comment");
+        return false;
+    }
+    return !p->ccnodeid || ccas_pbs_node_joining (p);
+}
+
+/* Which model nodes this pass gives back: terminated, drained or deleted
+ * (a drained node is out of the plan's terminations, so the plan alone
+ * cannot tell).  Indexed by node index; caller frees. */
+static bool *leaving_nodes (const struct ccas_plan *plan, const struct ccas_pbs_actions *a)
+{
+    size_t n = plan->cluster->nexisting;
+    bool *leaving = calloc (n + 1, sizeof (*leaving));
+    if (!leaving)
+        return NULL;
     for (size_t i = 0; i < plan->nterminates; i++)
-        if (plan->terminates[i].node == n)
-            return true;
-    return false;
+        if (plan->terminates[i].node->index < n)
+            leaving[plan->terminates[i].node->index] = true;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].node && a->v[i].node->index < n)
+            leaving[a->v[i].node->index] = true;
+    return leaving;
 }
 
 int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
@@ -79,17 +114,25 @@ int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct
         goto oom;
     for (size_t i = 0; i < pnodes->n; i++) {
         struct ccas_pbs_node *p = &pnodes->v[i];
-        if (!p->cc && p->ccnodeid && !add (a, &cap, CCAS_PBS_FORGET, p->name, NULL, p, "its VM has gone"))
+        /* ours: the marker, or the joining comment of a join that never finished */
+        bool ours = p->ccnodeid || ccas_pbs_node_joining (p);
+        if (!p->cc && ours && !add (a, &cap, CCAS_PBS_FORGET, p->name, NULL, p, "its VM has gone"))
             goto oom;
     }
+    bool *leaving = leaving_nodes (plan, a);
+    if (!leaving)
+        goto oom;
     for (size_t i = 0; i < c->nexisting; i++) {
         struct ccas_node *n = c->nodes[i];
         struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
-        if (n->kind != CCAS_NODE_READY || (p && p->ccnodeid) || terminating (plan, n))
+        if (!wants_join (n, p, n->index < c->nexisting && leaving[n->index]))
             continue;
-        if (!add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p, "ready"))
+        if (!add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p, "ready")) {
+            free (leaving);
             goto oom;
+        }
     }
+    free (leaving);
     return 0;
 oom:
     ccas_pbs_actions_free (a);

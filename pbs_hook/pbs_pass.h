@@ -6,10 +6,13 @@
  * is first drained (offline, with ccautoscale's draining comment, so PBS
  * starts nothing new on it); a drained node still idle on a later pass is
  * deleted from PBS and then terminated.  A node offline for any other reason
- * is the administrator's and is never drained, deleted or put back online.
+ * is the administrator's and is never drained, deleted, joined or put back
+ * online.  A node still offline with ccautoscale's joining comment never ran
+ * anything: when idle it is deleted and terminated at once, without a drain.
  * Failed and stuck VMs are deleted from PBS and terminated at once, and PBS
- * nodes that carry a ccnodeid whose VM has gone are deleted.  A node whose
- * deletion from PBS fails is not terminated this pass.
+ * nodes that are ours (a ccnodeid, or the joining comment) whose VM has gone
+ * are deleted.  A node whose deletion from PBS fails is not terminated this
+ * pass.  A Ready VM is joined unless it is joined already or leaves this pass.
  */
 #ifndef CCAS_PBS_PASS_H
 #define CCAS_PBS_PASS_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_pbs_hook.c: `ccautoscale pbs install-hook` — the site resources, the periodic hook, node grouping. */
+/* cmd_pbs_hook.c: `ccautoscale pbs install-hook` — the site resources, the periodic hook, placement sets. */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "builtins.h"
+#include "jsonutil.h"
 #include "pbs_cmds.h"
+#include "pbs_sched.h"
 #include "run.h"
 #include "state.h"
 
@@ -42,10 +44,18 @@ const struct cmd_help help_pbs_install_hook = {
         "nodearray, ccnodeid, instance_id as strings; ngpus and disk consumable), unless they\n"
         "exist; creates the hook 'ccautoscale' (unless it exists), imports the script and its\n"
         "config (this program, this configuration, pbs.hook_timeout), sets event=periodic,\n"
-        "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and sets the server's\n"
-        "node_group_enable=True and node_group_key=group_id so that jobs with\n"
-        "place=...:group=group_id stay inside one placement group.  Run it as a PBS manager\n"
-        "on the server host; run it again after an upgrade.",
+        "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and, as cyclecloud-pbspro\n"
+        "does, sets the server's node_group_enable=True and node_group_key=group_id and the\n"
+        "scheduler's only_explicit_psets=True and do_not_span_psets=True, so that a job\n"
+        "runs inside one placement group (nodes ccautoscale joins outside any have\n"
+        "group_id=_none_, one placement set) and never spans groups.\n"
+        "Then it checks, and warns about, what qmgr cannot set: the resources: line of\n"
+        "$PBS_HOME/sched_priv/sched_config (PBS_HOME from the environment or pbs.conf)\n"
+        "must name slot_type, group_id, ungrouped, disk, ngpus, nodearray and vm_size, or\n"
+        "the scheduler ignores them in a job's select (the warning prints the line to\n"
+        "write; then send pbs_sched SIGHUP); and PBS nodes without group_id are in no\n"
+        "placement set, so no job runs there (the warning names them).\n"
+        "Run it as a PBS manager on the server host; run it again after an upgrade.",
     .options = options,
     .examples = "$ ccautoscale pbs install-hook --dry-run\n$ ccautoscale pbs install-hook",
     .see_also = "ccautoscale-pbs-autoscale(8)",
@@ -145,6 +155,65 @@ static void install_hook (struct hook_ctx *h, const char *hook_file)
     qmgr (h, "set hook ccautoscale enabled = true");
     qmgr (h, "set server node_group_enable = True");
     qmgr (h, "set server node_group_key = group_id");
+    qmgr (h, "set sched only_explicit_psets = True");
+    qmgr (h, "set sched do_not_span_psets = True");
+}
+
+/* What qmgr cannot set: the scheduler's resources: line. */
+static void check_sched_config (void)
+{
+    char path[4200], missing[256], line[4600];
+    struct ccas_error err = { "" };
+    size_t len;
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    char *text = ccas_read_file (path, 1 << 20, &len, &err);
+    if (!text) {
+        fprintf (stderr, "ccautoscale: warning: %s; if that file has a resources: line, it must name", err.text);
+        for (size_t i = 0; ccas_pbs_sched_resources[i]; i++)
+            fprintf (stderr, "%s%s", i ? ", " : " ", ccas_pbs_sched_resources[i]);
+        fprintf (stderr, "\n");
+        return;
+    }
+    if (ccas_pbs_sched_check (text, ccas_pbs_sched_resources, missing, sizeof (missing),
+                              line, sizeof (line))
+        > 0)
+        fprintf (stderr,
+                 "ccautoscale: warning: %s: the scheduler ignores %s in a job's select: its resources: line does "
+                 "not name them; make that line\n%s\nthen send pbs_sched SIGHUP\n",
+                 path, missing, line);
+    free (text);
+}
+
+/* PBS nodes without group_id: only_explicit_psets leaves them in no placement
+ * set, and do_not_span_psets lets no job run there. */
+static void check_nodes (void)
+{
+    struct ccas_error err = { "" };
+    json_object *doc = ccas_pbs_pbsnodes (&err);
+    json_object *nodes = doc ? ccas_json_get (doc, "nodes") : NULL;
+    size_t n = 0;
+    if (!doc) {
+        fprintf (stderr, "ccautoscale: warning: cannot check the nodes' group_id: %s\n", err.text);
+        return;
+    }
+    if (nodes && json_object_is_type (nodes, json_type_object)) {
+        json_object_object_foreach (nodes, name, o) {
+            json_object *avail = o ? ccas_json_get (o, "resources_available") : NULL;
+            if (avail && ccas_json_get (avail, "group_id"))
+                continue;
+            if (n++ == 0)
+                fprintf (stderr, "ccautoscale: warning: PBS nodes without group_id are in no placement set, and no "
+                                 "job runs there; give each one, e.g.\n  qmgr -c \"set node NAME "
+                                 "resources_available.group_id = _none_\"\nNodes:");
+            if (n <= 20)
+                fprintf (stderr, " %s", name);
+        }
+    }
+    if (n > 20)
+        fprintf (stderr, " and %zu more", n - 20);
+    if (n)
+        fprintf (stderr, "\n");
+    json_object_put (doc);
 }
 
 int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
@@ -172,8 +241,11 @@ int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
     if (strpbrk (hook_file, " \"'\n") || strpbrk (cli->cfg->state_dir, " \"'\n"))
         return cli_fail (cli, EXIT_CONFIG, "%s: qmgr cannot import a path with spaces or quotes", hook_file);
     ccas_run_set_bin_dir (ccas_config_lookup_str (cli->cfg, "pbs.bin_dir"));
+    ccas_pbs_set_timeout (ccas_config_lookup_double (cli->cfg, "pbs.command_timeout", 30));
     create_resources (&h);
     install_hook (&h, hook_file);
+    check_sched_config ();
+    check_nodes ();
     if (h.failures)
         return cli_fail (cli, EXIT_SCHEDULER, "%d qmgr command%s failed; run again once fixed (each step is idempotent)",
                          h.failures, h.failures == 1 ? "" : "s");

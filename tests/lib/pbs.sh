@@ -38,12 +38,18 @@ fakepbs () {
     "$FAKEPBS_BIN" "$@"
 }
 
-# the resources `pbs install-hook` creates, so the suites that do not install it can join nodes
+# what `pbs install-hook` sets up — its resources with their types, and the
+# server's and scheduler's placement sets — so that the suites that do not
+# install it join nodes and run jobs as on a site that did (t0003 checks that
+# install-hook does the same); one fakepbs process, not eleven
 fakepbs_site_resources () {
-    local r
-    for r in slot_type group_id ungrouped vm_size nodearray ccnodeid instance_id ngpus disk; do
-        "$TEST_TMP/pbsbin/qmgr" -c "create resource $r type=string, flag=h" || return 1
+    local r args=()
+    for r in slot_type group_id ungrouped vm_size nodearray ccnodeid instance_id; do
+        args+=("create resource $r type=string, flag=h")
     done
+    fakepbs qmgr "${args[@]}" "create resource ngpus type=long, flag=nh" "create resource disk type=size, flag=nh" \
+        "set server node_group_enable = True" "set server node_group_key = group_id" \
+        "set sched only_explicit_psets = True" "set sched do_not_span_psets = True"
 }
 
 # a failing pass says why in the test's log (its exit status is kept for test_expect_code)

@@ -29,16 +29,20 @@ test_expect_success 'a second pass creates nothing more for the same jobs (they 
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests"
 '
 
-test_expect_success 'the booted nodes join PBS with their resources, the marker last, and go online' '
+test_expect_success 'the booted nodes join PBS: created offline, their resources, the marker, then online' '
     ccsim_wait_ready 20 && pbs_pass &&
     fakepbs state >st.json &&
     test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "joined" &&
-    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .slot_type, .vm_size, .ungrouped] | @tsv" st.json)" \
-        "2	execute	Standard_F2s_v2	true" "execute-1 resources" &&
-    jq -r ".calls[] | join(\" \")" st.json | grep -n "execute-1" >calls &&
-    grep -q "ccnodeid" calls && grep -q "pbsnodes -r execute-1" calls &&
-    test "$(grep -n ccnodeid calls | cut -d: -f1)" -gt "$(grep -n "ncpus = 2" calls | cut -d: -f1)" &&
-    test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes"
+    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .mem, .slot_type, .vm_size, .ungrouped, .group_id] | @tsv" st.json)" \
+        "2	4194304kb	execute	Standard_F2s_v2	true	_none_" "execute-1 resources" &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"] | [.state, .comment] | @tsv" st.json)" "free	ccautoscale: joined" "execute-1" &&
+    jq -r ".calls[] | join(\" \")" st.json | grep "execute-1" >calls &&
+    test_equal "$(sed "s/ = [^,]*//g; s/resources_available\.//g" calls)" \
+"qmgr -c create node execute-1 state=offline, comment=\"ccautoscale: joining\"
+qmgr -c set node execute-1 ncpus, mem, ngpus, slot_type, vm_size, nodearray, group_id, ungrouped, instance_id
+qmgr -c set node execute-1 ccnodeid
+pbsnodes -r execute-1 -C ccautoscale: joined" "the join, step by step" &&
+    test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes (one placement set: group_id _none_)"
 '
 
 test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id lands in one placement group' '
@@ -48,9 +52,26 @@ test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id l
     test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" 1 "placement groups" &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId][0] // \"\"" | grep -c .)" 1 "in a named group" &&
     ccsim_wait_ready 20 && pbs_pass &&
-    fakepbs state | jq -r "[.nodes[] | .resources_available.group_id] | unique | length" >groups &&
-    test_equal "$(cat groups)" 1 "group_id values PBS sees" &&
+    pg=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | join(\" \")") &&
+    test -n "$pg" &&
+    test_equal "$(fakepbs state | jq -r "[.nodes[] | .resources_available.group_id // \"null\"] | unique | join(\" \")")" "$pg" \
+        "group_id PBS sees: the placement group ccsim made" &&
     test_equal "$(fakepbs sched)" 1 "the MPI job starts"
+'
+
+# the hpc nodes above are idle, joined and in a placement group (ungrouped=false):
+# PBS never runs an ungrouped=true job there, so it needs a node of its own
+test_expect_success 'an ungrouped=true job gets a new node outside any placement group, not an idle grouped one' '
+    fakepbs finish 1.fakeserver && ccsim_delete /ccsim/requests >/dev/null &&
+    fakepbs qsub -l select=1:ncpus=1:ungrouped=true >/dev/null &&
+    pbs_pass &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests" &&
+    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.PlacementGroupId == null) | .Template] | join(\" \")")" \
+        execute "new nodes outside a placement group" &&
+    test_equal "$(fakepbs sched)" 0 "jobs PBS starts before the new node joins" &&
+    ccsim_wait_ready 20 && pbs_pass &&
+    test_equal "$(fakepbs sched)" 1 "the job starts on the new node" &&
+    fakepbs state | jq -e ".jobs[\"2.fakeserver\"].exec_host | startswith(\"execute-\")"
 '
 
 test_expect_success 'a multi-chunk job gets exactly its chunks: 2 x ncpus=2 and 1 x 1 GPU' '

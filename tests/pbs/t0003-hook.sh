@@ -9,8 +9,11 @@
 command -v python3 >/dev/null || test_skip_all "python3 is needed by the fake PBS"
 HOOK=$top_srcdir/pbs_hook/ccautoscale_hook.py
 
-test_expect_success 'setup: ccsim, the fake PBS without site resources' '
-    pbs_start && : >"$FAKEPBS_STATE"
+test_expect_success 'setup: ccsim, the fake PBS without site resources; PBS_HOME with the default sched_config' '
+    pbs_start && : >"$FAKEPBS_STATE" &&
+    mkdir -p "$TEST_TMP/pbshome/sched_priv" && PBS_HOME=$TEST_TMP/pbshome && export PBS_HOME &&
+    printf "%s\n" "# resources: \"ncpus, mem\"" "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe\"" \
+        "smp_cluster_dist: pack" >"$PBS_HOME/sched_priv/sched_config"
 '
 
 test_expect_success 'install-hook --dry-run prints the qmgr commands and changes nothing' '
@@ -18,11 +21,14 @@ test_expect_success 'install-hook --dry-run prints the qmgr commands and changes
     grep "^qmgr -c .create resource ccnodeid type=string, flag=h.$" dry.out &&
     grep "^qmgr -c .set hook ccautoscale alarm = 120.$" dry.out &&
     grep "^qmgr -c .set server node_group_key = group_id.$" dry.out &&
+    grep "^qmgr -c .set sched only_explicit_psets = True.$" dry.out &&
+    grep "^qmgr -c .set sched do_not_span_psets = True.$" dry.out &&
     test_equal "$(fakepbs state | jq ".resources | length")" 0 "resources"
 '
 
 test_expect_success 'install-hook creates the resources, imports the hook and its config, sets the schedule' '
-    "$CCAS" pbs install-hook --hook-file "$HOOK" >install.out &&
+    fakepbs qmgr "create node static-1" &&
+    "$CCAS" pbs install-hook --hook-file "$HOOK" >install.out 2>install.err &&
     fakepbs state >st.json &&
     test_equal "$(jq -r ".resources | keys | join(\" \")" st.json)" \
         "ccnodeid disk group_id instance_id ngpus nodearray slot_type ungrouped vm_size" "resources" &&
@@ -31,11 +37,22 @@ test_expect_success 'install-hook creates the resources, imports the hook and it
         "periodic 15 120 true" "hook settings" &&
     jq -r ".hooks.ccautoscale.script" st.json | grep -q "def main" &&
     jq -r ".hooks.ccautoscale.config" st.json | jq -e ".config == \"$CCAS_CONF\" and .timeout == 100" &&
-    test_equal "$(jq -r ".server.node_group_key" st.json)" group_id "node_group_key"
+    test_equal "$(jq -r ".server.node_group_key" st.json)" group_id "node_group_key" &&
+    test_equal "$(jq -r ".sched | [.only_explicit_psets, .do_not_span_psets] | join(\" \")" st.json)" "True True" "sched"
 '
 
-test_expect_success 'install-hook again creates nothing twice and succeeds' '
-    "$CCAS" pbs install-hook --hook-file "$HOOK" >again.out &&
+test_expect_success 'install-hook warns about what qmgr cannot set: the sched_config resources: line, nodes without group_id' '
+    grep "^ccautoscale: warning: $PBS_HOME/sched_priv/sched_config: the scheduler ignores slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size in a job.s select" install.err &&
+    grep -x "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size\"" install.err &&
+    grep -x "Nodes: static-1" install.err &&
+    grep "qmgr -c \"set node NAME resources_available.group_id = _none_\"" install.err
+'
+
+test_expect_success 'install-hook again creates nothing twice and succeeds; with the line and group_id set, no warning' '
+    grep -x "resources: .*" install.err >"$PBS_HOME/sched_priv/sched_config" &&
+    fakepbs qmgr "set node static-1 resources_available.group_id = _none_" &&
+    "$CCAS" pbs install-hook --hook-file "$HOOK" >again.out 2>again.err &&
+    test_no_grep warning again.err &&
     fakepbs state | jq -r ".calls[] | join(\" \")" | grep -c "qmgr -c create" >creates &&
     test_equal "$(cat creates)" 10 "create calls over both runs (9 resources and the hook, once each)"
 '

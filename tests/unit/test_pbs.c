@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,6 +23,7 @@
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"
+#include "pbs_sched.h"
 #include "pbs_select.h"
 #include "plan.h"
 
@@ -240,7 +242,7 @@ static void test_jobs_from_qstat (void **state)
     assert_null (strstr (ccas_constraint_text (j5->chunks[0].cons), "mpiprocs"));
     assert_non_null (strstr (ccas_constraint_text (j5->chunks[1].cons), "ngpus"));
     const struct ccas_job *j8 = find_job (jobs, "8.s");
-    assert_int_equal (j8->packing, CCAS_PACK);
+    assert_int_equal (j8->nslots, 1);
     assert_non_null (strstr (ccas_constraint_text (j8->chunks[0].cons), "\"ncpus\":2"));
     assert_null (find_job (jobs, "3.s"));
     assert_null (find_job (jobs, "4[].s"));
@@ -254,6 +256,117 @@ static void test_jobs_from_qstat (void **state)
     ccas_jobs_destroy (jobs);
     json_object_put (doc);
     model_free (c);
+}
+
+/* The jobs of `qstat` (a Jobs object's text), matched against a model with
+ * the CycleCloud nodes `nodes` (a node list's text, or NULL) that PBS has
+ * joined and left idle. */
+struct matched {
+    struct ccas_cluster *c;
+    struct ccas_jobs *jobs;
+    json_object *doc;
+};
+
+static void match_jobs (struct matched *m, const char *nodes, const char *pbsnodes, const char *qstat)
+{
+    struct ccas_error err = { "" };
+    m->c = model (nodes);
+    if (pbsnodes) {
+        struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (pbsnodes), &err);
+        assert_non_null (pn);
+        ccas_pbs_nodes_merge (pn, m->c);
+        ccas_pbs_nodes_destroy (pn);
+    }
+    m->doc = json_tokener_parse (qstat);
+    assert_non_null (m->doc);
+    m->jobs = ccas_pbs_jobs_from_qstat (m->c, m->doc, NULL, &err);
+    assert_non_null (m->jobs);
+    assert_int_equal (ccas_match (m->c, m->jobs, NULL, &err), 0);
+}
+
+static void matched_free (struct matched *m)
+{
+    ccas_jobs_destroy (m->jobs);
+    json_object_put (m->doc);
+    model_free (m->c);
+}
+
+/* An idle joined node in a placement group (ungrouped=false in PBS) is no
+ * place for an ungrouped=true job: PBS would never run it there, so the job
+ * needs a new node outside any placement group. */
+static void test_jobs_ungrouped (void **state)
+{
+    (void)state;
+    struct matched m;
+    match_jobs (&m,
+                "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\","
+                " \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Ready\", \"TargetState\": \"Started\","
+                " \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\", \"PlacementGroupId\": \"pg-1\"}]}",
+                "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}}}}",
+                "{\"Jobs\": {"
+                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=true\"},"
+                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=false\"},"
+                " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=True\"},"
+                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\"}"
+                "}}");
+    const struct ccas_job *j1 = find_job (m.jobs, "1.s"), *j2 = find_job (m.jobs, "2.s");
+    assert_non_null (strstr (ccas_constraint_text (j1->chunks[0].cons), "\"in-a-placement-group\":false"));
+    assert_false (j1->colocated);
+    assert_true (j1->matched);
+    assert_int_equal (j1->slots[0]->kind, CCAS_NODE_NEW);
+    assert_null (j1->slots[0]->placement_group);
+    /* ungrouped=false: the grouped node is the right one */
+    assert_true (j2->matched);
+    assert_true (j2->colocated);
+    assert_string_equal (j2->slots[0]->name, "htc-1");
+    /* PBS compares strings exactly: no node of ours has ungrouped=True */
+    const struct ccas_job *j3 = find_job (m.jobs, "3.s");
+    assert_false (j3->matched);
+    assert_non_null (strstr (j3->reason, "ungrouped='True'"));
+    const struct ccas_job *j4 = find_job (m.jobs, "4.s");
+    assert_false (j4->matched);
+    assert_non_null (strstr (j4->reason, "ungrouped=true asks for nodes outside any placement group"));
+    matched_free (&m);
+}
+
+/* place=pack: every chunk on one host — one node request with the chunks'
+ * summed amounts, never "fill a node, then open another". */
+static void test_jobs_pack (void **state)
+{
+    (void)state;
+    struct matched m;
+    match_jobs (&m, NULL, NULL,
+                "{\"Jobs\": {"
+                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:mem=1gb:slot_type=htc+1:ncpus=2:mem=512mb\","
+                "           \"Resource_List\": {\"place\": \"pack\"}},"
+                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=gpu\","
+                "           \"Resource_List\": {\"place\": \"pack:excl\"}},"
+                " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\","
+                "           \"Resource_List\": {\"place\": \"free\"}},"
+                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\","
+                "           \"Resource_List\": {\"place\": \"pack\"}}"
+                "}}");
+    const struct ccas_job *j1 = find_job (m.jobs, "1.s");
+    assert_int_equal (j1->nchunks, 1);
+    assert_int_equal (j1->nslots, 1);
+    const char *text = ccas_constraint_text (j1->chunks[0].cons);
+    assert_non_null (strstr (text, "\"ncpus\":4"));
+    assert_non_null (strstr (text, "\"mem\":\"2.5g\""));
+    assert_true (j1->matched);
+    assert_int_equal (j1->slots[0]->vcpu_count, 4); /* one Standard_F4s_v2, not two F2s */
+    /* values that are not amounts must agree */
+    const struct ccas_job *j2 = find_job (m.jobs, "2.s");
+    assert_false (j2->matched);
+    assert_non_null (strstr (j2->reason, "place=pack puts every chunk on one host, but its chunks ask for "
+                                         "slot_type=htc and slot_type=gpu"));
+    /* free may spread: two 2-core chunks, two nodes */
+    const struct ccas_job *j3 = find_job (m.jobs, "3.s");
+    assert_int_equal (j3->nslots, 2);
+    assert_true (j3->matched);
+    const struct ccas_job *j4 = find_job (m.jobs, "4.s");
+    assert_false (j4->matched);
+    assert_non_null (strstr (j4->reason, "ungrouped=true and ungrouped=false"));
+    matched_free (&m);
 }
 
 /* ---- nodes and the pass's decisions ---------------------------------------------------------------- */
@@ -386,14 +499,129 @@ static void test_join_ready_nodes (void **state)
     model_free (c);
 }
 
+/* The join's last step puts a node online, so a join must never reach a node
+ * that is draining or that the administrator took offline, even without the
+ * marker; a join that stopped at any step (the node offline with the joining
+ * comment) is taken up again; such a node is ours: given back without a
+ * drain when idle, forgotten when its VM has gone. */
+static void test_join_never_reopens (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = model (cc_nodes);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (
+        "{\"nodes\": {"
+        " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\","
+        "            \"resources_available\": {\"ccnodeid\": \"id1\"}},"
+        " \"htc-2\": {\"state\": \"free\", \"resources_available\": {}},"
+        " \"htc-3\": {\"state\": \"offline\", \"comment\": \"ccautoscale: draining: idle for 400 s\","
+        "            \"resources_available\": {}},"
+        " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", \"resources_available\": {}},"
+        " \"htc-5\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"resources_available\": {}},"
+        " \"old-8\": {\"state\": \"down,offline\", \"comment\": \"ccautoscale: joining\", \"resources_available\": {}},"
+        " \"static-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining soon\", \"resources_available\": {}}"
+        "}}"), &err);
+    assert_non_null (pn);
+    ccas_pbs_nodes_merge (pn, c);
+    /* still joining is not offline for the matching: it is about to take work */
+    assert_false (ccas_cluster_find_node (c, "htc-5")->sched_offline);
+    assert_true (ccas_cluster_find_node (c, "htc-4")->sched_offline);
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    /* htc-2 (failed joins: in PBS, no marker) and htc-5 idle for an hour; the others busy a moment ago */
+    json_object *times = json_tokener_parse ("{\"id1\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id2\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id3\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id4\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id5\": {\"first_seen\": 0, \"last_busy\": 0}}");
+    assert_int_equal (ccas_plan_scaledown (plan, times, 3600, &err), 0);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    size_t per_host[8] = { 0 };
+    for (size_t i = 0; i < a.n; i++)
+        if (strncmp (a.v[i].host, "htc-", 4) == 0)
+            per_host[a.v[i].host[4] - '0']++;
+    for (int h = 1; h <= 6; h++)
+        assert_true (per_host[h] <= 1); /* never drained and joined in one pass */
+    assert_int_equal (action_for (&a, "htc-1")->kind, CCAS_PBS_JOIN); /* marker set, online step failed */
+    assert_non_null (action_for (&a, "htc-1")->pbs);
+    assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN);
+    assert_null (action_for (&a, "htc-3"));                          /* draining */
+    assert_null (action_for (&a, "htc-4"));                          /* the administrator's */
+    assert_int_equal (action_for (&a, "htc-5")->kind, CCAS_PBS_DELETE); /* never online: no drain */
+    assert_true (terminated (plan, "htc-5"));
+    assert_int_equal (action_for (&a, "old-8")->kind, CCAS_PBS_FORGET);
+    assert_null (action_for (&a, "static-1"));                       /* not our comment */
+    ccas_pbs_actions_free (&a);
+    json_object_put (times);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+/* ---- the scheduler's resources: line ---------------------------------------------------------------- */
+
+static void test_sched_config (void **state)
+{
+    (void)state;
+    static const char *const wanted[] = { "slot_type", "ungrouped", "ngpus", NULL };
+    char missing[128], line[512];
+    /* PBS's default: ours missing; the line keeps what it had, ours appended */
+    static const char dflt[] = "# resources: \"ncpus, slot_type\"\n"
+                               "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe\"\n"
+                               "smp_cluster_dist: pack\n";
+    assert_int_equal (ccas_pbs_sched_check (dflt, wanted, missing, sizeof (missing), line, sizeof (line)), 3);
+    assert_string_equal (missing, "slot_type, ungrouped, ngpus");
+    assert_string_equal (line, "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, ungrouped, ngpus\"");
+    /* some there (spacing as a site wrote it), the last line counts */
+    static const char some[] = "resources: \"ncpus\"\nresources: \"ncpus,mem, ngpus,slot_type_x\"\r\n";
+    assert_int_equal (ccas_pbs_sched_check (some, wanted, missing, sizeof (missing), line, sizeof (line)), 2);
+    assert_string_equal (missing, "slot_type, ungrouped");
+    assert_string_equal (line, "resources: \"ncpus, mem, ngpus, slot_type_x, slot_type, ungrouped\"");
+    /* all there, or no line (the scheduler then checks every resource) */
+    static const char all[] = "resources: \"ncpus, ungrouped, slot_type, ngpus\"\n";
+    assert_int_equal (ccas_pbs_sched_check (all, wanted, missing, sizeof (missing), line, sizeof (line)), 0);
+    assert_int_equal (ccas_pbs_sched_check ("smp_cluster_dist: pack\n", wanted, missing, sizeof (missing), line,
+                                            sizeof (line)),
+                      0);
+    assert_int_equal (ccas_pbs_sched_check ("", wanted, missing, sizeof (missing), line, sizeof (line)), 0);
+}
+
+static void test_sched_config_path (void **state)
+{
+    (void)state;
+    char path[512], conf[] = "/tmp/test_pbs_conf.XXXXXX";
+    int fd = mkstemp (conf);
+    assert_true (fd >= 0);
+    assert_true (write (fd, "PBS_EXEC=/opt/pbs\nPBS_HOME=/site/pbs\n", 36) == 36);
+    close (fd);
+    unsetenv ("PBS_HOME");
+    setenv ("PBS_CONF_FILE", conf, 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/site/pbs/sched_priv/sched_config");
+    setenv ("PBS_HOME", "/env/pbs", 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/env/pbs/sched_priv/sched_config");
+    unsetenv ("PBS_HOME");
+    setenv ("PBS_CONF_FILE", "/nonexistent/pbs.conf", 1);
+    ccas_pbs_sched_config_path (path, sizeof (path));
+    assert_string_equal (path, "/var/spool/pbs/sched_priv/sched_config");
+    unsetenv ("PBS_CONF_FILE");
+    unlink (conf);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_select_chunks),   cmocka_unit_test (test_select_errors),
         cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
         cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
-        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_pass_decisions),
-        cmocka_unit_test (test_join_ready_nodes),
+        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_jobs_ungrouped),
+        cmocka_unit_test (test_jobs_pack),       cmocka_unit_test (test_pass_decisions),
+        cmocka_unit_test (test_join_ready_nodes), cmocka_unit_test (test_join_never_reopens),
+        cmocka_unit_test (test_sched_config),     cmocka_unit_test (test_sched_config_path),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
