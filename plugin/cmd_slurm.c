@@ -229,7 +229,9 @@ const struct cmd_help help_slurm_sync = {
         "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
         "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes.  Only reasons\n"
         "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
-        "responding', are cleared; nodes an administrator took out stay out.",
+        "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
+        "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
+        "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
     .options = sync_options,
     .examples = "$ ccautoscale slurm sync --dry-run",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
@@ -251,6 +253,13 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
+    /* it holds the lock the programs slurmctld runs wait for (slurm.lock_timeout):
+     * their limits, not the command's minutes against a CycleCloud that does not answer */
+    struct ccas_ccapi *api = ccas_power_client (cli->cfg, &err);
+    if (!api)
+        return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
+    ccas_ccapi_destroy (cli->api);
+    cli->api = api;
     if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0
         || ccas_power_load (&p, true, &err) < 0) {
         rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);

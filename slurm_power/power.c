@@ -81,6 +81,27 @@ static int check_state_dir (const char *dir, struct ccas_error *err)
     return 0;
 }
 
+struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
+{
+    struct ccas_ccapi_opts ao = {
+        .url = cfg->url,
+        .username = cfg->username,
+        .password = cfg->password,
+        .cluster = cfg->cluster_name,
+        .verify_certificates = cfg->verify_certificates,
+        .ca_file = cfg->ca_file,
+        /* slurmctld waits for these programs and they hold the lock: an
+         * unreachable CycleCloud must not keep them for minutes, as the
+         * command's limits (connect_timeout, request_timeout, retries) would */
+        .connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000),
+        .request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000),
+        .max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1),
+        .backoff_max_ms = 2000, /* also caps a Retry-After */
+        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
+    };
+    return ccas_ccapi_create (&ao, err);
+}
+
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err)
 {
@@ -95,23 +116,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     open_logging (p, o);
     if (ccas_slurm_init (err) < 0)
         return -1;
-    struct ccas_ccapi_opts ao = {
-        .url = p->cfg->url,
-        .username = p->cfg->username,
-        .password = p->cfg->password,
-        .cluster = p->cfg->cluster_name,
-        .verify_certificates = p->cfg->verify_certificates,
-        .ca_file = p->cfg->ca_file,
-        /* slurmctld waits for these programs and they hold the lock: an
-         * unreachable CycleCloud must not keep them for minutes, as the
-         * CLI's limits (connect_timeout, request_timeout, retries) would */
-        .connect_timeout_ms = (long)(ccas_config_lookup_double (p->cfg, "slurm.connect_timeout", 3) * 1000),
-        .request_timeout_ms = (long)(ccas_config_lookup_double (p->cfg, "slurm.request_timeout", 15) * 1000),
-        .max_retries = (int)ccas_config_lookup_double (p->cfg, "slurm.retries", 1),
-        .backoff_max_ms = 2000, /* also caps a Retry-After */
-        .max_response_bytes = (size_t)p->cfg->max_response_mb * 1024 * 1024,
-    };
-    if (!(p->api = ccas_ccapi_create (&ao, err)))
+    if (!(p->api = ccas_power_client (p->cfg, err)))
         return -1;
     if (!p->dry_run) {
         double wait = ccas_config_lookup_double (p->cfg, "slurm.lock_timeout", 20);

@@ -59,10 +59,15 @@ struct ccas_power_opts {
  * Returns a static or borrowed string. */
 const char *ccas_power_config_path (const char *explicit_path);
 
+/* A CycleCloud client with the limits of the programs slurmctld waits for
+ * and of sync, which holds the lock they wait for: slurm.connect_timeout,
+ * slurm.request_timeout, slurm.retries (not the command's connect_timeout,
+ * request_timeout, retries).  Caller frees with ccas_ccapi_destroy(). */
+struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err);
+
 /* Set up a run.  Returns 0, or -1 with `err` (the program then hands every
- * name back itself where it can).  CycleCloud is asked with the programs'
- * own limits (slurm.connect_timeout, slurm.request_timeout, slurm.retries):
- * slurmctld waits for them and they hold the lock.  Unless a dry run, the
+ * name back itself where it can).  CycleCloud is asked through
+ * ccas_power_client().  Unless a dry run, the
  * lock and state_dir must be writable: an error names the path and the
  * user the program runs as (SlurmUser, rarely root). */
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
