@@ -104,13 +104,11 @@ bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name,
     return true;
 }
 
-struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
-                                          const char *name, const struct ccas_slurm_node *sn, char *why,
-                                          size_t whysize)
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                                      const char *name, long *index, char *why, size_t whysize)
 {
     char na[256];
-    long index;
-    if (!ccas_slurm_name_parse (l, name, na, sizeof (na), &index)) {
+    if (!ccas_slurm_name_parse (l, name, na, sizeof (na), index)) {
         snprintf (why, whysize, "'%s' is not a ccautoscale name (%s<nodearray>-<n>)", name, l->prefix);
         return NULL;
     }
@@ -122,8 +120,18 @@ struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const st
         snprintf (why, whysize, "cluster '%s' has no nodearray '%s'", c->cfg->cluster_name, na);
         return NULL;
     }
-    if (!ccas_slurm_nodearray_managed (nap, why, whysize))
+    return ccas_slurm_nodearray_managed (nap, why, whysize) ? nap : NULL;
+}
+
+struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                          const char *name, const struct ccas_slurm_node *sn, char *why,
+                                          size_t whysize)
+{
+    long index;
+    const struct ccas_nodearray *nap = ccas_slurm_nodearray_of (c, l, name, &index, why, whysize);
+    if (!nap)
         return NULL;
+    const char *na = nap->name;
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_bucket *b = &c->buckets[i];
         if (b->na == nap && sn && sn->features && ccas_slurm_node_has_feature (sn, b->machine_type))

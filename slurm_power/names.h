@@ -51,6 +51,11 @@ const char *ccas_slurm_name (const struct ccas_slurm_layout *l, const char *node
 bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name, char *nodearray, size_t size,
                             long *index);
 
+/* The managed nodearray a node name belongs to (its index in `*index`), or
+ * NULL with `why`.  Borrowed from `c`. */
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                                      const char *name, long *index, char *why, size_t whysize);
+
 /* The bucket a node name belongs to: the nodearray from the name (a managed
  * one), the machine type from the Slurm node's features (`sn` may be NULL),
  * else from the layout.  NULL if ccautoscale does not manage the name; `why`

@@ -101,17 +101,21 @@ static void terminate_later (struct sync_run *r, const struct ccas_node *n, cons
     r->term[r->nterm++].why = why;
 }
 
-/* A VM sync may act on: its name is one of the layout's, in its own
- * nodearray, and that nodearray is managed (names.h).  Anything else —
- * a login node, a nodearray with autoscale disabled or disabled in the
- * configuration, a name ccautoscale never gives — is someone else's. */
-static bool managed_vm (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+/* A VM sync may act on: of a nodearray ccautoscale manages (names.h), and
+ * named as ccautoscale names that nodearray's nodes (<prefix><nodearray>-<n>,
+ * within the layout or not: a VM of an autoscaled nodearray unknown to
+ * Slurm is an orphan).  Anything else — a login node, a nodearray with
+ * autoscale off or disabled in the configuration, a name ccautoscale never
+ * gives — is someone else's. */
+static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
 {
     char why[300];
-    struct ccas_bucket *b = ccas_slurm_bucket_of (r->p->model, r->p->layout, n->name, sn, why, sizeof (why));
-    if (b && n->nodearray && strcmp (n->nodearray, b->na->name) != 0)
-        snprintf (why, sizeof (why), "its name is nodearray '%s''s", b->na->name);
-    else if (b)
+    long index;
+    const struct ccas_nodearray *na = ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why,
+                                                               sizeof (why));
+    if (na && n->nodearray && strcmp (n->nodearray, na->name) != 0)
+        snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
+    else if (na)
         return true;
     ccas_log (LOG_DEBUG, "%s: VM of nodearray '%s' left alone: %s", n->name, n->nodearray ? n->nodearray : "?",
               why);
@@ -224,7 +228,7 @@ static void check_vm (struct sync_run *r, struct ccas_node *n)
     if (n->kind == CCAS_NODE_GOING || !n->name)
         return;
     const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (r->p->snodes, n->name);
-    if (!managed_vm (r, n, sn))
+    if (!managed_vm (r, n))
         return;
     if (!sn || ccas_slurm_node_powered_down (sn))
         orphan (r, n, sn);
