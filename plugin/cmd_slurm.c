@@ -40,6 +40,9 @@ const struct cmd_help help_slurm_conf = {
         "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
         "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
         "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
+        "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
+        "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
+        "and no partition: ccautoscale does not manage it.\n"
         "\n"
         "Without --write the files are printed.  Add to slurm.conf:\n"
         "  Include /etc/slurm/ccautoscale.conf\n"
@@ -214,14 +217,21 @@ const struct cmd_help help_slurm_sync = {
     .synopsis = "slurm sync [--dry-run] [--json]",
     .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, addresses, capacity holds",
     .description =
-        "Run by the ccautoscale-sync timer (every minute).  Terminates orphans (VMs whose\n"
-        "Slurm node is powered down or unknown), releases failed VMs behind nodes that are\n"
-        "powering up and hands their nodes back (the job is requeued), sets NodeAddr and\n"
-        "NodeHostname from the VMs' private IPs (slurm.set_node_addr), keeps the nodes of\n"
-        "buckets in a capacity window drained and returns them when the window ends, returns\n"
-        "down~ nodes whose VM is gone, and keeps KeepAlive nodes in SuspendExcNodes.  Only\n"
-        "reasons that start with 'ccautoscale:' (and 'ResumeTimeout reached') are cleared;\n"
-        "nodes an administrator took out stay out.",
+        "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
+        "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
+        "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
+        "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
+        "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
+        "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
+        "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
+        "IPs (slurm.set_node_addr), counts a node's boot for the breaker once, when it is first\n"
+        "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
+        "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
+        "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes.  Only reasons\n"
+        "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
+        "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
+        "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
+        "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
     .options = sync_options,
     .examples = "$ ccautoscale slurm sync --dry-run",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
@@ -243,6 +253,13 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
+    /* it holds the lock the programs slurmctld runs wait for (slurm.lock_timeout):
+     * their limits, not the command's minutes against a CycleCloud that does not answer */
+    struct ccas_ccapi *api = ccas_power_client (cli->cfg, &err);
+    if (!api)
+        return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
+    ccas_ccapi_destroy (cli->api);
+    cli->api = api;
     if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0
         || ccas_power_load (&p, true, &err) < 0) {
         rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);

@@ -19,6 +19,23 @@ static long bucket_size (const struct ccas_bucket *b, long cap)
     return n;
 }
 
+bool ccas_slurm_nodearray_managed (const struct ccas_nodearray *na, char *why, size_t whysize)
+{
+    if (!na->st->autoscale_enabled) {
+        if (why)
+            snprintf (why, whysize, "nodearray '%s' is not autoscaled (Configuration.autoscale.enabled is false"
+                      " in CycleCloud)", na->name);
+        return false;
+    }
+    if (!na->enabled) {
+        if (why)
+            snprintf (why, whysize, "nodearray '%s' is disabled in the configuration (nodearrays.%s.enabled)",
+                      na->name, na->name);
+        return false;
+    }
+    return true;
+}
+
 struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c)
 {
     struct ccas_slurm_layout *l = calloc (1, sizeof (*l));
@@ -32,6 +49,8 @@ struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c
     long cap = (long)ccas_config_lookup_double (c->cfg, "slurm.max_nodes", 1000);
     for (size_t a = 0; a < c->nnodearrays; a++) {
         long next = 1;
+        if (!ccas_slurm_nodearray_managed (&c->nodearrays[a], NULL, 0))
+            continue;
         /* buckets are in preference order; each nodearray's ranges follow it */
         for (size_t i = 0; i < c->nbuckets; i++) {
             struct ccas_bucket *b = &c->buckets[i];
@@ -85,28 +104,38 @@ bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name,
     return true;
 }
 
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                                      const char *name, long *index, char *why, size_t whysize)
+{
+    char na[256];
+    if (!ccas_slurm_name_parse (l, name, na, sizeof (na), index)) {
+        snprintf (why, whysize, "'%s' is not a ccautoscale name (%s<nodearray>-<n>)", name, l->prefix);
+        return NULL;
+    }
+    const struct ccas_nodearray *nap = NULL;
+    for (size_t i = 0; i < c->nnodearrays && !nap; i++)
+        if (strcmp (c->nodearrays[i].name, na) == 0)
+            nap = &c->nodearrays[i];
+    if (!nap) {
+        snprintf (why, whysize, "cluster '%s' has no nodearray '%s'", c->cfg->cluster_name, na);
+        return NULL;
+    }
+    return ccas_slurm_nodearray_managed (nap, why, whysize) ? nap : NULL;
+}
+
 struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                                           const char *name, const struct ccas_slurm_node *sn, char *why,
                                           size_t whysize)
 {
-    char na[256];
     long index;
-    if (!ccas_slurm_name_parse (l, name, na, sizeof (na), &index)) {
-        snprintf (why, whysize, "'%s' is not a ccautoscale name (%s<nodearray>-<n>)", name, l->prefix);
+    const struct ccas_nodearray *nap = ccas_slurm_nodearray_of (c, l, name, &index, why, whysize);
+    if (!nap)
         return NULL;
-    }
-    bool known_na = false;
+    const char *na = nap->name;
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_bucket *b = &c->buckets[i];
-        if (strcmp (b->na->name, na) != 0)
-            continue;
-        known_na = true;
-        if (sn && sn->features && ccas_slurm_node_has_feature (sn, b->machine_type))
+        if (b->na == nap && sn && sn->features && ccas_slurm_node_has_feature (sn, b->machine_type))
             return b;
-    }
-    if (!known_na) {
-        snprintf (why, whysize, "cluster '%s' has no nodearray '%s'", c->cfg->cluster_name, na);
-        return NULL;
     }
     for (size_t r = 0; r < l->nranges; r++) {
         const struct ccas_slurm_range *rg = &l->ranges[r];

@@ -7,6 +7,13 @@
  * NodeName lines carry Feature=<machine type>; when a name is resolved, that
  * feature in Slurm is the authority and the layout the fallback, so renaming
  * ranges in the configuration never sends a node to the wrong machine type.
+ *
+ * Only the nodearrays ccautoscale manages get names: not one whose
+ * Configuration.autoscale.enabled is false in CycleCloud (a login nodearray,
+ * as Microsoft's Slurm template marks it; scalelib ignores those too), nor
+ * one disabled in the configuration (nodearrays.<name>.enabled false).  Their
+ * VMs are never created, started or terminated by the Slurm programs or sync,
+ * and `slurm conf` writes no node or partition for them.
  */
 #ifndef CCAS_SLURM_NAMES_H
 #define CCAS_SLURM_NAMES_H
@@ -28,7 +35,10 @@ struct ccas_slurm_layout {
     size_t nranges;
 };
 
-/* Lay out names for every bucket of `c`.  Caller frees with
+/* Whether ccautoscale manages `na` for Slurm; if not, `why` (may be NULL) says why. */
+bool ccas_slurm_nodearray_managed (const struct ccas_nodearray *na, char *why, size_t whysize);
+
+/* Lay out names for every bucket of the managed nodearrays of `c`.  Caller frees with
  * ccas_slurm_layout_destroy().  Returns NULL only when out of memory. */
 struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c);
 void ccas_slurm_layout_destroy (struct ccas_slurm_layout *l);
@@ -41,9 +51,15 @@ const char *ccas_slurm_name (const struct ccas_slurm_layout *l, const char *node
 bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name, char *nodearray, size_t size,
                             long *index);
 
-/* The bucket a node name belongs to: the nodearray from the name, the machine
- * type from the Slurm node's features (`sn` may be NULL), else from the
- * layout.  NULL if ccautoscale does not manage the name; `why` says why. */
+/* The managed nodearray a node name belongs to (its index in `*index`), or
+ * NULL with `why`.  Borrowed from `c`. */
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+                                                      const char *name, long *index, char *why, size_t whysize);
+
+/* The bucket a node name belongs to: the nodearray from the name (a managed
+ * one), the machine type from the Slurm node's features (`sn` may be NULL),
+ * else from the layout.  NULL if ccautoscale does not manage the name; `why`
+ * says why. */
 struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                                           const char *name, const struct ccas_slurm_node *sn, char *why,
                                           size_t whysize);

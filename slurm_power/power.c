@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "power.h"
-#include "report.h"
+#include "resume_file.h"
+#include "state.h"
 
 const char *ccas_power_config_path (const char *explicit_path)
 {
@@ -51,6 +53,55 @@ static void open_logging (struct ccas_power *p, const struct ccas_power_opts *o)
         ccas_log (LOG_WARNING, "%s", err.text);
 }
 
+/* slurmctld runs the programs as SlurmUser, rarely root: a file they cannot
+ * use is an administrator's chown away, so say who they run as. */
+static int as_whom (struct ccas_error *err, int errnum)
+{
+    if (errnum == EACCES || errnum == EPERM || errnum == EROFS) {
+        const struct passwd *pw = getpwuid (geteuid ());
+        size_t len = strlen (err->text);
+        snprintf (err->text + len, sizeof (err->text) - len, " (running as user '%s', uid %u; slurmctld runs"
+                  " this program as SlurmUser)", pw ? pw->pw_name : "?", (unsigned)geteuid ());
+    }
+    errno = errnum;
+    return -1;
+}
+
+/* Every run writes the state (holds, breakers, requests, events), so a
+ * state_dir it cannot write is found before CycleCloud is asked anything. */
+static int check_state_dir (const char *dir, struct ccas_error *err)
+{
+    if (ccas_make_dirs (dir, err) < 0)
+        return as_whom (err, errno);
+    if (access (dir, W_OK | X_OK) < 0) {
+        int e = errno;
+        ccas_errorf (err, "state_dir '%s': cannot write there: %s", dir, strerror (e));
+        return as_whom (err, e);
+    }
+    return 0;
+}
+
+struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
+{
+    struct ccas_ccapi_opts ao = {
+        .url = cfg->url,
+        .username = cfg->username,
+        .password = cfg->password,
+        .cluster = cfg->cluster_name,
+        .verify_certificates = cfg->verify_certificates,
+        .ca_file = cfg->ca_file,
+        /* slurmctld waits for these programs and they hold the lock: an
+         * unreachable CycleCloud must not keep them for minutes, as the
+         * command's limits (connect_timeout, request_timeout, retries) would */
+        .connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000),
+        .request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000),
+        .max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1),
+        .backoff_max_ms = 2000, /* also caps a Retry-After */
+        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
+    };
+    return ccas_ccapi_create (&ao, err);
+}
+
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err)
 {
@@ -61,27 +112,17 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     p->out = stdout;
     p->now = (double)time (NULL);
     if (!(p->cfg = ccas_config_load (ccas_power_config_path (o->config_path), err)))
-        return -1;
+        return as_whom (err, errno);
     open_logging (p, o);
     if (ccas_slurm_init (err) < 0)
         return -1;
-    struct ccas_ccapi_opts ao = {
-        .url = p->cfg->url,
-        .username = p->cfg->username,
-        .password = p->cfg->password,
-        .cluster = p->cfg->cluster_name,
-        .verify_certificates = p->cfg->verify_certificates,
-        .ca_file = p->cfg->ca_file,
-        .connect_timeout_ms = (long)(p->cfg->connect_timeout * 1000),
-        .request_timeout_ms = (long)(p->cfg->request_timeout * 1000),
-        .max_retries = p->cfg->retries,
-        .max_response_bytes = (size_t)p->cfg->max_response_mb * 1024 * 1024,
-    };
-    if (!(p->api = ccas_ccapi_create (&ao, err)))
+    if (!(p->api = ccas_power_client (p->cfg, err)))
         return -1;
     if (!p->dry_run) {
         double wait = ccas_config_lookup_double (p->cfg, "slurm.lock_timeout", 20);
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
+            return as_whom (err, errno);
+        if (check_state_dir (p->cfg->state_dir, err) < 0)
             return -1;
         /* counters accumulate under the lock, so no run's update is lost */
         ccas_events_open (p->cfg, prog);
@@ -165,10 +206,69 @@ void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...)
         ccas_log (level, "%s", msg);
 }
 
+bool ccas_power_reason_ours (const char *reason)
+{
+    static const char prefix[] = "ccautoscale:";
+    return reason && (strncmp (reason, prefix, strlen (prefix)) == 0 || strcmp (reason, "ResumeTimeout reached") == 0);
+}
+
+const char *ccas_power_jobs (const struct ccas_power *p, const char *const *names, size_t n, char *buf,
+                             size_t size)
+{
+    enum { MAX_IDS = 32 };
+    uint32_t ids[MAX_IDS];
+    size_t nids = 0, len = 0;
+    bool more = false;
+    buf[0] = '\0';
+    for (size_t i = 0; p->rf && i < n; i++) {
+        const struct ccas_resume_job *j = ccas_resume_file_job_of (p->rf, names[i]);
+        size_t k = 0;
+        while (j && k < nids && ids[k] != j->job_id)
+            k++;
+        if (!j || k < nids)
+            continue;
+        if (nids == MAX_IDS) {
+            more = true;
+            break;
+        }
+        ids[nids++] = j->job_id;
+    }
+    for (size_t k = 0; k < nids && len < size; k++)
+        len += (size_t)snprintf (buf + len, size - len, "%s%u", k ? "," : nids > 1 ? "jobs " : "job ", ids[k]);
+    if (more && len < size)
+        snprintf (buf + len, size - len, ",...");
+    return buf;
+}
+
+/* The "failed" event: the node, its class and reason, and its job. */
+static void handback_event (const struct ccas_power *p, const char *name, const char *reason)
+{
+    static const char prefix[] = "ccautoscale: ";
+    char cls[32] = "";
+    if (strncmp (reason, prefix, strlen (prefix)) == 0) {
+        const char *c = reason + strlen (prefix);
+        size_t n = strcspn (c, ":");
+        snprintf (cls, sizeof (cls), "%.*s", (int)(n < sizeof (cls) ? n : sizeof (cls) - 1), c);
+    }
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "node", json_object_new_string (name));
+    json_object_object_add (o, "class", *cls ? json_object_new_string (cls) : NULL);
+    json_object_object_add (o, "reason", json_object_new_string (reason));
+    const struct ccas_resume_job *j = ccas_resume_file_job_of (p->rf, name);
+    if (j) {
+        char id[16];
+        json_object *jobs = json_object_new_array ();
+        snprintf (id, sizeof (id), "%u", j->job_id);
+        json_object_array_add (jobs, json_object_new_string (id));
+        json_object_object_add (o, "jobs", jobs);
+    }
+    ccas_event ("failed", o);
+}
+
 void ccas_power_handback (struct ccas_power *p, const char *name, const char *reason)
 {
     if (!p->dry_run)
-        ccas_report_failed (name, reason);
+        handback_event (p, name, reason);
     if (p->nhb == p->hbcap) {
         size_t cap = p->hbcap ? p->hbcap * 2 : 64;
         char **n = realloc (p->hb_names, cap * sizeof (*n));
@@ -187,8 +287,9 @@ void ccas_power_handback (struct ccas_power *p, const char *name, const char *re
         p->nhb++;
 }
 
-int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n, enum ccas_slurm_update what,
-                       const char *reason)
+/* An update, logged (or in a dry run printed) as "VERB HOSTLIST[ (JOBS)][: REASON]". */
+static int update (struct ccas_power *p, const char *const *names, size_t n, enum ccas_slurm_update what,
+                   const char *reason, const char *jobs)
 {
     static const char *const verbs[] = {
         [CCAS_SLURM_POWER_DOWN_FORCE] = "hand back", [CCAS_SLURM_DRAIN] = "drain",
@@ -196,22 +297,31 @@ int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n,
         [CCAS_SLURM_UNDRAIN] = "undrain",
     };
     struct ccas_error err = { "" };
+    char note[300] = "";
     if (!n)
         return 0;
     char *hl = ccas_slurm_hostlist_compress (names, n);
     if (!hl)
         return -1;
+    if (jobs && *jobs)
+        snprintf (note, sizeof (note), " (%s)", jobs);
     int rc = 0;
     if (p->dry_run)
-        fprintf (p->out, "would %s %s%s%s\n", verbs[what], hl, reason ? ": " : "", reason ? reason : "");
+        fprintf (p->out, "would %s %s%s%s%s\n", verbs[what], hl, note, reason ? ": " : "", reason ? reason : "");
     else if (ccas_slurm_update (hl, what, reason, &err) < 0) {
-        ccas_log (LOG_ERR, "%s", err.text);
+        ccas_log (LOG_ERR, "%s%s", err.text, note);
         p->failures++;
         rc = -1;
     } else
-        ccas_log (LOG_NOTICE, "%s %s%s%s", verbs[what], hl, reason ? ": " : "", reason ? reason : "");
+        ccas_log (LOG_NOTICE, "%s %s%s%s%s", verbs[what], hl, note, reason ? ": " : "", reason ? reason : "");
     free (hl);
     return rc;
+}
+
+int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n, enum ccas_slurm_update what,
+                       const char *reason)
+{
+    return update (p, names, n, what, reason, NULL);
 }
 
 void ccas_power_return (struct ccas_power *p, const char *const *names, size_t n)
@@ -245,7 +355,9 @@ void ccas_power_flush (struct ccas_power *p)
                 group[n++] = p->hb_names[k];
                 done[k] = true;
             }
-        ccas_power_update (p, group, n, CCAS_SLURM_POWER_DOWN_FORCE, p->hb_reasons[i]);
+        char jobs[200];
+        update (p, group, n, CCAS_SLURM_POWER_DOWN_FORCE, p->hb_reasons[i],
+                ccas_power_jobs (p, group, n, jobs, sizeof (jobs)));
     }
     free (group);
     free (done);
@@ -254,6 +366,48 @@ void ccas_power_flush (struct ccas_power *p)
         free (p->hb_reasons[i]);
     }
     p->nhb = 0;
+}
+
+/* slurmctld clears DRAIN when it starts powering a node down (with
+ * idle_on_node_suspend, and for a forced power down: power_save.c), so a
+ * node handed back cannot be held at once by the run that hands it back;
+ * once it is powering down — when Slurm calls the SuspendProgram for it —
+ * a drain stays. */
+void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n)
+{
+    const char **held = calloc (n + 1, sizeof (*held));
+    const char **why = calloc (n + 1, sizeof (*why));
+    bool *done = calloc (n + 1, sizeof (*done));
+    size_t k = 0;
+    char text[300];
+    for (size_t i = 0; held && why && done && i < n; i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, names[i]);
+        if (!sn || ccas_slurm_node_drained (sn) || (sn->reason && !ccas_power_reason_ours (sn->reason))
+            || !(ccas_slurm_node_powering_down (sn) || ccas_slurm_node_powered_down (sn)))
+            continue;
+        const struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
+        const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
+        if (r) {
+            held[k] = names[i];
+            why[k++] = r;
+        }
+    }
+    const char **group = calloc (k + 1, sizeof (*group));
+    for (size_t i = 0; group && i < k; i++) {
+        size_t m = 0;
+        if (done[i])
+            continue;
+        for (size_t j = i; j < k; j++)
+            if (!done[j] && strcmp (why[j], why[i]) == 0) {
+                group[m++] = held[j];
+                done[j] = true;
+            }
+        ccas_power_update (p, group, m, CCAS_SLURM_DRAIN, why[i]);
+    }
+    free (group);
+    free (done);
+    free (why);
+    free (held);
 }
 
 /* What open() made beyond what attach() borrows: the lock, client and config. */
@@ -278,16 +432,21 @@ void ccas_power_close (struct ccas_power *p)
     ccas_log_close ();
 }
 
-void ccas_power_handback_all (const char *prog, char **names, size_t n, const char *reason)
+void ccas_power_handback_all (const char *prog, char **names, size_t n, const struct ccas_resume_file *rf,
+                              const char *reason)
 {
     struct ccas_error err = { "" };
+    struct ccas_power p = { .rf = rf };
+    char jobs[200], note[220] = "";
     char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
     if (!hl)
         return;
+    if (*ccas_power_jobs (&p, (const char *const *)names, n, jobs, sizeof (jobs)))
+        snprintf (note, sizeof (note), " (%s)", jobs);
     ccas_slurm_init (&err);
     if (ccas_slurm_update (hl, CCAS_SLURM_POWER_DOWN_FORCE, reason, &err) < 0)
-        ccas_log (LOG_ERR, "%s: cannot hand back %s: %s", prog, hl, err.text);
+        ccas_log (LOG_ERR, "%s: cannot hand back %s%s: %s", prog, hl, note, err.text);
     else
-        ccas_log (LOG_ERR, "%s: handed back %s: %s", prog, hl, reason);
+        ccas_log (LOG_ERR, "%s: handed back %s%s: %s", prog, hl, note, reason);
     free (hl);
 }

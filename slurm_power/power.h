@@ -24,6 +24,8 @@
 #include "names.h"
 #include "slurmapi.h"
 
+struct ccas_resume_file;
+
 struct ccas_power {
     const char *prog;                 /* "ccautoscale-resume" */
     struct ccas_config *cfg;
@@ -34,6 +36,7 @@ struct ccas_power {
     struct ccas_slurm_layout *layout;
     struct ccas_holds *holds;
     struct ccas_breakers *breakers;   /* boot failures per nodearray (breaker.h) */
+    const struct ccas_resume_file *rf; /* resume: the jobs the names are for (borrowed), or NULL */
     bool dry_run;                     /* say what would be done; change nothing */
     FILE *out;                        /* where dry runs and --verbose reports go */
     double now;
@@ -56,8 +59,17 @@ struct ccas_power_opts {
  * Returns a static or borrowed string. */
 const char *ccas_power_config_path (const char *explicit_path);
 
+/* A CycleCloud client with the limits of the programs slurmctld waits for
+ * and of sync, which holds the lock they wait for: slurm.connect_timeout,
+ * slurm.request_timeout, slurm.retries (not the command's connect_timeout,
+ * request_timeout, retries).  Caller frees with ccas_ccapi_destroy(). */
+struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err);
+
 /* Set up a run.  Returns 0, or -1 with `err` (the program then hands every
- * name back itself where it can). */
+ * name back itself where it can).  CycleCloud is asked through
+ * ccas_power_client().  Unless a dry run, the
+ * lock and state_dir must be writable: an error names the path and the
+ * user the program runs as (SlurmUser, rarely root). */
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err);
 
@@ -72,10 +84,11 @@ void ccas_power_detach (struct ccas_power *p);
 int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err);
 
 /* Queue `name` to be handed back to Slurm (powered down, its job requeued)
- * with `reason` (copied). */
+ * with `reason` (copied); a "failed" event names its job (p->rf). */
 void ccas_power_handback (struct ccas_power *p, const char *name, const char *reason);
 
-/* Send the queued hand-backs, one Slurm update per distinct reason. */
+/* Send the queued hand-backs, one Slurm update per distinct reason, logged
+ * with the job ids of the names (p->rf). */
 void ccas_power_flush (struct ccas_power *p);
 
 /* Apply a Slurm update to `names` (a dry run prints it instead). */
@@ -86,18 +99,32 @@ int ccas_power_update (struct ccas_power *p, const char *const *names, size_t n,
  * are only drained (Slurm refuses RESUME on a drained powered-down node). */
 void ccas_power_return (struct ccas_power *p, const char *const *names, size_t n);
 
+/* Drain those of `names` that are powering down or powered down, in a held
+ * bucket (capacity window, breaker), and not out of service for a reason
+ * someone else set: one update per distinct hold reason. */
+void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n);
+
+/* True for a reason ccautoscale may clear: its own ("ccautoscale: ...") and
+ * Slurm's "ResumeTimeout reached". */
+bool ccas_power_reason_ours (const char *reason);
+
+/* The distinct job ids of `names` in p->rf: "job 7", "jobs 7,9", or "".
+ * Returns `buf`. */
+const char *ccas_power_jobs (const struct ccas_power *p, const char *const *names, size_t n, char *buf,
+                             size_t size);
+
 /* Log at `level`, and in a dry run also print to p->out. */
 void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 
 void ccas_power_close (struct ccas_power *p);
 
 /* Hand every name back with `reason` without a configuration or a model
- * (the last resort when a run cannot even start). */
-void ccas_power_handback_all (const char *prog, char **names, size_t n, const char *reason);
+ * (the last resort when a run cannot even start); the log names the jobs
+ * of `rf` (may be NULL). */
+void ccas_power_handback_all (const char *prog, char **names, size_t n, const struct ccas_resume_file *rf,
+                              const char *reason);
 
 /* ---- the programs ------------------------------------------------------------------- */
-
-struct ccas_resume_file;
 
 int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf);
 int ccas_power_suspend (struct ccas_power *p, char **names, size_t n);

@@ -88,7 +88,7 @@ static int parse (int argc, char **argv, struct ccas_power_opts *o, const char *
     return EXIT_OK;
 }
 
-static int open_failed (char **names, size_t n, const struct ccas_error *err)
+static int open_failed (char **names, size_t n, const struct ccas_resume_file *rf, const struct ccas_error *err)
 {
     int code = errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_CONFIG;
     fprintf (stderr, PROG ": %s\n", err->text);
@@ -97,11 +97,12 @@ static int open_failed (char **names, size_t n, const struct ccas_error *err)
         char reason[600];
         ccas_failure_reason (code == EXIT_BUSY ? CCAS_CLASS_TRANSIENT : CCAS_CLASS_PERMANENT, err->text, reason,
                              sizeof (reason));
-        ccas_power_handback_all (PROG, names, n, reason);
+        ccas_power_handback_all (PROG, names, n, rf, reason);
     }
 #else
     (void)names;
     (void)n;
+    (void)rf;
 #endif
     return code;
 }
@@ -155,7 +156,7 @@ int main (int argc, char **argv)
         return EXIT_USAGE;
     }
     if (ccas_power_open (&p, PROG, &o, &err) < 0) {
-        rc = open_failed (names, n, &err);
+        rc = open_failed (names, n, rf, &err);
         ccas_power_close (&p);
         goto done;
     }
@@ -163,6 +164,7 @@ int main (int argc, char **argv)
     if (!rf && getenv ("SLURM_RESUME_FILE"))
         ccas_log (LOG_WARNING, "%s; placement groups from the hostlist alone", rferr.text);
 #endif
+    p.rf = rf; /* hand-backs name their jobs, even when CycleCloud cannot be read */
     ccas_log (LOG_INFO, "%s %s", PROG, hostlist);
     if (ccas_power_load (&p, true, &err) < 0)
         rc = load_failed (&p, names, n, &err);

@@ -62,10 +62,13 @@ static void existing (struct resume_run *r, const char *name, struct ccas_node *
     switch (n->kind) {
     case CCAS_NODE_READY:
     case CCAS_NODE_BOOTING:
-    case CCAS_NODE_NEW:
-        ccas_power_say (p, LOG_INFO, "%s: VM %s already %s; left alone", name, n->node_id ? n->node_id : "?",
-                        n->status ? n->status : "there");
+    case CCAS_NODE_NEW: {
+        char jobs[64];
+        ccas_power_jobs (p, &name, 1, jobs, sizeof (jobs));
+        ccas_power_say (p, LOG_INFO, "%s: VM %s already %s; left alone%s%s", name, n->node_id ? n->node_id : "?",
+                        n->status ? n->status : "there", *jobs ? " for " : "", jobs);
         return;
+    }
     case CCAS_NODE_STOPPED:
         r->start_ids[r->nstarts] = n->node_id;
         r->start_names[r->nstarts++] = name;
@@ -342,9 +345,13 @@ static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, 
         ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset, first, sizeof (first));
         ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset + sets[s].count - 1, last,
                          sizeof (last));
-        char job[32] = "";
-        if (w->job)
-            snprintf (job, sizeof (job), " for job %u", w->job);
+        char jobs[200], job[220] = "";
+        const char **names = calloc (spans[s].count + 1, sizeof (*names));
+        for (size_t i = 0; names && i < spans[s].count; i++)
+            names[i] = r->wants[spans[s].first + i].name;
+        if (names && *ccas_power_jobs (r->p, names, spans[s].count, jobs, sizeof (jobs)))
+            snprintf (job, sizeof (job), " for %s", jobs);
+        free (names);
         ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s", r->p->dry_run ? "would create" : "create",
                         sets[s].count, sets[s].count == 1 ? "" : "s", first, last, sets[s].nodearray,
                         sets[s].machine_type, sets[s].placement_group ? " placement group " : "",
@@ -462,8 +469,11 @@ static void start (struct resume_run *r)
     char reason[600];
     if (!r->nstarts)
         return;
+    char jobs[200];
     char *hl = ccas_slurm_hostlist_compress (r->start_names, r->nstarts);
-    ccas_power_say (p, LOG_NOTICE, "%s %s (deallocated)", p->dry_run ? "would start" : "start", hl ? hl : "?");
+    ccas_power_jobs (p, r->start_names, r->nstarts, jobs, sizeof (jobs));
+    ccas_power_say (p, LOG_NOTICE, "%s %s (deallocated)%s%s", p->dry_run ? "would start" : "start", hl ? hl : "?",
+                    *jobs ? " for " : "", jobs);
     free (hl);
     if (p->dry_run)
         return;
@@ -511,6 +521,7 @@ static void release_failed (struct resume_run *r)
 int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf)
 {
     struct resume_run r = { .p = p, .rf = rf };
+    p->rf = rf; /* hand-backs name their jobs */
     r.wants = calloc (n + 1, sizeof (*r.wants));
     r.start_ids = calloc (n + 1, sizeof (*r.start_ids));
     r.start_names = calloc (n + 1, sizeof (*r.start_names));
@@ -545,6 +556,7 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         release_failed (&r);
     }
     ccas_power_flush (p);
+    p->rf = NULL;
     free (r.wants);
     free (r.start_ids);
     free (r.start_names);

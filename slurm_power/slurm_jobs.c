@@ -111,11 +111,13 @@ static int add_job (struct ccas_jobs *jobs, struct ccas_cluster *c, const slurm_
     json_object_put (cons);
     if (!job->chunks[0].cons)
         return -1;
-    bool waiting = base == JOB_PENDING && (j->job_state & JOB_CONFIGURING);
-    if (base == JOB_RUNNING || waiting) {
+    /* Slurm allocates the nodes first: a job whose nodes power up is
+     * RUNNING with the CONFIGURING flag until they register */
+    bool waiting = base == JOB_RUNNING && (j->job_state & JOB_CONFIGURING);
+    if (base == JOB_RUNNING) {
         size_t n = 0;
         char **names = j->nodes ? ccas_slurm_hostlist_expand (j->nodes, &n, NULL) : NULL;
-        job->running = base == JOB_RUNNING;
+        job->running = true; /* its nodes are taken, booting or not */
         job->ignore = waiting;
         job->nrunning_on = (uint32_t)n;
         job->running_on = ccas_jobs_alloc (jobs, (n + 1) * sizeof (*job->running_on));

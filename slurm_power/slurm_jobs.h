@@ -11,9 +11,9 @@
  * scattered, each wanting its per-node CPUs, memory and GPUs in the
  * nodearray(s) of its partition(s), a machine type if a feature names one,
  * exclusive if it does not share, colocated in a colocated nodearray.  A
- * running job holds its nodes.  Jobs that are configuring (nodes powering up)
- * are listed with `running` false and `ignore` true, their nodes in
- * `running_on`: they wait for VMs already asked for.  Caller frees with
+ * running job holds its nodes (`running_on`).  A job whose nodes are still
+ * powering up (Slurm: RUNNING and CONFIGURING) holds them too and is marked
+ * `ignore`: it waits for VMs already asked for.  Caller frees with
  * ccas_jobs_destroy(). */
 struct ccas_jobs *ccas_slurm_jobs_load (struct ccas_cluster *c, struct ccas_error *err);
 

@@ -88,6 +88,8 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
                         " 'ccautoscale slurm sync' does)", hl ? hl : "?", ccas_node_action_name (action));
         free (hl);
     }
+    /* names handed back from a held bucket come here as Slurm powers them down */
+    ccas_power_hold_held (p, names, n);
     if (!nids) {
         ccas_power_say (p, LOG_INFO, "nothing to %s (%zu of %zu names have no VM)", ccas_node_action_name (action),
                         ngone, n);

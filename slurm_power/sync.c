@@ -4,7 +4,9 @@
  * Run by a timer.  One Slurm node read, one status read, one nodes read, and
  * at most one terminate request; Slurm updates are grouped.  It never touches
  * a node whose reason an administrator set: only reasons that start with
- * "ccautoscale:" (and Slurm's own "ResumeTimeout reached") are ours to clear.
+ * "ccautoscale:" and Slurm's own "ResumeTimeout reached" and "Not responding"
+ * are ours to clear.  It acts only on the VMs of the nodearrays it manages
+ * (names.h); anything else in the cluster is left alone.
  */
 #include "config.h"
 
@@ -25,20 +27,19 @@
  * declare it. */
 extern int slurm_reconfigure (void);
 
-#define OUR_REASON "ccautoscale:"
-
 struct sync_run {
     struct ccas_power *p;
     struct ccas_sync_report *rep;
-    const struct ccas_node **term_nodes; /* VMs to terminate in one request */
+    struct { const struct ccas_node *node; const char *why; } *term; /* VMs to terminate in one request */
     size_t nterm;
+    json_object *boots_seen; /* borrowed: name -> VM id of the boots counted (count_boot) */
+    json_object *boots_now;  /* owned: the same as this pass finds them */
     const char **names;      /* scratch list for grouped updates */
 };
 
 static bool ours (const char *reason)
 {
-    return reason && (strncmp (reason, OUR_REASON, strlen (OUR_REASON)) == 0
-                      || strcmp (reason, "ResumeTimeout reached") == 0);
+    return ccas_power_reason_ours (reason);
 }
 
 static struct ccas_bucket *bucket_of (struct ccas_power *p, const struct ccas_slurm_node *sn)
@@ -92,84 +93,194 @@ static void keep_held_drained (struct sync_run *r)
 
 /* ---- VMs ------------------------------------------------------------------------------------------ */
 
-static void terminate_later (struct sync_run *r, const struct ccas_node *n)
+static void terminate_later (struct sync_run *r, const struct ccas_node *n, const char *why)
 {
-    if (n->node_id)
-        r->term_nodes[r->nterm++] = n;
+    if (!n->node_id)
+        return;
+    r->term[r->nterm].node = n;
+    r->term[r->nterm++].why = why;
+}
+
+/* A VM sync may act on: of a nodearray ccautoscale manages (names.h), and
+ * named as ccautoscale names that nodearray's nodes (<prefix><nodearray>-<n>,
+ * within the layout or not: a VM of an autoscaled nodearray unknown to
+ * Slurm is an orphan).  Anything else — a login node, a nodearray with
+ * autoscale off or disabled in the configuration, a name ccautoscale never
+ * gives — is someone else's. */
+static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
+{
+    char why[300];
+    long index;
+    const struct ccas_nodearray *na = ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why,
+                                                               sizeof (why));
+    if (na && n->nodearray && strcmp (n->nodearray, na->name) != 0)
+        snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
+    else if (na)
+        return true;
+    ccas_log (LOG_DEBUG, "%s: VM of nodearray '%s' left alone: %s", n->name, n->nodearray ? n->nodearray : "?",
+              why);
+    return false;
+}
+
+/* The node is powered down (or unknown to Slurm) but its VM is there. */
+static void orphan (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+{
+    struct ccas_power *p = r->p;
+    if (n->keep_alive)
+        return;
+    if (sn && n->kind == CCAS_NODE_STOPPED) {
+        /* deallocated on purpose (suspend_action deallocate, ShutdownPolicy
+         * Deallocate): resume starts it again instead of creating a VM */
+        ccas_log (LOG_DEBUG, "%s: deallocated VM behind a powered-down node: kept for resume to start", n->name);
+        return;
+    }
+    ccas_power_say (p, LOG_NOTICE, "%s: orphan VM (%s in Slurm): %sterminate", n->name,
+                    sn ? "powered down" : "unknown", p->dry_run ? "would " : "");
+    terminate_later (r, n, "orphan VM");
+    r->rep->orphans++;
+}
+
+/* Slurm's own reason for a node that stopped answering. */
+static bool not_responding (const char *reason)
+{
+    return reason && strcmp (reason, "Not responding") == 0;
+}
+
+/* A Failed VM behind a node Slurm has not powered down.  A node powering up
+ * never got its VM: a boot failure (the breaker counts it), the job is
+ * requeued.  A node that is up lost its VM after it registered: released
+ * too, unless a job runs there (CycleCloud also says Failed when only the
+ * node's software failed).  The node is handed back unless an administrator
+ * set its reason, which only they may clear. */
+static void failed_vm (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+{
+    struct ccas_power *p = r->p;
+    char reason[600];
+    bool booting = ccas_slurm_node_powering_up (sn);
+    const char *msg = n->status_message ? n->status_message : "the VM failed";
+    if (n->keep_alive)
+        return;
+    if (!booting && ccas_slurm_node_busy (sn)) {
+        ccas_log (LOG_WARNING, "%s: VM Failed (%s) but a job runs there: left alone", n->name, msg);
+        return;
+    }
+    if (booting && !p->dry_run) {
+        char what[300];
+        snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
+        ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
+    }
+    ccas_power_say (p, LOG_WARNING, "%s: VM failed %s: %srelease it%s", n->name,
+                    booting ? "while powering up" : "after it registered", p->dry_run ? "would " : "",
+                    booting ? " and requeue the job" : "");
+    terminate_later (r, n, booting ? "failed while powering up" : "failed");
+    if (!sn->reason || ours (sn->reason) || not_responding (sn->reason))
+        ccas_power_handback (p, n->name, ccas_failure_reason (CCAS_CLASS_TRANSIENT, msg, reason, sizeof (reason)));
+    else
+        ccas_log (LOG_NOTICE, "%s: its reason '%s' is not ccautoscale's: the node is left as it is", n->name,
+                  sn->reason);
+    r->rep->failed_released++;
+}
+
+/* A boot counts once: the first pass that finds the node registered and its
+ * VM Ready resets the nodearray's count of consecutive boot failures.  Were
+ * every pass to count every node that is up, one long-running node would
+ * wipe the count each minute and K failures in a row would never add up.
+ * The nodes counted are kept with their VM's id in state_dir/slurm_boots.json,
+ * as this pass found them: a node that is powered down and boots again
+ * counts again. */
+static void count_boot (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+{
+    json_object *was = NULL;
+    if (!r->boots_now || n->kind != CCAS_NODE_READY || !n->node_id || ccas_slurm_node_powering_up (sn)
+        || ccas_slurm_node_down (sn))
+        return;
+    if (!json_object_object_get_ex (r->boots_seen, n->name, &was)
+        || strcmp (json_object_get_string (was), n->node_id) != 0) {
+        ccas_log (LOG_DEBUG, "%s: booted and registered; %s's boot failures count from zero again", n->name,
+                  n->nodearray ? n->nodearray : "?");
+        if (!r->p->dry_run)
+            ccas_breaker_booted (r->p->breakers, n->nodearray);
+    }
+    json_object_object_add (r->boots_now, n->name, json_object_new_string (n->node_id));
+}
+
+static void set_address (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+{
+    struct ccas_power *p = r->p;
+    bool set_addr = ccas_config_lookup_bool (p->cfg, "slurm.set_node_addr", true);
+    if (!set_addr || !n->private_ip || (sn->addr && strcmp (sn->addr, n->private_ip) == 0))
+        return;
+    const char *host = n->hostname ? n->hostname : n->name;
+    if (p->dry_run) {
+        fprintf (p->out, "would set %s NodeAddr=%s NodeHostname=%s\n", n->name, n->private_ip, host);
+        return;
+    }
+    struct ccas_error err = { "" };
+    if (ccas_slurm_set_addr (n->name, n->private_ip, host, &err) < 0) {
+        ccas_log (LOG_WARNING, "%s", err.text);
+        p->failures++;
+    } else
+        r->rep->addresses_set++;
 }
 
 static void check_vm (struct sync_run *r, struct ccas_node *n)
 {
-    struct ccas_power *p = r->p;
-    char reason[600];
     if (n->kind == CCAS_NODE_GOING || !n->name)
         return;
-    const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, n->name);
-    char na[256];
-    long index;
-    if (!ccas_slurm_name_parse (p->layout, n->name, na, sizeof (na), &index))
-        return; /* not a name we manage: someone else's node */
-    bool orphan = !sn || ccas_slurm_node_powered_down (sn);
-    if (orphan && !n->keep_alive) {
-        ccas_power_say (p, LOG_NOTICE, "%s: orphan VM (%s in Slurm): %sterminate", n->name,
-                        sn ? "powered down" : "unknown", p->dry_run ? "would " : "");
-        terminate_later (r, n);
-        r->rep->orphans++;
+    const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (r->p->snodes, n->name);
+    if (!managed_vm (r, n))
         return;
-    }
-    if (!sn)
-        return;
-    if (n->kind == CCAS_NODE_READY && !ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_powering_up (sn))
-        ccas_breaker_booted (p->breakers, n->nodearray);
-    if (n->kind == CCAS_NODE_FAILED && ccas_slurm_node_powering_up (sn) && !n->keep_alive) {
-        ccas_failure_reason (CCAS_CLASS_TRANSIENT, n->status_message ? n->status_message : "the VM failed", reason,
-                             sizeof (reason));
-        if (!p->dry_run) {
-            char what[300];
-            snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
-            ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
-        }
-        ccas_power_say (p, LOG_WARNING, "%s: VM failed while powering up: release it and requeue the job", n->name);
-        terminate_later (r, n);
-        ccas_power_handback (p, n->name, reason);
-        r->rep->failed_released++;
-        return;
-    }
-    bool set_addr = ccas_config_lookup_bool (p->cfg, "slurm.set_node_addr", true);
-    if (set_addr && n->private_ip && !ccas_slurm_node_powered_down (sn)
-        && (!sn->addr || strcmp (sn->addr, n->private_ip) != 0)) {
-        const char *host = n->hostname ? n->hostname : n->name;
-        if (p->dry_run)
-            fprintf (p->out, "would set %s NodeAddr=%s NodeHostname=%s\n", n->name, n->private_ip, host);
-        else {
-            struct ccas_error err = { "" };
-            if (ccas_slurm_set_addr (n->name, n->private_ip, host, &err) < 0) {
-                ccas_log (LOG_WARNING, "%s", err.text);
-                p->failures++;
-            } else
-                r->rep->addresses_set++;
-        }
+    if (!sn || ccas_slurm_node_powered_down (sn))
+        orphan (r, n, sn);
+    else if (n->kind == CCAS_NODE_FAILED)
+        failed_vm (r, n, sn);
+    else {
+        count_boot (r, n, sn);
+        set_address (r, n, sn);
     }
 }
 
-/* down~ nodes we (or ResumeTimeout) took out, with no VM behind them, go
- * back to the pool unless their bucket is held. */
+/* Nodes with no VM to run on: none in CycleCloud, one going away, or one
+ * deallocated (resume starts it).  A Failed VM is check_vm's. */
+static bool no_vm (struct sync_run *r, const char *name)
+{
+    const struct ccas_node *n = ccas_cluster_find_node (r->p->model, name);
+    return !n || n->kind == CCAS_NODE_GOING || n->kind == CCAS_NODE_STOPPED;
+}
+
+/* Nodes out of service for a reason of ours (or ResumeTimeout's, or Slurm's
+ * "Not responding"), with no VM behind them, go back to the pool unless
+ * their bucket is held: down~ and drain~ ones are returned to service; a
+ * DOWN one that Slurm has not powered down (its VM vanished after it
+ * registered) is handed back, which powers it down.  A node whose VM is
+ * still there waits: the orphan pass terminates it first. */
 static void return_down_nodes (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
     size_t k = 0;
+    char msg[400], reason[600];
     for (size_t i = 0; i < ccas_slurm_nodes_count (p->snodes); i++) {
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
-        if (!ccas_slurm_node_powered_down (sn) || !(ccas_slurm_node_down (sn) || ccas_slurm_node_drained (sn))
-            || !ours (sn->reason))
+        bool powered_down = ccas_slurm_node_powered_down (sn);
+        if (!(ours (sn->reason) || not_responding (sn->reason)) || ccas_slurm_node_powering_up (sn)
+            || ccas_slurm_node_powering_down (sn))
+            continue;
+        if (powered_down ? !(ccas_slurm_node_down (sn) || ccas_slurm_node_drained (sn))
+                         : !ccas_slurm_node_down (sn))
             continue;
         struct ccas_bucket *b = bucket_of (p, sn);
-        if (!b || ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now))
+        if (!b || ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) || !no_vm (r, sn->name))
             continue;
-        struct ccas_node *n = ccas_cluster_find_node (p->model, sn->name);
-        if (n && n->kind != CCAS_NODE_GOING)
-            continue; /* its VM is still there: the orphan pass terminates it first */
-        r->names[k++] = sn->name;
+        if (powered_down)
+            r->names[k++] = sn->name;
+        else {
+            ccas_power_say (p, LOG_NOTICE, "%s: down (%s) and its VM is gone: %shand it back", sn->name, sn->reason,
+                            p->dry_run ? "would " : "");
+            snprintf (msg, sizeof (msg), "the VM is gone (was: %s)", sn->reason);
+            ccas_power_handback (p, sn->name, ccas_failure_reason (CCAS_CLASS_TRANSIENT, msg, reason,
+                                                                   sizeof (reason)));
+            r->rep->returned++;
+        }
     }
     ccas_power_return (p, r->names, k);
     r->rep->returned += (unsigned)k;
@@ -189,7 +300,7 @@ static void terminate_collected (struct sync_run *r)
         return;
     }
     for (size_t i = 0; i < r->nterm; i++)
-        ids[i] = r->term_nodes[i]->node_id;
+        ids[i] = r->term[i].node->node_id;
     struct ccas_node_selector sel = { .ids = ids, .nids = r->nterm };
     int rc = ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err);
     free (ids);
@@ -198,9 +309,8 @@ static void terminate_collected (struct sync_run *r)
         p->failures++;
     } else
         for (size_t i = 0; i < r->nterm; i++)
-            ccas_report_action (r->term_nodes[i]->kind == CCAS_NODE_FAILED ? "terminated" : "orphan_reaped",
-                                CCAS_ACTION_TERMINATE, r->term_nodes[i],
-                                r->term_nodes[i]->kind == CCAS_NODE_FAILED ? "failed while powering up" : "orphan VM",
+            ccas_report_action (r->term[i].node->kind == CCAS_NODE_FAILED ? "terminated" : "orphan_reaped",
+                                CCAS_ACTION_TERMINATE, r->term[i].node, r->term[i].why,
                                 res->operation_id);
     ccas_action_result_destroy (res);
 }
@@ -271,15 +381,46 @@ static void settle_requests (struct ccas_power *p)
     ccas_state_destroy (st);
 }
 
+/* The boots counted by earlier passes (count_boot); without them nothing is counted. */
+static struct ccas_state *load_boots (struct sync_run *r)
+{
+    struct ccas_error err = { "" };
+    struct ccas_state *st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
+    if (!st) {
+        ccas_log (LOG_WARNING, "%s; boots are not counted for the breaker this pass", err.text);
+        return NULL;
+    }
+    if (!json_object_object_get_ex (ccas_state_root (st), "up", &r->boots_seen)
+        || !json_object_is_type (r->boots_seen, json_type_object))
+        r->boots_seen = NULL;
+    r->boots_now = json_object_new_object ();
+    return st;
+}
+
+static void save_boots (struct sync_run *r, struct ccas_state *st)
+{
+    struct ccas_error err = { "" };
+    if (!st)
+        return;
+    if (!r->p->dry_run) {
+        json_object_object_add (ccas_state_root (st), "up", r->boots_now);
+        r->boots_now = NULL;
+        if (ccas_state_save (st, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
+    }
+    json_object_put (r->boots_now);
+    ccas_state_destroy (st);
+}
+
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
 {
     struct sync_run r = { .p = p, .rep = rep };
     size_t nslurm = ccas_slurm_nodes_count (p->snodes);
     memset (rep, 0, sizeof (*rep));
-    r.term_nodes = calloc (p->model->nexisting + 1, sizeof (*r.term_nodes));
+    r.term = calloc (p->model->nexisting + 1, sizeof (*r.term));
     r.names = calloc (nslurm + 1, sizeof (*r.names));
-    if (!r.term_nodes || !r.names) {
-        free (r.term_nodes);
+    if (!r.term || !r.names) {
+        free (r.term);
         free (r.names);
         return -1;
     }
@@ -287,14 +428,16 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         settle_requests (p);
         ccas_holds_expire (p->holds, p->now, hold_ended, &r);
     }
+    struct ccas_state *boots = load_boots (&r);
     keep_held_drained (&r);
     for (size_t i = 0; i < p->model->nexisting; i++)
         check_vm (&r, p->model->nodes[i]);
+    save_boots (&r, boots);
     terminate_collected (&r);
     return_down_nodes (&r);
     keep_alive_excluded (&r);
     ccas_power_flush (p);
-    free (r.term_nodes);
+    free (r.term);
     free (r.names);
     return p->failures ? -1 : 0;
 }

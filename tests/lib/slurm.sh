@@ -7,7 +7,11 @@
 #   slurm_job_state ID        -> PENDING, RUNNING, COMPLETED ...
 #   slurm_node_state NAME     -> idle~, alloc#, down~ ... (sinfo's short form)
 #   slurm_node_reason NAME
+#   slurm_node_is NAME STATE [REASON] -> true if sinfo's short state (and reason) are so
 #   slurm_wait_job ID STATE SECONDS
+#   slurm_vms                 -> the VM names in ccsim, sorted, on one line
+#   slurm_vm_status NAME      -> the ccsim Status of VM NAME ("" if there is none)
+#   slurm_sync [ARGS]         -> ccautoscale slurm sync --json into sync.json, shown
 #
 # Facts this relies on are in ../shared/docs/slurm-on-one-machine.md: auth/none,
 # private ports, PrivateData=cloud, and slurmd started in a new time namespace
@@ -146,6 +150,26 @@ slurm_node_states () {
 
 slurm_node_reason () {
     sinfo -h -N -n "$1" -o "%E" 2>/dev/null | head -1
+}
+
+# sinfo's short state ("idle~", "drain~", "alloc#") and, if given, reason ("none" for none)
+slurm_node_is () {
+    local got
+    got=$(sinfo -h -N -n "$1" -o "%t|%E" 2>/dev/null | head -1)
+    [ "${got%%|*}" = "$2" ] && { [ $# -lt 3 ] || [ "${got#*|}" = "$3" ]; }
+}
+
+slurm_vms () {
+    ccsim_get /ccsim/state | jq -r '[.nodes[].Name] | sort | join(" ")'
+}
+
+slurm_vm_status () {
+    ccsim_get /ccsim/state | jq -r --arg n "$1" '[.nodes[] | select(.Name == $n) | .Status] | join(" ")'
+}
+
+slurm_sync () {
+    "$top_builddir/plugin/ccautoscale" -c "$CCAS_CONF" slurm sync --json "$@" >sync.json &&
+        cat sync.json
 }
 
 slurm_wait_job () {

@@ -6,8 +6,20 @@
 . "$(dirname "$0")/../lib/slurm.sh"
 why=$(slurm_prereqs) || test_skip_all "$why"
 
-pgs_of () {
-    ccsim_get /ccsim/state | jq -r '[.nodes[] | select(.Template == "hpc") | .PlacementGroupId] | unique | .[]'
+# The job records its nodes and ccsim's VMs while it runs (after it they soon go).
+cat >"$TEST_TMP/pgjob.sh" <<'JOB'
+#!/bin/sh
+scontrol show hostnames "$SLURM_JOB_NODELIST" >"$TEST_TMP/nodes.$SLURM_JOB_ID"
+curl -s "$CCSIM_URL/ccsim/state" >"$TEST_TMP/state.$SLURM_JOB_ID"
+srun true
+sleep "${1:-0}"
+JOB
+
+# The distinct PlacementGroupIds of job $1's VMs, and how many VMs it had
+pgs_of_job () {
+    jq -r --rawfile nodes "nodes.$1" \
+        '($nodes | split("\n") | map(select(. != ""))) as $n | [.nodes[] | select(.Name as $x | $n | index($x))]
+         | "\(length) \(map(.PlacementGroupId) | unique | join(","))"' "state.$1"
 }
 
 test_expect_success 'start Slurm; the hpc partition is exclusive' '
@@ -16,11 +28,9 @@ test_expect_success 'start Slurm; the hpc partition is exclusive' '
 '
 
 test_expect_success 'a 4-node job lands in one placement group named for it' '
-    id=$(sbatch --parsable -N4 -p hpc -o /dev/null --wrap "srun true") &&
+    id=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
     slurm_wait_job "$id" COMPLETED 120 &&
-    test "$(pgs_of | wc -l)" = 1 &&
-    test "$(pgs_of)" = "hpc_Standard_HB120rs_v3_j$id" &&
-    ccsim_get /ccsim/state | jq -e "[.nodes[] | select(.Template == \"hpc\")] | length == 4"
+    test_equal "$(pgs_of_job "$id")" "4 hpc_Standard_HB120rs_v3_j$id"
 ' || slurm_dump
 
 test_expect_success 'the nodes go away after SuspendTime' '
@@ -28,11 +38,11 @@ test_expect_success 'the nodes go away after SuspendTime' '
 ' || slurm_dump
 
 test_expect_success 'two 4-node jobs at once land in two placement groups, one each' '
-    a=$(sbatch --parsable -N4 -p hpc -o /dev/null --wrap "sleep 5") &&
-    b=$(sbatch --parsable -N4 -p hpc -o /dev/null --wrap "sleep 5") &&
+    a=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh" 5) &&
+    b=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh" 5) &&
     slurm_wait_job "$a" COMPLETED 150 && slurm_wait_job "$b" COMPLETED 150 &&
-    grep -h "create 4 nodes .* placement group hpc_Standard_HB120rs_v3_j$a" "$TEST_TMP/ccautoscale.log" &&
-    grep -h "create 4 nodes .* placement group hpc_Standard_HB120rs_v3_j$b" "$TEST_TMP/ccautoscale.log"
+    test_equal "$(pgs_of_job "$a")" "4 hpc_Standard_HB120rs_v3_j$a" &&
+    test_equal "$(pgs_of_job "$b")" "4 hpc_Standard_HB120rs_v3_j$b"
 ' || slurm_dump
 
 test_done

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # A VM that never boots: ResumeTimeout, ResumeFailProgram releases it and returns
-# the node to the pool; the requeued job then runs on a VM that does boot.
+# the node to the pool (idle~, no reason, no VM); a job then runs there on a VM
+# that does boot.  The node is powered up without a job, so that no requeued
+# job can take it back before its state is checked.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -13,16 +15,18 @@ test_expect_success 'start Slurm; the next VM hangs in Acquiring' '
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}"
 '
 
-test_expect_success 'ResumeTimeout: resume-fail terminates the VM and the node is usable again' '
-    id=$(sbatch --parsable -N1 -p htc -o /dev/null --wrap "srun true") &&
-    echo "$id" >jobid &&
+test_expect_success 'ResumeTimeout: resume-fail terminates the VM; the node is idle~ with no reason' '
+    scontrol update nodename=htc-1 state=power_up &&
+    wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | join(\\\" \\\")\")\" = htc-1" &&
     wait_for 60 grep -q "never registered with Slurm" "$TEST_TMP/ccautoscale.log" &&
-    wait_for 20 sh -c "! sinfo -h -N -n htc-1 -o %t | grep -q down" &&
-    grep -q "terminate 1 VM that did not boot in time" "$TEST_TMP/ccautoscale.log"
+    grep -q "terminate 1 VM that did not boot in time" "$TEST_TMP/ccautoscale.log" &&
+    wait_for 20 slurm_node_is htc-1 "idle~" none &&
+    wait_for 20 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\")\" = 0"
 ' || slurm_dump
 
-test_expect_success 'the requeued job runs on a VM that boots' '
-    slurm_wait_job "$(cat jobid)" COMPLETED 150
+test_expect_success 'the node is usable again: a job runs there on a VM that boots' '
+    id=$(sbatch --parsable -N1 -w htc-1 -o /dev/null --wrap "srun true") &&
+    slurm_wait_job "$id" COMPLETED 150
 ' || slurm_dump
 
 test_done

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # sync: a Failed VM behind a powering-up node is released and the job requeued;
-# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept.
+# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept;
+# the VMs of nodearrays ccautoscale does not manage are never touched.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -21,7 +22,8 @@ test_expect_success 'sync releases the Failed VM and hands its node back with th
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && cat sync.json &&
     jq -e ".failed_released == 1" sync.json &&
     slurm_node_reason htc-1 | grep -q "^ccautoscale: transient: Provisioning failed" &&
-    wait_for 10 sh -c "scontrol show job $id | grep -q \"Restarts=[1-9]\""
+    wait_for 10 sh -c "scontrol show job $id | grep -q \"Restarts=[1-9]\"" &&
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 0"
 ' || slurm_dump
 
 test_expect_success 'the job then runs on a fresh VM' '
@@ -53,5 +55,14 @@ test_expect_success 'sync --dry-run changes nothing' '
     test_grep "htc-6: orphan VM" dry.out &&
     test "$(ccsim_node_count)" = 2
 '
+
+test_expect_success 'VMs of nodearrays ccautoscale does not manage survive sync (autoscale off; disabled)' '
+    ccsim_post /ccsim/nodes "{\"Name\": \"login-1\", \"Template\": \"login\", \"MachineType\": \"Standard_D4s_v3\", \"Hooks\": false}" >/dev/null &&
+    ccsim_post /ccsim/nodes "{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Hooks\": false}" >/dev/null &&
+    jq ".nodearrays.hpc.enabled = false" "$CCAS_CONF" >c2 && chmod 600 c2 &&
+    "$CCAS" -c c2 slurm sync --json >sync.json && cat sync.json &&
+    jq -e ".orphans_terminated == 1" sync.json &&
+    wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | sort | join(\\\" \\\")\")\" = \"hpc-1 htc-5 login-1\""
+' || slurm_dump
 
 test_done

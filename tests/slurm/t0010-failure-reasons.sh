@@ -3,8 +3,11 @@
 # t0010-failure-reasons.sh: each failure class, from a fault ccsim injects,
 # through to the Reason the real slurmctld shows on the node handed back —
 # "ccautoscale: <class>: <message>" — and to the events.  Throttling and
-# transient errors are never reported as capacity.  (VMs are records only:
-# the resume program is run by hand.)
+# transient errors are never reported as capacity.  Every decision names the
+# jobs of SLURM_RESUME_FILE.  An unreachable CycleCloud hands the nodes back
+# within the programs' own limits (slurm.connect_timeout, request_timeout,
+# retries); a user who cannot write the state or the lock is named.  (VMs are
+# records only: the resume program is run by hand.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -12,7 +15,9 @@ why=$(slurm_prereqs) || test_skip_all "$why"
 RESUME=$top_builddir/slurm_power/ccautoscale-resume
 export SLURM_RESUME_FILE=/nonexistent
 
-# reason_after FAULT NODE: resume NODE under FAULT; print the node's Reason
+# reason_after FAULT NODE: resume NODE under FAULT; print the node's Reason.
+# NODE must not be in a bucket in a capacity window: the suspend program, run
+# as Slurm powers the node down, would give it the window's reason.
 reason_after () {
     ccsim_delete /ccsim/faults >/dev/null &&
     ccsim_fault "$1" &&
@@ -33,19 +38,19 @@ test_expect_success 'capacity: the server added none for want of machines' '
 '
 
 test_expect_success 'throttling: 429 with Retry-After until the retries are spent — throttling, not capacity' '
-    reason_after "{\"kind\": \"http\", \"status\": 429, \"retry_after\": 1, \"count\": -1, \"match\": \"status\"}" htc-2 >reason &&
+    reason_after "{\"kind\": \"http\", \"status\": 429, \"retry_after\": 1, \"count\": -1, \"match\": \"status\"}" hpc-4 >reason &&
     grep "^ccautoscale: throttling: " reason
 '
 
 test_expect_success 'throttling: 503' '
-    reason_after "{\"kind\": \"http\", \"status\": 503, \"count\": -1, \"match\": \"status\"}" htc-3 >reason &&
+    reason_after "{\"kind\": \"http\", \"status\": 503, \"count\": -1, \"match\": \"status\"}" hpc-5 >reason &&
     grep "^ccautoscale: throttling: " reason
 '
 
 test_expect_success 'transient: 500 and a server that drops the connection' '
-    reason_after "{\"kind\": \"http\", \"status\": 500, \"count\": -1, \"match\": \"status\"}" htc-4 >reason &&
+    reason_after "{\"kind\": \"http\", \"status\": 500, \"count\": -1, \"match\": \"status\"}" hpc-7 >reason &&
     grep "^ccautoscale: transient: " reason &&
-    reason_after "{\"kind\": \"drop\", \"count\": -1, \"match\": \"status\"}" htc-5 >reason &&
+    reason_after "{\"kind\": \"drop\", \"count\": -1, \"match\": \"status\"}" hpc-8 >reason &&
     grep "^ccautoscale: transient: " reason
 '
 
@@ -59,6 +64,79 @@ test_expect_success 'every hand-back is a "failed" event with the same class' '
         jq -e -s --arg c "$c" "[.[] | select(.event == \"failed\" and .class == \$c)] | length >= 1" \
             "$TEST_TMP/state/events.jsonl" >/dev/null || { echo "no failed event of class $c"; return 1; }
     done
+'
+
+# handed_back NODE REASON: Slurm took the hand-back of NODE with a reason that
+# starts REASON, and its "failed" event says so.  (Not the node's Reason now:
+# the bucket may be in a capacity window, whose reason the suspend program
+# gives the node as Slurm powers it down.)
+handed_back () {
+    grep -F "hand back $1: $2" "$TEST_TMP/ccautoscale.log" &&
+        jq -e -s --arg n "$1" --arg r "$2" \
+            "[.[] | select(.event == \"failed\" and .node == \$n and (.reason | startswith(\$r)))] | length == 1" \
+            "$TEST_TMP/state/events.jsonl"
+}
+
+# milliseconds since $1 (date +%s%N)
+ms_since () {
+    echo $((($(date +%s%N) - $1) / 1000000))
+}
+
+test_expect_success 'every decision names its jobs: one set for two jobs, its hand-backs, the events' '
+    echo "{\"jobs\": [{\"job_id\": 11, \"nodes\": \"hpc-2\"}, {\"job_id\": 12, \"nodes\": \"hpc-3\"}]}" >rf.json &&
+    jq ".nodearrays.hpc.colocated = false" "$CCAS_CONF" >spread.json && chmod 600 spread.json &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_HB120rs_v3\", \"count\": -1}" &&
+    { SLURM_RESUME_FILE=$TEST_TMP/rf.json "$RESUME" -c spread.json "hpc-[2-3]" || true; } &&
+    ccsim_delete /ccsim/faults >/dev/null &&
+    test_grep "create 2 nodes hpc-2..hpc-3 in hpc/Standard_HB120rs_v3 for jobs 11,12$" "$TEST_TMP/ccautoscale.log" &&
+    test_grep "hand back hpc-\[2-3\] (jobs 11,12): ccautoscale: capacity: " "$TEST_TMP/ccautoscale.log" &&
+    jq -e -s "[.[] | select(.event == \"failed\" and (.node == \"hpc-2\" or .node == \"hpc-3\")) | .jobs] == [[\"11\"], [\"12\"]]" \
+        "$TEST_TMP/state/events.jsonl" &&
+    jq -e -s "[.[] | select(.event == \"create_failed\")] | last | .jobs == [\"11\", \"12\"]" "$TEST_TMP/state/events.jsonl"
+'
+
+test_expect_success 'CycleCloud unreachable (nothing listens): handed back at once, "transient: CycleCloud unreachable"' '
+    jq --arg u "http://127.0.0.1:$(slurm_free_port)" ".url = \$u" "$CCAS_CONF" >down.json && chmod 600 down.json &&
+    start=$(date +%s%N) &&
+    test_expect_code 3 "$RESUME" -c down.json htc-6 &&
+    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 5000 &&
+    handed_back htc-6 "ccautoscale: transient: CycleCloud unreachable: "
+'
+
+# A CycleCloud of its own that never answers a status read, so that the
+# suspend runs Slurm starts for the nodes handed back meanwhile meet none of it.
+test_expect_success 'a CycleCloud that does not answer: resume and sync give up after slurm.request_timeout and slurm.retries' '
+    "$CCSIM_BIN" --cluster "$top_srcdir/tests/slurm/cluster.json" --port-file slow.port >slow.out 2>&1 &
+    slow=$! && test_at_exit "kill_pid $slow" &&
+    wait_for 10 test -s slow.port &&
+    curl -sS --fail-with-body -X POST -d "{\"kind\": \"hang\", \"seconds\": 60, \"count\": -1, \"match\": \"status\"}" \
+        "http://127.0.0.1:$(cat slow.port)/ccsim/faults" &&
+    jq --arg u "http://127.0.0.1:$(cat slow.port)" --arg l "$TEST_TMP/slow.lock" \
+        ".url = \$u | .lock_file = \$l | .slurm.request_timeout = 1 | .slurm.retries = 1" "$CCAS_CONF" >slow.json &&
+    chmod 600 slow.json &&
+    start=$(date +%s%N) &&
+    test_expect_code 3 "$RESUME" -c slow.json hpc-6 &&
+    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 8000 &&
+    start=$(date +%s%N) &&
+    test_expect_code 3 "$top_builddir/plugin/ccautoscale" -c slow.json slurm sync &&
+    echo "sync took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 8000 &&
+    kill_pid "$slow" &&
+    handed_back hpc-6 "ccautoscale: transient: CycleCloud unreachable: "
+'
+
+# slurmctld runs the programs as SlurmUser, rarely root
+test_expect_success 'run as a user who cannot write state_dir, or the lock: the error names the path and the user' '
+    chmod 755 "$TEST_TMP" && mkdir -m 755 rootstate && touch rootlock && mkdir nobody && chown nobody nobody &&
+    jq --arg s "$TEST_TMP/rootstate" --arg l "$TEST_TMP/nobody/lock" --arg f "$TEST_TMP/nobody/log" \
+        ".state_dir = \$s | .lock_file = \$l | .logging.file = \$f" "$CCAS_CONF" >nobody/state.json &&
+    jq --arg l "$TEST_TMP/rootlock" ".lock_file = \$l | del(.logging.file)" nobody/state.json >nobody/lock.json &&
+    chmod 600 nobody/*.json && chown nobody nobody/*.json &&
+    test_expect_code 2 setpriv --reuid=nobody --regid=nogroup --clear-groups "$RESUME" -c nobody/state.json htc-6 2>err &&
+    cat err &&
+    test_grep "state_dir .$TEST_TMP/rootstate.: cannot write there: Permission denied (running as user .nobody." err &&
+    test_expect_code 2 setpriv --reuid=nobody --regid=nogroup --clear-groups "$RESUME" -c nobody/lock.json htc-6 2>err &&
+    cat err &&
+    test_grep "$TEST_TMP/rootlock: cannot open lock file: Permission denied (running as user .nobody." err
 '
 
 test_done
