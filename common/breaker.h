@@ -3,7 +3,8 @@
  *
  * Each boot failure (a VM Failed, stuck past boot_timeout, or never
  * registered before ResumeTimeout) counts against its nodearray; a VM that
- * boots resets the count.  At breaker.threshold consecutive failures the
+ * boots resets the count — once per boot: for Slurm, a node's first
+ * registration after its VM was created or started; for PBS, its join.  At breaker.threshold consecutive failures the
  * breaker opens: it is logged at LOG_ERR, written as a "breaker_opened"
  * event, and every bucket of the nodearray is held (holds.h) with the reason
  * "ccautoscale: breaker: ..." — so the engine creates nothing there, Slurm's

@@ -59,7 +59,9 @@ static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
     na->priority = st->priority;
     if ((v = ccas_config_nodearray_get (c->cfg, st->name, "priority")))
         na->priority = json_object_get_int (v);
-    na->enabled = true;
+    /* a nodearray the cluster does not autoscale (Microsoft's templates mark the
+     * login nodes so) takes no new nodes unless the configuration says otherwise */
+    na->enabled = st->autoscale_enabled;
     if ((v = ccas_config_nodearray_get (c->cfg, st->name, "enabled")))
         na->enabled = json_object_get_boolean (v);
     na->colocated = nodearray_colocated (c->cfg, st);
@@ -519,7 +521,9 @@ int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t wh
     }
     if (!b->na->enabled) {
         if (why)
-            snprintf (why, whysize, "nodearray disabled in the configuration");
+            snprintf (why, whysize, "%s", b->na->st->autoscale_enabled
+                                              ? "nodearray disabled in the configuration"
+                                              : "nodearray not autoscaled (its Configuration.autoscale.enabled is false)");
         return 0;
     }
     /* narrower limits first: on a tie the narrower one explains better */

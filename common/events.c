@@ -84,9 +84,28 @@ static void rotate (void)
         ccas_log (LOG_WARNING, "events: cannot remove %s: %s", ev.path, strerror (errno));
 }
 
+/* A file root makes (the sync timer, a rotation) goes to the owner of its
+ * directory, who is SlurmUser where slurmctld runs the programs: else the
+ * next resume could not append to it. */
+static void adopt_directory_owner (int fd)
+{
+    struct stat file, dir;
+    char path[4096];
+    if (geteuid () != 0 || fstat (fd, &file) < 0 || file.st_uid != 0)
+        return;
+    snprintf (path, sizeof (path), "%s", ev.path);
+    char *slash = strrchr (path, '/');
+    if (slash)
+        *(slash == path ? slash + 1 : slash) = '\0';
+    if (stat (slash ? path : ".", &dir) == 0 && dir.st_uid != 0 && fchown (fd, dir.st_uid, dir.st_gid) < 0)
+        ccas_log (LOG_DEBUG, "events: cannot give %s to uid %d: %s", ev.path, (int)dir.st_uid, strerror (errno));
+}
+
 static int open_file (void)
 {
     int fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd >= 0)
+        adopt_directory_owner (fd);
     if (fd < 0 && errno == ENOENT) {
         /* the first run on a fresh state directory */
         char dir[4096];
@@ -95,8 +114,8 @@ static int open_file (void)
         char *slash = strrchr (dir, '/');
         if (slash && slash != dir) {
             *slash = '\0';
-            if (ccas_make_dirs (dir, &err) == 0)
-                fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+            if (ccas_make_dirs (dir, &err) == 0 && (fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640)) >= 0)
+                adopt_directory_owner (fd);
         }
     }
     return fd;

@@ -12,7 +12,7 @@
  *   create_failed     nodearray, machine_type, count, class, message, request_id, jobs
  *   terminated        nodes, reason, operation_id
  *   orphan_reaped     node, node_id
- *   failed            node, class, message
+ *   failed            node, class, reason, jobs
  *   joined / drained / deleted   node, why (PBS)
  * Correlation ids (Slurm or PBS job ids, CycleCloud request and operation
  * ids) let a line be followed to the scheduler and to CycleCloud.

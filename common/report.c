@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "events.h"
 #include "metrics.h"
@@ -24,20 +23,4 @@ void ccas_report_action (const char *event, enum ccas_node_action action, const 
     if (action != CCAS_ACTION_START && n->nodearray)
         ccas_metric_add ("ccautoscale_nodes_terminated_total",
                          ccas_metric_labels (labels, sizeof (labels), "nodearray", n->nodearray, NULL, NULL), 1);
-}
-
-void ccas_report_failed (const char *node, const char *reason)
-{
-    static const char prefix[] = "ccautoscale: ";
-    char cls[32] = "";
-    if (reason && strncmp (reason, prefix, strlen (prefix)) == 0) {
-        const char *c = reason + strlen (prefix);
-        size_t n = strcspn (c, ":");
-        snprintf (cls, sizeof (cls), "%.*s", (int)(n < sizeof (cls) ? n : sizeof (cls) - 1), c);
-    }
-    json_object *o = json_object_new_object ();
-    json_object_object_add (o, "node", json_object_new_string (node));
-    json_object_object_add (o, "class", *cls ? json_object_new_string (cls) : NULL);
-    json_object_object_add (o, "reason", reason ? json_object_new_string (reason) : NULL);
-    ccas_event ("failed", o);
 }

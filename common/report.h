@@ -13,7 +13,4 @@
 void ccas_report_action (const char *event, enum ccas_node_action action, const struct ccas_node *n,
                          const char *reason, const char *operation);
 
-/* A node handed back to the scheduler: `reason` is "ccautoscale: <class>: <message>". */
-void ccas_report_failed (const char *node, const char *reason);
-
 #endif /* !CCAS_REPORT_H */

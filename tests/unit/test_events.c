@@ -100,10 +100,34 @@ static void test_cut_short_leaves_no_half_line (void **state)
     ccas_config_destroy (cfg);
 }
 
+/* Root (the sync timer) makes the file in SlurmUser's directory: it goes to
+ * the directory's owner, who must append to it next. */
+static void test_root_gives_the_file_to_the_directory_owner (void **state)
+{
+    (void)state;
+    if (geteuid () != 0) {
+        skip ();
+        return;
+    }
+    struct stat st;
+    unlink (path);
+    assert_int_equal (chown (dir, 65534, 65534), 0);
+    struct ccas_config *cfg = config ();
+    ccas_events_open (cfg, "test_events");
+    ccas_event ("created", big_fields (10));
+    ccas_events_close ();
+    ccas_config_destroy (cfg);
+    assert_int_equal (chown (dir, 0, 0), 0);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_uid, 65534);
+    assert_int_equal (whole_lines (path), 1);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_cut_short_leaves_no_half_line),
+        cmocka_unit_test (test_root_gives_the_file_to_the_directory_owner),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-events.XXXXXX");
     if (!mkdtemp (dir))
