@@ -96,7 +96,8 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
         .connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000),
         .request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000),
         .max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1),
-        .backoff_max_ms = 2000, /* also caps a Retry-After */
+        .backoff_max_ms = 2000,
+        .retry_after_max_ms = 2000, /* a server asking for a longer wait: hand the nodes back (throttling) */
         .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
     };
     return ccas_ccapi_create (&ao, err);

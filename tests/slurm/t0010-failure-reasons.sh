@@ -125,11 +125,13 @@ test_expect_success 'a CycleCloud that does not answer: resume and sync give up 
 '
 
 # slurmctld runs the programs as SlurmUser, rarely root
+# (a lock file root made with mode 0644 is no obstacle: it is taken read-only; 0600 is)
 test_expect_success 'run as a user who cannot write state_dir, or the lock: the error names the path and the user' '
-    chmod 755 "$TEST_TMP" && mkdir -m 755 rootstate && touch rootlock && mkdir nobody && chown nobody nobody &&
+    chmod 755 "$TEST_TMP" && mkdir -m 755 rootstate && touch rootlock && chmod 600 rootlock && mkdir nobody && chown nobody nobody &&
     jq --arg s "$TEST_TMP/rootstate" --arg l "$TEST_TMP/nobody/lock" --arg f "$TEST_TMP/nobody/log" \
         ".state_dir = \$s | .lock_file = \$l | .logging.file = \$f" "$CCAS_CONF" >nobody/state.json &&
-    jq --arg l "$TEST_TMP/rootlock" ".lock_file = \$l | del(.logging.file)" nobody/state.json >nobody/lock.json &&
+    jq --arg l "$TEST_TMP/rootlock" --arg s "$TEST_TMP/nobody/state" ".lock_file = \$l | .state_dir = \$s | del(.logging.file)" \
+        nobody/state.json >nobody/lock.json &&
     chmod 600 nobody/*.json && chown nobody nobody/*.json &&
     test_expect_code 2 setpriv --reuid=nobody --regid=nogroup --clear-groups "$RESUME" -c nobody/state.json htc-6 2>err &&
     cat err &&
