@@ -41,6 +41,8 @@ struct ccas_job {
     uint32_t nslots;                     /* sum of chunk counts */
     enum ccas_packing packing;
     bool colocated;                      /* all slots in one placement group */
+    bool single_set;                     /* all slots in one placement group, or all outside
+                                          * any (PBS keeps a job in one placement set) */
     bool running;                        /* already running on `running_on` */
     bool ignore;                         /* leave out of matching (e.g. behind the job analyzed) */
     const char **running_on;

@@ -28,6 +28,7 @@ struct engine {
     size_t nshapes;
     struct ccas_undo *undo;
     int32_t job;                 /* index of the job being placed */
+    bool outside_groups;         /* this attempt takes no node in a placement group */
     uint32_t committed;          /* nodes that existed before this job's attempt */
     char why[512];
 };
@@ -95,7 +96,7 @@ static int shape_buckets (struct engine *e, const struct ccas_constraint *k, str
 /* Nodes that no job may be given, ever, in this pass (or until a rollback). */
 static bool closed_to (const struct engine *e, const struct ccas_node *n)
 {
-    if (!ccas_node_usable (n) || n->sched_offline)
+    if (!ccas_node_usable (n) || n->sched_offline || (e->outside_groups && n->pg))
         return true;
     return n->exclusive && n->last_job != e->job;
 }
@@ -256,19 +257,22 @@ static bool bucket_fits_all (struct engine *e, const struct ccas_job *j, struct 
     return true;
 }
 
+/* The ways to place a colocated job, in this order. */
+enum { PG_EXISTING = 1, PG_GROW = 2 };
+
 /* `colocated_nodearrays_only`: for a job colocated only because its preferred
- * nodearray is.  Existing members of existing groups in any bucket the job
- * allows come first, so that idle nodes are used before a node is made anywhere (a
- * preferred bucket without such nodes would otherwise open a new group);
- * then, bucket by bucket, an existing group grown with new nodes, then a new
- * group. */
-static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only)
+ * nodearray is.  With PG_EXISTING, existing members of existing groups in any
+ * bucket the job allows come first, so that idle nodes are used before a node
+ * is made anywhere (a preferred bucket without such nodes would otherwise
+ * open a new group); with PG_GROW, then, bucket by bucket, an existing group
+ * grown with new nodes, then a new group. */
+static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only, int ways)
 {
     const struct ccas_constraint *k0 = j->chunks[0].cons;
     struct shape *s = shape_of (e, k0);
     if (shape_buckets (e, k0, s) < 0)
         return false;
-    for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
+    for (uint32_t bi = 0; bi < s->nbuckets && (ways & PG_EXISTING); bi++) {
         struct ccas_bucket *b = s->buckets[bi];
         if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
             continue;
@@ -276,6 +280,8 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
             if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
                 return true;
     }
+    if (!(ways & PG_GROW))
+        return false;
     for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
         struct ccas_bucket *b = s->buckets[bi];
         if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
@@ -404,12 +410,38 @@ static void apply_running (struct engine *e, struct ccas_job *j)
 
 /* ---- the pass --------------------------------------------------------------------------- */
 
+/* Try the job as colocated; undone, and not colocated, when it fails. */
+static bool attempt_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only, int ways)
+{
+    size_t mark = ccas_undo_mark (e->undo);
+    j->colocated = true;
+    if (place_colocated (e, j, colocated_nodearrays_only, ways))
+        return true;
+    ccas_undo_rollback (e->undo, mark);
+    j->colocated = false;
+    return false;
+}
+
+/* Spread over nodes outside any placement group only (PBS's "_none_" set). */
+static bool place_outside_groups (struct engine *e, struct ccas_job *j)
+{
+    size_t mark = ccas_undo_mark (e->undo);
+    e->outside_groups = true;
+    bool ok = place_spread (e, j);
+    e->outside_groups = false;
+    if (!ok)
+        ccas_undo_rollback (e->undo, mark);
+    return ok;
+}
+
 /* A job is colocated when it asks to be.  One whose preferred bucket is in a
  * colocated nodearray (InfiniBand, or configured so) is placed as colocated
  * too — its nodes there share one placement group whether it said so or not —
  * and, failing that, spread over the other nodearrays (spreading never makes
  * a colocated nodearray's nodes outside a group, unless the job asks for
- * in-a-placement-group false). */
+ * in-a-placement-group false).  A job that must keep its nodes in one
+ * placement set (single_set: one group, or none) takes idle members of an
+ * existing group, else nodes outside any group, else a group grown or made. */
 static bool place (struct engine *e, struct ccas_job *j)
 {
     bool forbids = false;
@@ -419,16 +451,16 @@ static bool place (struct engine *e, struct ccas_job *j)
         forbids = forbids || ccas_constraint_info (j->chunks[ci].cons)->forbids_pg;
     }
     if (j->colocated)
-        return place_colocated (e, j, false);
+        return place_colocated (e, j, false, PG_EXISTING | PG_GROW);
     struct shape *s = shape_of (e, j->chunks[0].cons);
     if (!forbids && shape_buckets (e, j->chunks[0].cons, s) == 0 && s->prefers_colocated) {
-        size_t mark = ccas_undo_mark (e->undo);
-        j->colocated = true;
-        if (place_colocated (e, j, true))
+        if (attempt_colocated (e, j, true, PG_EXISTING | PG_GROW))
             return true;
-        ccas_undo_rollback (e->undo, mark);
-        j->colocated = false;
+        return j->single_set ? place_outside_groups (e, j) : place_spread (e, j);
     }
+    if (j->single_set)
+        return attempt_colocated (e, j, false, PG_EXISTING) || place_outside_groups (e, j)
+               || attempt_colocated (e, j, false, PG_GROW);
     return place_spread (e, j);
 }
 

@@ -106,7 +106,7 @@ static int format_value (const char *name, const struct ccas_value *v, char *buf
         return 0;
     case CCAS_V_STR:
         for (const char *p = v->u.str; *p; p++)
-            if (*p == '"' || (unsigned char)*p < 0x20)
+            if (*p == '"' || *p == '&' || (unsigned char)*p < 0x20) /* qmgr's quote parser refuses them */
                 return -1;
         if (ccas_pbs_name_valid (v->u.str))
             snprintf (buf, size, "%s", v->u.str);

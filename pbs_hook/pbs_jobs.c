@@ -24,6 +24,7 @@ struct shape {
     uint32_t nchunks;
     enum ccas_packing packing;
     bool colocated;
+    bool single_set;           /* one placement group, or none: see compile_shape */
     char *error;               /* why jobs of this shape cannot be read */
 };
 
@@ -216,6 +217,15 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
         any_false |= chunk_grouping (&chunks[i]) == UG_FALSE;
     }
     s->colocated = (strcmp (pl.group, "group_id") == 0 && !any_true) || any_false;
+    /* PBS's scheduler keeps a job inside one placement set (install-hook sets
+     * do_not_span_psets, as cyclecloud-pbspro does): a job of several nodes
+     * that says nothing of ungrouped must have them all in one group_id —
+     * one placement group, or all outside any ("_none_").  One node is
+     * always in one set. */
+    uint32_t slots = 0;
+    for (int i = 0; i < n; i++)
+        slots += chunks[i].count;
+    s->single_set = !s->colocated && !any_true && pl.arrangement != CCAS_PBS_PACK && slots > 1;
     s->packing = pl.arrangement == CCAS_PBS_SCATTER || pl.arrangement == CCAS_PBS_VSCATTER ? CCAS_SCATTER : CCAS_PACK;
     bool pack = pl.arrangement == CCAS_PBS_PACK;
     s->nchunks = pack ? 1 : (uint32_t)n;
@@ -327,6 +337,7 @@ static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct
     }
     j->packing = s->packing;
     j->colocated = s->colocated;
+    j->single_set = s->single_set;
     return 0;
 }
 

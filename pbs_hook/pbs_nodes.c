@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jsonutil.h"
 #include "log.h"
@@ -31,6 +32,7 @@ static void read_node (struct ccas_pbs_node *p, const char *name, json_object *o
     p->ccnodeid = avail ? ccas_json_str (avail, "ccnodeid") : NULL;
     p->offline = has_state (state, "offline");
     p->down = has_state (state, "down") || has_state (state, "state-unknown");
+    p->changed = ccas_json_double (o, "last_state_change_time", 0);
     p->njobs = jobs && json_object_is_type (jobs, json_type_array) ? (unsigned)json_object_array_length (jobs) : 0;
     p->assigned = ccas_json_get (o, "resources_assigned");
 }
@@ -98,8 +100,20 @@ static void use_assigned (struct ccas_cluster *c, struct ccas_node *n, json_obje
     }
 }
 
+/* A node joining (offline with our comment) since longer than boot_timeout
+ * has failed its join pass after pass: PBS runs nothing there, so it stops
+ * counting as capacity — its jobs get other nodes and it idles out — while
+ * a join that failed once is simply tried again. */
+static bool join_stuck (const struct ccas_cluster *c, const struct ccas_pbs_node *p, const struct ccas_node *n,
+                        double now)
+{
+    return ccas_pbs_node_joining (p) && p->changed > 0
+           && now - p->changed > ccas_config_boot_timeout (c->cfg, n->nodearray);
+}
+
 void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
 {
+    double now = (double)time (NULL);
     free (nodes->by_node);
     nodes->nby = c->nexisting;
     nodes->by_node = calloc (c->nexisting + 1, sizeof (*nodes->by_node));
@@ -119,6 +133,11 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
         n->sched_jobs = p->njobs;
         n->busy = p->njobs > 0;
         n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || p->down;
+        if (join_stuck (c, p, n, now)) {
+            n->boot_timed_out = true;
+            ccas_log (LOG_WARNING, "pbs: %s: joining for %.0f s, more than boot_timeout: no work goes there", p->name,
+                      now - p->changed);
+        }
         use_assigned (c, n, p->assigned);
     }
 }

@@ -29,6 +29,7 @@ struct ccas_pbs_node {
     const char *comment;
     const char *ccnodeid;       /* resources_available.ccnodeid, or NULL */
     bool offline, down;
+    double changed;             /* last_state_change_time (epoch seconds), or 0 */
     unsigned njobs;
     json_object *assigned;      /* resources_assigned, borrowed */
     struct ccas_node *cc;       /* the CycleCloud node it stands for, or NULL */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -329,6 +330,62 @@ static void test_jobs_ungrouped (void **state)
     matched_free (&m);
 }
 
+/* PBS keeps a job inside one placement set (do_not_span_psets): a job of
+ * several nodes that says nothing of ungrouped gets one placement group, or
+ * nodes all outside any; one node, or pack, needs no group. */
+static void test_jobs_default_grouping (void **state)
+{
+    (void)state;
+    struct matched m;
+    match_jobs (&m, "{\"nodes\": []}", "{\"nodes\": {}}",
+                "{\"Jobs\": {"
+                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\"},"
+                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc\"},"
+                " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\","
+                "           \"Resource_List\": {\"place\": \"pack\"}},"
+                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=htc\"},"
+                " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc:ungrouped=true\"}"
+                "}}");
+    /* nothing exists yet: new nodes outside any group are the cheapest one set */
+    const struct ccas_job *j1 = find_job (m.jobs, "1.s");
+    assert_true (j1->single_set);
+    assert_true (j1->matched);
+    assert_null (j1->slots[0]->pg);
+    assert_null (j1->slots[1]->pg);
+    assert_false (find_job (m.jobs, "2.s")->single_set);
+    assert_false (find_job (m.jobs, "3.s")->single_set);
+    assert_true (find_job (m.jobs, "4.s")->single_set);
+    const struct ccas_job *j5 = find_job (m.jobs, "5.s");
+    assert_false (j5->colocated || j5->single_set);
+    assert_null (j5->slots[0]->pg);
+    matched_free (&m);
+
+    /* two idle nodes of one group and one outside: never a mix */
+    match_jobs (&m,
+                "{\"nodes\": ["
+                " {\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\","
+                "  \"PlacementGroupId\": \"pg-1\"},"
+                " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": \"10.0.0.5\"},"
+                " {\"Name\": \"htc-3\", \"NodeId\": \"id3\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
+                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": \"10.0.0.6\","
+                "  \"PlacementGroupId\": \"pg-1\"}]}",
+                "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}},"
+                " \"htc-2\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
+                " \"htc-3\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id3\"}}}}",
+                "{\"Jobs\": {\"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"},"
+                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"}}}");
+    const struct ccas_job *a = find_job (m.jobs, "1.s"), *b = find_job (m.jobs, "2.s");
+    assert_true (a->matched && b->matched);
+    /* the first takes the group's two idle nodes; the second htc-2 and a new node, both outside */
+    assert_non_null (a->slots[0]->pg);
+    assert_ptr_equal (a->slots[0]->pg, a->slots[1]->pg);
+    assert_null (b->slots[0]->pg);
+    assert_null (b->slots[1]->pg);
+    matched_free (&m);
+}
+
 /* place=pack: every chunk on one host — one node request with the chunks'
  * summed amounts, never "fill a node, then open another". */
 static void test_jobs_pack (void **state)
@@ -504,6 +561,31 @@ static void test_join_ready_nodes (void **state)
  * marker; a join that stopped at any step (the node offline with the joining
  * comment) is taken up again; such a node is ours: given back without a
  * drain when idle, forgotten when its VM has gone. */
+/* A join that failed once is tried again and the node stays capacity; one
+ * joining for longer than boot_timeout (1800 s by default) is given no work. */
+static void test_join_stuck (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct ccas_cluster *c = model (cc_nodes);
+    char doc[600];
+    long now = (long)time (NULL);
+    snprintf (doc, sizeof (doc),
+              "{\"nodes\": {"
+              " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"last_state_change_time\": %ld,"
+              "            \"resources_available\": {}},"
+              " \"htc-2\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"last_state_change_time\": %ld,"
+              "            \"resources_available\": {}}}}",
+              now - 60, now - 4000);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (doc), &err);
+    assert_non_null (pn);
+    ccas_pbs_nodes_merge (pn, c);
+    assert_true (ccas_node_usable (ccas_cluster_find_node (c, "htc-1")));
+    assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-2")));
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
 static void test_join_never_reopens (void **state)
 {
     (void)state;
@@ -619,6 +701,8 @@ int main (void)
         cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
         cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
         cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_jobs_ungrouped),
+        cmocka_unit_test (test_jobs_default_grouping),
+        cmocka_unit_test (test_join_stuck),
         cmocka_unit_test (test_jobs_pack),       cmocka_unit_test (test_pass_decisions),
         cmocka_unit_test (test_join_ready_nodes), cmocka_unit_test (test_join_never_reopens),
         cmocka_unit_test (test_sched_config),     cmocka_unit_test (test_sched_config_path),
