@@ -91,8 +91,8 @@ static void adopt_directory_owner (int fd)
 {
     struct stat file, dir;
     char path[4096];
-    if (geteuid () != 0 || fstat (fd, &file) < 0 || file.st_uid != 0)
-        return;
+    if (geteuid () != 0 || fstat (fd, &file) < 0 || file.st_uid != 0 || !S_ISREG (file.st_mode) || file.st_nlink != 1)
+        return; /* a hard link to another file is never given away */
     snprintf (path, sizeof (path), "%s", ev.path);
     char *slash = strrchr (path, '/');
     if (slash)
@@ -101,9 +101,11 @@ static void adopt_directory_owner (int fd)
         ccas_log (LOG_DEBUG, "events: cannot give %s to uid %d: %s", ev.path, (int)dir.st_uid, strerror (errno));
 }
 
+/* O_NOFOLLOW: in a directory another user owns, a symlink at the file's
+ * name must not send root's appends elsewhere. */
 static int open_file (void)
 {
-    int fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    int fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
     if (fd >= 0)
         adopt_directory_owner (fd);
     if (fd < 0 && errno == ENOENT) {
@@ -114,7 +116,7 @@ static int open_file (void)
         char *slash = strrchr (dir, '/');
         if (slash && slash != dir) {
             *slash = '\0';
-            if (ccas_make_dirs (dir, &err) == 0 && (fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640)) >= 0)
+            if (ccas_make_dirs (dir, &err) == 0 && (fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640)) >= 0)
                 adopt_directory_owner (fd);
         }
     }

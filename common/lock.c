@@ -37,9 +37,11 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
                                      struct ccas_error *err)
 {
     struct ccas_lock *lock = NULL;
-    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: root truncates and writes the file; a symlink put at its
+     * name by whoever owns the directory must not point that elsewhere */
+    int fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EACCES)
-        fd = open (path, O_RDONLY | O_CLOEXEC); /* another user's (root's sync made it): flock needs no write */
+        fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* another user's (root's sync made it): flock needs no write */
     if (fd < 0) {
         ccas_errorf (err, "%s: cannot open lock file: %s", path, strerror (errno));
         return NULL;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +47,16 @@ void ccas_log_open (const char *ident, int level, unsigned sinks)
 
 int ccas_log_set_file (const char *path, struct ccas_error *err)
 {
-    FILE *f = fopen (path, "ae");
-    if (!f)
-        return ccas_errorf (err, "%s: cannot open log file: %s", path, strerror (errno));
+    /* O_NOFOLLOW: a log file in a directory another user owns must not be
+     * a symlink that sends root's lines elsewhere */
+    int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+    FILE *f = fd >= 0 ? fdopen (fd, "a") : NULL;
+    if (!f) {
+        int saved = errno;
+        if (fd >= 0)
+            close (fd);
+        return ccas_errorf (err, "%s: cannot open log file: %s", path, strerror (saved));
+    }
     if (log_file)
         fclose (log_file);
     setvbuf (f, NULL, _IOLBF, 0);

@@ -108,7 +108,12 @@ int ccas_write_replace (const char *path, const char *data, size_t len, unsigned
         return -1;
     if (snprintf (tmp, sizeof (tmp), "%s.tmp.%d", path, (int)getpid ()) >= (int)sizeof (tmp))
         return ccas_errorf (err, "%s: path too long", path);
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    /* the directory may be SlurmUser's and this run root's (the sync timer):
+     * the temporary is made new — never a file, or a symlink, someone else
+     * put at its name — and the rename then replaces the name, not a target */
+    if (unlink (tmp) < 0 && errno != ENOENT)
+        return ccas_errorf (err, "%s: cannot remove a stale temporary: %s", tmp, strerror (errno));
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
     if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {

@@ -123,11 +123,37 @@ static void test_root_gives_the_file_to_the_directory_owner (void **state)
     assert_int_equal (whole_lines (path), 1);
 }
 
+/* A symlink at the events file's name is never followed: nothing is written
+ * to what it points to (root's sync in SlurmUser's directory). */
+static void test_symlink_not_followed (void **state)
+{
+    (void)state;
+    char target[128];
+    struct stat st;
+    snprintf (target, sizeof (target), "%s/elsewhere", dir);
+    unlink (path);
+    FILE *f = fopen (target, "w");
+    assert_non_null (f);
+    fclose (f);
+    assert_int_equal (symlink (target, path), 0);
+    struct ccas_config *cfg = config ();
+    ccas_events_open (cfg, "test_events");
+    ccas_event ("created", big_fields (10));
+    ccas_events_close ();
+    ccas_config_destroy (cfg);
+    assert_int_equal (size_of (target), 0);
+    assert_int_equal (lstat (path, &st), 0);
+    assert_true (S_ISLNK (st.st_mode));
+    unlink (path);
+    unlink (target);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_cut_short_leaves_no_half_line),
         cmocka_unit_test (test_root_gives_the_file_to_the_directory_owner),
+        cmocka_unit_test (test_symlink_not_followed),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-events.XXXXXX");
     if (!mkdtemp (dir))

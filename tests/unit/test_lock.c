@@ -81,11 +81,34 @@ static void test_another_users_file (void **state)
     }
 }
 
+/* A symlink at the lock's name is refused, never truncated through. */
+static void test_symlink_refused (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    char target[128], link[128];
+    snprintf (target, sizeof (target), "%s/precious", dir);
+    snprintf (link, sizeof (link), "%s/lock-link", dir);
+    FILE *f = fopen (target, "w");
+    assert_non_null (f);
+    fputs ("do not touch", f);
+    fclose (f);
+    assert_int_equal (symlink (target, link), 0);
+    assert_null (ccas_lock_acquire (link, "x", 0, &err));
+    assert_non_null (strstr (err.text, "lock-link"));
+    struct stat st;
+    assert_int_equal (stat (target, &st), 0);
+    assert_int_equal (st.st_size, 12);
+    unlink (link);
+    unlink (target);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_one_holder_named),
         cmocka_unit_test (test_another_users_file),
+        cmocka_unit_test (test_symlink_refused),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-lock.XXXXXX");
     if (!mkdtemp (dir) || chmod (dir, 0755) < 0)
