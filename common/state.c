@@ -33,8 +33,15 @@ struct ccas_state *ccas_state_load (const char *dir, const char *name, struct cc
         ccas_errorf (err, "out of memory");
         return NULL;
     }
-    if (access (st->path, F_OK) < 0 && errno == ENOENT)
+    struct stat sb;
+    if (lstat (st->path, &sb) < 0 && errno == ENOENT)
         st->root = json_object_new_object ();
+    else if (S_ISLNK (sb.st_mode)) {
+        /* root would read the target and write its text back here */
+        ccas_errorf (err, "%s: state file is a symbolic link; refusing it (remove it)", st->path);
+        ccas_state_destroy (st);
+        return NULL;
+    }
     else if (!(st->root = ccas_json_load_file (st->path, STATE_MAX_BYTES, err))) {
         ccas_error_prefix (err, "state file (move it aside to start afresh)");
         ccas_state_destroy (st);

@@ -68,6 +68,11 @@ static void test_no_write_through_links (void **state)
     assert_int_equal (st.st_mode & 07777, 0600);
     assert_string_equal (slurp (path), "{}");
     assert_int_equal (lstat (tmp, &st), -1);
+    /* a state file that is a link is refused, not read (and written back) */
+    unlink (path);
+    assert_int_equal (symlink (target, path), 0);
+    assert_null (ccas_state_load (dir, "state", &err));
+    assert_non_null (strstr (err.text, "symbolic link"));
     unlink (target);
     unlink (path);
 }
