@@ -19,21 +19,20 @@ static long bucket_size (const struct ccas_bucket *b, long cap)
     return n;
 }
 
+/* na->enabled is CycleCloud's Configuration.autoscale.enabled unless
+ * nodearrays.NAME.enabled says otherwise (cluster.c): the same answer for
+ * the Slurm programs as for every other command. */
 bool ccas_slurm_nodearray_managed (const struct ccas_nodearray *na, char *why, size_t whysize)
 {
-    if (!na->st->autoscale_enabled) {
-        if (why)
-            snprintf (why, whysize, "nodearray '%s' is not autoscaled (Configuration.autoscale.enabled is false"
-                      " in CycleCloud)", na->name);
-        return false;
-    }
-    if (!na->enabled) {
-        if (why)
-            snprintf (why, whysize, "nodearray '%s' is disabled in the configuration (nodearrays.%s.enabled)",
-                      na->name, na->name);
-        return false;
-    }
-    return true;
+    if (na->enabled)
+        return true;
+    if (why && !na->st->autoscale_enabled)
+        snprintf (why, whysize, "nodearray '%s' is not autoscaled (Configuration.autoscale.enabled is false"
+                  " in CycleCloud; nodearrays.%s.enabled true manages it anyway)", na->name, na->name);
+    else if (why)
+        snprintf (why, whysize, "nodearray '%s' is disabled in the configuration (nodearrays.%s.enabled)",
+                  na->name, na->name);
+    return false;
 }
 
 struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c)
@@ -89,7 +88,9 @@ bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name,
         return false;
     const char *rest = name + plen;
     const char *dash = strrchr (rest, '-');
-    if (!dash || dash == rest || !isdigit ((unsigned char)dash[1]))
+    /* only the names ccautoscale gives: "hpc-01" or a 20-digit index is not
+     * one (sync would take such a VM for an orphan) */
+    if (!dash || dash == rest || !isdigit ((unsigned char)dash[1]) || dash[1] == '0' || strlen (dash + 1) > 9)
         return false;
     char *end;
     long i = strtol (dash + 1, &end, 10);

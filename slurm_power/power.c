@@ -112,6 +112,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     p->dry_run = o->dry_run;
     p->out = stdout;
     p->now = (double)time (NULL);
+    errno = 0; /* as_whom and the caller read it: nothing stale */
     if (!(p->cfg = ccas_config_load (ccas_power_config_path (o->config_path), err)))
         return as_whom (err, errno);
     open_logging (p, o);
@@ -121,6 +122,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         return -1;
     if (!p->dry_run) {
         double wait = ccas_config_lookup_double (p->cfg, "slurm.lock_timeout", 20);
+        errno = 0;
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
             return as_whom (err, errno);
         if (check_state_dir (p->cfg->state_dir, err) < 0)

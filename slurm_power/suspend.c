@@ -103,7 +103,7 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
         goto done;
     struct ccas_node_selector sel = { .ids = ids, .nids = nids };
     if (ccas_ccapi_node_action (p->api, action, &sel, NULL, &res, &err) < 0) {
-        ccas_log (LOG_ERR, "%s (sync will retry: these VMs are orphans now)", err.text);
+        ccas_log (LOG_ERR, "%s (sync will terminate these VMs as orphans, unless their nodearray is disabled)", err.text);
         p->failures++;
         goto done;
     }

@@ -113,7 +113,9 @@ static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
     long index;
     const struct ccas_nodearray *na = ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why,
                                                                sizeof (why));
-    if (na && n->nodearray && strcmp (n->nodearray, na->name) != 0)
+    if (na && !n->nodearray)
+        snprintf (why, sizeof (why), "it has no nodearray (Template)");
+    else if (na && strcmp (n->nodearray, na->name) != 0)
         snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
     else if (na)
         return true;
@@ -146,12 +148,41 @@ static bool not_responding (const char *reason)
     return reason && strcmp (reason, "Not responding") == 0;
 }
 
+/* A VM that failed for want of capacity (Azure's AllocationFailed arrives on
+ * the VM, after the create or start was accepted) holds its bucket like a
+ * capacity failure in the create's answer; any other failure of a VM that
+ * was powering up is a boot failure the breaker counts. */
+static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas_node *n, bool booting)
+{
+    struct ccas_power *p = r->p;
+    enum ccas_failure_class cls = ccas_classify_message (n->status_message);
+    if (p->dry_run)
+        return cls;
+    if (ccas_failure_holds_bucket (cls) && n->bucket && p->cfg->capacity_failure_backoff > 0
+        && !ccas_holds_reason (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now)) {
+        char reason[300];
+        ccas_failure_reason (cls, n->status_message, reason, sizeof (reason));
+        ccas_holds_add (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now,
+                        p->cfg->capacity_failure_backoff, cls, reason);
+        ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", n->bucket->na->name,
+                        n->bucket->machine_type, p->cfg->capacity_failure_backoff, reason);
+    } else if (booting && !ccas_failure_holds_bucket (cls)) {
+        char what[300];
+        snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
+        ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
+    }
+    return cls;
+}
+
 /* A Failed VM behind a node Slurm has not powered down.  A node powering up
- * never got its VM: a boot failure (the breaker counts it), the job is
- * requeued.  A node that is up lost its VM after it registered: released
- * too, unless a job runs there (CycleCloud also says Failed when only the
- * node's software failed).  The node is handed back unless an administrator
- * set its reason, which only they may clear. */
+ * never got its VM: released, the job requeued.  A node that is up lost its
+ * VM after it registered (CycleCloud also says Failed when only the node's
+ * software failed): never while a job runs there, and an idle one is first
+ * drained — Slurm's view was read before CycleCloud answered, and a job may
+ * have started there since — and released by a later pass once drained and
+ * still idle; one Slurm finds not responding is released at once.  A node
+ * whose reason an administrator set is left as it is: only they may clear
+ * it. */
 static void failed_vm (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     struct ccas_power *p = r->p;
@@ -164,20 +195,25 @@ static void failed_vm (struct sync_run *r, const struct ccas_node *n, const stru
         ccas_log (LOG_WARNING, "%s: VM Failed (%s) but a job runs there: left alone", n->name, msg);
         return;
     }
-    if (booting && !p->dry_run) {
-        char what[300];
-        snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
-        ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
+    if (sn->reason && !ours (sn->reason) && !not_responding (sn->reason)) {
+        ccas_log (LOG_NOTICE, "%s: VM Failed (%s); its reason '%s' is not ccautoscale's: left as it is", n->name,
+                  msg, sn->reason);
+        return;
+    }
+    enum ccas_failure_class cls = vm_failure (r, n, booting);
+    ccas_failure_reason (cls, msg, reason, sizeof (reason));
+    if (!booting && !ccas_slurm_node_down (sn) && !(ccas_slurm_node_drained (sn) && ours (sn->reason))) {
+        const char *name = n->name;
+        ccas_power_say (p, LOG_WARNING, "%s: VM failed after it registered: %sdrain it; released once drained and idle",
+                        n->name, p->dry_run ? "would " : "");
+        ccas_power_update (p, &name, 1, CCAS_SLURM_DRAIN, reason);
+        return;
     }
     ccas_power_say (p, LOG_WARNING, "%s: VM failed %s: %srelease it%s", n->name,
                     booting ? "while powering up" : "after it registered", p->dry_run ? "would " : "",
                     booting ? " and requeue the job" : "");
     terminate_later (r, n, booting ? "failed while powering up" : "failed");
-    if (!sn->reason || ours (sn->reason) || not_responding (sn->reason))
-        ccas_power_handback (p, n->name, ccas_failure_reason (CCAS_CLASS_TRANSIENT, msg, reason, sizeof (reason)));
-    else
-        ccas_log (LOG_NOTICE, "%s: its reason '%s' is not ccautoscale's: the node is left as it is", n->name,
-                  sn->reason);
+    ccas_power_handback (p, n->name, reason);
     r->rep->failed_released++;
 }
 
@@ -185,17 +221,23 @@ static void failed_vm (struct sync_run *r, const struct ccas_node *n, const stru
  * VM Ready resets the nodearray's count of consecutive boot failures.  Were
  * every pass to count every node that is up, one long-running node would
  * wipe the count each minute and K failures in a row would never add up.
- * The nodes counted are kept with their VM's id in state_dir/slurm_boots.json,
- * as this pass found them: a node that is powered down and boots again
- * counts again. */
+ * The nodes counted are kept with their VM's id in state_dir/slurm_boots.json
+ * while their VM lives and Slurm has not powered them down: a node that is
+ * powered down and boots again (or gets a new VM) counts again; one that
+ * reboots, or is down for a pass, does not. */
 static void count_boot (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     json_object *was = NULL;
-    if (!r->boots_now || n->kind != CCAS_NODE_READY || !n->node_id || ccas_slurm_node_powering_up (sn)
-        || ccas_slurm_node_down (sn))
+    if (!r->boots_now || !n->node_id)
         return;
-    if (!json_object_object_get_ex (r->boots_seen, n->name, &was)
-        || strcmp (json_object_get_string (was), n->node_id) != 0) {
+    bool seen = json_object_object_get_ex (r->boots_seen, n->name, &was) && json_object_is_type (was, json_type_string)
+                && strcmp (json_object_get_string (was), n->node_id) == 0;
+    bool up = n->kind == CCAS_NODE_READY && !ccas_slurm_node_powering_up (sn) && !ccas_slurm_node_down (sn);
+    if (!up && !seen)
+        return;
+    /* a node counted once stays counted while its VM lives and Slurm has not
+     * powered it down, through a pass that finds it down or without an address */
+    if (up && !seen) {
         ccas_log (LOG_DEBUG, "%s: booted and registered; %s's boot failures count from zero again", n->name,
                   n->nodearray ? n->nodearray : "?");
         if (!r->p->dry_run)
@@ -386,6 +428,15 @@ static struct ccas_state *load_boots (struct sync_run *r)
 {
     struct ccas_error err = { "" };
     struct ccas_state *st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
+    if (!st && !r->p->dry_run) {
+        /* bookkeeping, not configuration: kept aside, and started afresh */
+        char path[4096], bad[4200];
+        snprintf (path, sizeof (path), "%s/slurm_boots.json", r->p->cfg->state_dir);
+        snprintf (bad, sizeof (bad), "%s.bad", path);
+        ccas_log (LOG_WARNING, "%s; kept as %s, started afresh", err.text, bad);
+        if (rename (path, bad) == 0)
+            st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
+    }
     if (!st) {
         ccas_log (LOG_WARNING, "%s; boots are not counted for the breaker this pass", err.text);
         return NULL;
@@ -412,6 +463,27 @@ static void save_boots (struct sync_run *r, struct ccas_state *st)
     ccas_state_destroy (st);
 }
 
+/* A nodearray disabled in the configuration keeps the VMs it already has:
+ * sync leaves them alone (they may be someone else's), so say each pass that
+ * they are there, and how to give them back. */
+static void warn_disabled (struct sync_run *r)
+{
+    const struct ccas_cluster *c = r->p->model;
+    for (size_t a = 0; a < c->nnodearrays; a++) {
+        const struct ccas_nodearray *na = &c->nodearrays[a];
+        size_t vms = 0;
+        if (na->enabled || !na->st->autoscale_enabled)
+            continue; /* managed, or not ccautoscale's (login nodes) */
+        for (size_t i = 0; i < c->nexisting; i++)
+            vms += c->nodes[i]->nodearray && strcmp (c->nodes[i]->nodearray, na->name) == 0
+                   && c->nodes[i]->kind != CCAS_NODE_GOING;
+        if (vms)
+            ccas_log (LOG_WARNING, "nodearray '%s' is disabled in the configuration: its %zu VM%s left alone"
+                      " (give them back with 'ccautoscale terminate', or enable it again)", na->name, vms,
+                      vms == 1 ? " is" : "s are");
+    }
+}
+
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
 {
     struct sync_run r = { .p = p, .rep = rep };
@@ -429,6 +501,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         ccas_holds_expire (p->holds, p->now, hold_ended, &r);
     }
     struct ccas_state *boots = load_boots (&r);
+    warn_disabled (&r);
     keep_held_drained (&r);
     for (size_t i = 0; i < p->model->nexisting; i++)
         check_vm (&r, p->model->nodes[i]);

@@ -48,7 +48,9 @@ test_expect_success 'resume run twice on the same names creates each VM once' '
 
 test_expect_success 'resume of names ccautoscale does not manage hands them back with a reason' '
     "$top_builddir/slurm_power/ccautoscale-resume" --dry-run "login-[1-2]" >out &&
-    test_grep "would hand back login-\[1-2\]: ccautoscale: permanent:" out
+    test_grep "would hand back login-\[1-2\]: ccautoscale: permanent:" out &&
+    "$top_builddir/slurm_power/ccautoscale-resume" --dry-run "htc-01" >out &&
+    test_grep "would hand back htc-01: ccautoscale: permanent: .htc-01. is not a ccautoscale name" out
 '
 
 test_done

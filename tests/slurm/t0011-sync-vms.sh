@@ -56,11 +56,15 @@ test_expect_success 'the breaker counts each boot once: two boot failures open i
     slurm_node_is htc-1 idle
 ' || slurm_dump
 
-test_expect_success 'a VM that fails after its node registered is released; the node returns to the pool' '
+# Slurm's view is read before CycleCloud answers: an idle node whose VM failed
+# is drained first (no job can start there), released by the next pass
+test_expect_success 'a VM that fails after its node registered: drained, then released; the node returns to the pool' '
     scontrol update nodename=hpc-[1-2] state=power_up &&
     wait_for 60 slurm_node_is hpc-1 idle && wait_for 60 slurm_node_is hpc-2 idle &&
     ccsim_post /ccsim/nodes/hpc-1/fail >/dev/null &&
-    slurm_sync && jq -e ".failed_released == 1" sync.json &&
+    slurm_sync && jq -e ".failed_released == 0" sync.json &&
+    slurm_node_is hpc-1 drain "ccautoscale: transient: the VM failed (ccsim)" && vm_is hpc-1 Failed &&
+    slurm_sync && jq -e "(.failed_released + .orphans_terminated) == 1" sync.json &&
     wait_for 20 vm_is hpc-1 "" &&
     wait_for 30 slurm_node_is hpc-1 "idle~" &&
     breakers && jq -e "(.hpc.failures // 0) == 0" breakers.json &&
