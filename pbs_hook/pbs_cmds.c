@@ -10,6 +10,7 @@
 #include "failpoint.h"
 #include "log.h"
 #include "pbs_cmds.h"
+#include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
 #include "resdict.h"
@@ -30,30 +31,41 @@ static void log_skipped (const char *key, const char *why, void *arg)
               (const char *)arg, key, why);
 }
 
-static json_object *read_json (char *const argv[], const char *section, const char *what, struct ccas_error *err)
+/* Run a PBS command for its output; 0, or -1 with `err` (the exit status
+ * and the first line of stderr when it failed).  Caller frees r->out. */
+static int run_for_output (char *const argv[], struct ccas_run_result *r, struct ccas_error *err)
 {
-    struct ccas_run_result r;
-    if (ccas_run (argv, timeout, MAX_OUTPUT, &r, err) < 0)
-        return NULL;
-    json_object *doc = NULL;
-    if (r.status != 0)
-        ccas_errorf (err, "%s: exit %d%s%s", argv[0], r.status, r.err[0] ? ": " : "", r.err);
-    else
-        doc = ccas_pbs_json_parse (r.out, r.outlen, argv[0], section, log_skipped, (void *)what, err);
-    free (r.out);
-    return doc;
+    if (ccas_run (argv, timeout, MAX_OUTPUT, r, err) < 0)
+        return -1;
+    if (r->status != 0) {
+        ccas_errorf (err, "%s: exit %d%s%s", argv[0], r->status, r->err[0] ? ": " : "", r->err);
+        free (r->out);
+        r->out = NULL;
+        return -1;
+    }
+    return 0;
 }
 
-json_object *ccas_pbs_qstat (struct ccas_error *err)
+int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err)
 {
     char *argv[] = { "qstat", "-f", "-t", "-F", "json", NULL };
-    return read_json (argv, "Jobs", "job", err);
+    struct ccas_run_result r;
+    if (run_for_output (argv, &r, err) < 0)
+        return -1;
+    int rc = ccas_pbs_queue_read (q, r.out, r.outlen, log_skipped, (void *)"job", err);
+    free (r.out);
+    return rc;
 }
 
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err)
 {
     char *argv[] = { "pbsnodes", "-a", "-F", "json", NULL };
-    return read_json (argv, "nodes", "node", err);
+    struct ccas_run_result r;
+    if (run_for_output (argv, &r, err) < 0)
+        return NULL;
+    json_object *doc = ccas_pbs_json_parse (r.out, r.outlen, "pbsnodes", "nodes", log_skipped, (void *)"node", err);
+    free (r.out);
+    return doc;
 }
 
 static int qmgr (const char *directive, struct ccas_error *err)

@@ -22,10 +22,14 @@
 /* Time limit of one PBS command (pbs.command_timeout). */
 void ccas_pbs_set_timeout (double seconds);
 
-/* Run qstat -f -t -F json / pbsnodes -a -F json and parse (repairing PBS's
- * quirks).  A job or node that cannot be read is logged and left out.
- * Returns the document (caller puts it) or NULL with `err`. */
-json_object *ccas_pbs_qstat (struct ccas_error *err);
+/* Run qstat -f -t -F json and read its jobs into `q`, one entry at a time
+ * (repairing PBS's quirks); 0, or -1 with `err`.  A job that cannot be read
+ * is logged and left out. */
+struct ccas_pbs_queue;
+int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err);
+
+/* Run pbsnodes -a -F json and parse it the same way.  Returns the document
+ * (caller puts it) or NULL with `err`. */
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err);
 
 /* group_id of a node outside any placement group: PBS's placement sets

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "arena.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "pbs_jobs.h"
+#include "pbs_json.h"
 #include "pbs_select.h"
 #include "resdict.h"
 #include "units.h"
@@ -285,11 +287,19 @@ static void shapes_free (struct shapes *sh)
     ccas_resdict_destroy (sh->keys);
 }
 
+/* A queued job as read from qstat: what translation needs, copied out of
+ * the JSON so that each entry's tree can go as soon as it is read. */
 struct queued {
-    const char *id;
-    json_object *job;
+    const char *id, *select, *place;
     int64_t priority;
     unsigned long seq, index;
+};
+
+struct ccas_pbs_queue {
+    struct ccas_arena *strings;
+    struct queued *v;
+    size_t n, cap;
+    struct ccas_pbs_jobs_stats stats;
 };
 
 /* PBS's order: higher Priority first, then the older job, then the lower subjob index. */
@@ -341,74 +351,135 @@ static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct
     return 0;
 }
 
-static size_t collect_queued (json_object *all, struct queued *q, struct ccas_pbs_jobs_stats *st)
+struct ccas_pbs_queue *ccas_pbs_queue_create (void)
 {
-    size_t n = 0;
-    json_object_object_foreach (all, id, job) {
-        st->seen++;
-        if (!job || !json_object_is_type (job, json_type_object)) {
-            st->skipped++; /* cut out by the repair, which said why */
-            continue;
-        }
-        const char *state = ccas_json_str (job, "job_state");
-        if (!state || strcmp (state, "Q") != 0 || ccas_json_bool (job, "array", false))
-            continue;
-        q[n].id = id;
-        q[n].job = job;
-        q[n].priority = ccas_json_int (job, "Priority", 0);
-        id_numbers (id, &q[n].seq, &q[n].index);
-        n++;
+    struct ccas_pbs_queue *q = calloc (1, sizeof (*q));
+    if (q && !(q->strings = ccas_arena_create ())) {
+        free (q);
+        q = NULL;
     }
-    return n;
+    return q;
 }
 
-struct ccas_jobs *ccas_pbs_jobs_from_qstat (struct ccas_cluster *c, json_object *doc,
-                                            struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
+void ccas_pbs_queue_destroy (struct ccas_pbs_queue *q)
 {
-    struct ccas_pbs_jobs_stats st = { 0, 0, 0 };
+    if (!q)
+        return;
+    ccas_arena_destroy (q->strings);
+    free (q->v);
+    free (q);
+}
+
+int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *job, struct ccas_error *err)
+{
+    q->stats.seen++;
+    if (!job || !json_object_is_type (job, json_type_object)) {
+        q->stats.skipped++; /* cut out by the repair, which said why */
+        return 0;
+    }
+    const char *state = ccas_json_str (job, "job_state");
+    if (!state || strcmp (state, "Q") != 0 || ccas_json_bool (job, "array", false))
+        return 0;
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 1024;
+        struct queued *v = realloc (q->v, cap * sizeof (*v));
+        if (!v)
+            return ccas_errorf (err, "out of memory");
+        q->v = v;
+        q->cap = cap;
+    }
+    char buf[64];
+    json_object *rl = ccas_json_get (job, "Resource_List");
+    const char *place = rl ? ccas_json_str (rl, "place") : NULL;
+    struct queued *e = &q->v[q->n];
+    e->id = ccas_arena_strdup (q->strings, id);
+    e->select = ccas_arena_strdup (q->strings, job_select (job, buf, sizeof (buf)));
+    e->place = ccas_arena_strdup (q->strings, place ? place : "");
+    if (!e->id || !e->select || !e->place)
+        return ccas_errorf (err, "out of memory");
+    e->priority = ccas_json_int (job, "Priority", 0);
+    id_numbers (id, &e->seq, &e->index);
+    q->n++;
+    return 0;
+}
+
+static int queue_entry (const char *key, json_object *value, bool in_section, void *arg, struct ccas_error *err)
+{
+    if (in_section)
+        return ccas_pbs_queue_add (arg, key, value, err);
+    if (value && strcmp (key, "Jobs") == 0)
+        return ccas_errorf (err, "qstat: Jobs: expected an object, got %s", ccas_json_type_name (value));
+    return 0;
+}
+
+int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len, ccas_pbs_skipped_f skipped,
+                         void *arg, struct ccas_error *err)
+{
+    struct ccas_pbs_scan_cb cb = { "Jobs", queue_entry, q, skipped, arg };
+    return ccas_pbs_json_each (text, len, "qstat", &cb, err);
+}
+
+struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_queue *q,
+                                       struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
+{
+    struct ccas_pbs_jobs_stats st = q->stats;
     struct shapes sh = { .keys = ccas_resdict_create () };
-    json_object *all = ccas_json_get (doc, "Jobs");
-    size_t total = all && json_object_is_type (all, json_type_object) ? (size_t)json_object_object_length (all) : 0;
-    struct queued *q = calloc (total + 1, sizeof (*q));
-    struct ccas_jobs *jobs = ccas_jobs_create (total + 1);
-    if (!sh.keys || !q || !jobs) {
+    struct ccas_jobs *jobs = ccas_jobs_create (q->n + 1);
+    if (!sh.keys || !jobs) {
         ccas_errorf (err, "out of memory");
         goto fail;
     }
-    if (all && !json_object_is_type (all, json_type_object)) {
-        ccas_errorf (err, "qstat: Jobs: expected an object, got %s", ccas_json_type_name (all));
-        goto fail;
-    }
-    size_t n = total ? collect_queued (all, q, &st) : 0;
-    qsort (q, n, sizeof (*q), cmp_queued);
-    for (size_t i = 0; i < n; i++) {
-        char buf[64];
-        const char *select = job_select (q[i].job, buf, sizeof (buf));
-        json_object *rl = ccas_json_get (q[i].job, "Resource_List");
-        const char *place = rl ? ccas_json_str (rl, "place") : NULL;
-        const struct shape *s = shape_of (c, &sh, select, place ? place : "");
+    if (q->n)
+        qsort (q->v, q->n, sizeof (*q->v), cmp_queued);
+    for (size_t i = 0; i < q->n; i++) {
+        const struct shape *s = shape_of (c, &sh, q->v[i].select, q->v[i].place);
         if (!s) {
             ccas_errorf (err, "out of memory");
             goto fail;
         }
         if (s->error) {
-            ccas_log (LOG_WARNING, "pbs: job %s skipped: %s", q[i].id, s->error);
+            ccas_log (LOG_WARNING, "pbs: job %s skipped: %s", q->v[i].id, s->error);
             st.skipped++;
             continue;
         }
-        if (add_job (jobs, &q[i], s, err) < 0)
+        if (add_job (jobs, &q->v[i], s, err) < 0)
             goto fail;
         st.queued++;
     }
-    free (q);
     shapes_free (&sh);
     if (stats)
         *stats = st;
     return jobs;
 fail:
-    free (q);
     if (sh.keys)
         shapes_free (&sh);
     ccas_jobs_destroy (jobs);
     return NULL;
+}
+
+struct ccas_jobs *ccas_pbs_jobs_from_qstat (struct ccas_cluster *c, json_object *doc,
+                                            struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
+{
+    json_object *all = ccas_json_get (doc, "Jobs");
+    if (all && !json_object_is_type (all, json_type_object)) {
+        ccas_errorf (err, "qstat: Jobs: expected an object, got %s", ccas_json_type_name (all));
+        return NULL;
+    }
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    struct ccas_jobs *jobs = NULL;
+    if (!q) {
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    int rc = 0;
+    if (all) {
+        json_object_object_foreach (all, id, job) {
+            if ((rc = ccas_pbs_queue_add (q, id, job, err)) < 0)
+                break;
+        }
+    }
+    if (rc == 0)
+        jobs = ccas_pbs_queue_jobs (c, q, stats, err);
+    ccas_pbs_queue_destroy (q);
+    return jobs;
 }

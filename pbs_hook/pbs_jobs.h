@@ -24,6 +24,7 @@
 
 #include "cluster.h"
 #include "job.h"
+#include "pbs_json.h"
 
 struct ccas_pbs_jobs_stats {
     size_t seen;       /* entries in Jobs */
@@ -31,9 +32,32 @@ struct ccas_pbs_jobs_stats {
     size_t skipped;    /* unreadable: reason logged */
 };
 
-/* Translate the parsed qstat document `doc` (borrowed).  Constraints are
+/* Queued jobs read from qstat, one entry at a time, before translation. */
+struct ccas_pbs_queue;
+
+/* Caller frees with ccas_pbs_queue_destroy(); NULL when out of memory. */
+struct ccas_pbs_queue *ccas_pbs_queue_create (void);
+void ccas_pbs_queue_destroy (struct ccas_pbs_queue *q);
+
+/* Take one entry of qstat's Jobs: `job` is borrowed (what is kept is
+ * copied), NULL for an entry the repair left out.  Jobs not queued, and
+ * array parents, are counted and dropped.  -1 with `err` when out of memory. */
+int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *job, struct ccas_error *err);
+
+/* Read what `qstat -f -t -F json` printed (`len` bytes of `text`) into `q`,
+ * entry by entry, repairing PBS's quirks (pbs_json.h); an entry that cannot
+ * be read goes to `skipped` (may be NULL).  0, or -1 with `err`. */
+int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len, ccas_pbs_skipped_f skipped,
+                         void *arg, struct ccas_error *err);
+
+/* Translate the queue (sorting it into PBS's order).  Constraints are
  * compiled in c->cons.  Caller frees with ccas_jobs_destroy().  NULL with
- * `err` only when out of memory or `doc` has no usable shape. */
+ * `err` only when out of memory. */
+struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_queue *q,
+                                       struct ccas_pbs_jobs_stats *stats, struct ccas_error *err);
+
+/* The same from a parsed qstat document `doc` (borrowed).  NULL with `err`
+ * when out of memory or `doc` has no usable shape. */
 struct ccas_jobs *ccas_pbs_jobs_from_qstat (struct ccas_cluster *c, json_object *doc,
                                             struct ccas_pbs_jobs_stats *stats, struct ccas_error *err);
 

@@ -109,117 +109,224 @@ static char *repair (const char *text, size_t len, size_t *outlen)
     return b.p;
 }
 
-static size_t indent_of (const char *line)
+/* ---- a scan of the repaired text --------------------------------------------------------------------
+ * Values, strings and numbers are json-c's to read; the scan only steps over
+ * the whitespace, colons and commas between them.  Each entry of the section
+ * is parsed alone and handed on, so a 50,000-job qstat never becomes one
+ * tree of a quarter of a gigabyte: parsing it whole cost four times as long,
+ * most of it in the allocator and in page faults. */
+
+struct scan {
+    const char *t;
+    size_t n, at;
+    json_tokener *tok;
+    char why[128];
+};
+
+static void skip_space (struct scan *s)
 {
-    size_t n = 0;
-    while (line[n] == ' ' || line[n] == '\t')
-        n++;
-    return n;
+    while (s->at < s->n && strchr (" \t\r\n", s->t[s->at]) && s->t[s->at])
+        s->at++;
 }
 
-static const char *next_line (const char *p)
+/* Step over `c` (after whitespace); false when something else is there. */
+static bool take (struct scan *s, char c)
 {
-    const char *nl = strchr (p, '\n');
-    return nl ? nl + 1 : p + strlen (p);
+    skip_space (s);
+    if (s->at < s->n && s->t[s->at] == c) {
+        s->at++;
+        return true;
+    }
+    snprintf (s->why, sizeof (s->why), s->at < s->n ? "expected '%c'" : "unexpected end of input (expected '%c')", c);
+    return false;
 }
 
-/* Replace the entry of `section` around byte `at` with "key":null.  Returns 0
- * and the key, or -1 when `at` is not inside an entry. */
-static int cut_entry (char *text, size_t *len, size_t at, const char *section, char *key, size_t keysize)
+/* One JSON value at the scan's position into *out (NULL for null); 0, or -1
+ * with the position at the fault and `why` set. */
+static int read_value (struct scan *s, json_object **out)
 {
-    char head[128];
-    snprintf (head, sizeof (head), "\"%s\"", section);
-    const char *sec = strstr (text, head);
-    if (!sec || (size_t)(sec - text) >= at)
+    skip_space (s);
+    json_tokener_reset (s->tok);
+    *out = json_tokener_parse_ex (s->tok, s->t + s->at, (int)(s->n - s->at));
+    enum json_tokener_error e = json_tokener_get_error (s->tok);
+    size_t end = json_tokener_get_parse_end (s->tok);
+    if (e != json_tokener_success) {
+        snprintf (s->why, sizeof (s->why), "%s",
+                  e == json_tokener_continue ? "unexpected end of input" : json_tokener_error_desc (e));
+        json_object_put (*out);
+        *out = NULL;
+        s->at += end;
         return -1;
-    const char *first = next_line (sec);
-    size_t indent = indent_of (first);
-    /* the entry's first line: the last line at the entry indent, starting with a quote, before `at` */
-    const char *start = NULL;
-    for (const char *l = first; *l && (size_t)(l - text) <= at; l = next_line (l))
-        if (indent_of (l) == indent && l[indent] == '"')
-            start = l;
-    if (!start)
-        return -1;
-    const char *stop = NULL;
-    for (const char *l = next_line (start); *l; l = next_line (l))
-        if (indent_of (l) == indent && l[indent] == '}') {
-            stop = next_line (l);
-            break;
-        }
-    if (!stop || (size_t)(stop - text) <= at)
-        return -1;
-    const char *k = start + indent + 1, *ke = strchr (k, '"');
-    snprintf (key, keysize, "%.*s", ke && ke - k < 200 ? (int)(ke - k) : 1, ke && ke - k < 200 ? k : "?");
-    bool comma = stop - start >= 2 && (stop[-2] == ',' || (stop[-2] == '\r' && stop[-3] == ','));
-    char repl[300];
-    int n = snprintf (repl, sizeof (repl), "%*s\"%s\":null%s\n", (int)indent, "", key, comma ? "," : "");
-    if (n < 0 || (size_t)n > (size_t)(stop - start))
-        return -1; /* only an entry that parses is that short */
-    size_t tail = *len - (size_t)(stop - text);
-    memcpy ((char *)start, repl, (size_t)n);
-    memmove ((char *)start + n, stop, tail + 1);
-    *len = (size_t)(start - text) + (size_t)n + tail;
+    }
+    s->at += end;
     return 0;
 }
 
-static json_object *parse (const char *text, size_t len, size_t *fail_at, char *why, size_t whysize)
+/* A key and its colon; the key's text goes to `key` (truncated to fit). */
+static int read_key (struct scan *s, char *key, size_t size)
 {
-    json_tokener *tok = json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH);
-    if (!tok) {
-        snprintf (why, whysize, "out of memory");
-        *fail_at = 0;
-        return NULL;
+    json_object *k = NULL;
+    if (read_value (s, &k) < 0)
+        return -1;
+    if (!json_object_is_type (k, json_type_string)) {
+        snprintf (s->why, sizeof (s->why), "expected a key");
+        json_object_put (k);
+        return -1;
     }
-    json_object *o = json_tokener_parse_ex (tok, text, (int)len);
-    enum json_tokener_error e = json_tokener_get_error (tok);
-    if (!o || e != json_tokener_success) {
-        snprintf (why, whysize, "%s", e == json_tokener_continue ? "unexpected end of input"
-                                                                    : json_tokener_error_desc (e));
-        *fail_at = json_tokener_get_parse_end (tok);
-        json_object_put (o);
-        o = NULL;
+    snprintf (key, size, "%s", json_object_get_string (k));
+    json_object_put (k);
+    return take (s, ':') ? 0 : -1;
+}
+
+/* Past the entry whose key starts at `kpos` and whose value failed at the
+ * scan's position: PBS prints one attribute a line, so the entry ends at the
+ * first later line holding, at the key's own indentation, its closing brace.
+ * False when the layout is not that (the key does not open its line, or no
+ * such line follows the fault). */
+static bool skip_entry (struct scan *s, size_t kpos)
+{
+    size_t ls = kpos;
+    while (ls > 0 && s->t[ls - 1] != '\n')
+        ls--;
+    for (size_t i = ls; i < kpos; i++)
+        if (s->t[i] != ' ' && s->t[i] != '\t')
+            return false;
+    size_t indent = kpos - ls;
+    const char *p = memchr (s->t + kpos, '\n', s->n - kpos);
+    while (p && (size_t)(p + 1 - s->t) < s->n) {
+        const char *l = p + 1;
+        size_t left = s->n - (size_t)(l - s->t), i = 0;
+        while (i < left && i < indent && (l[i] == ' ' || l[i] == '\t'))
+            i++;
+        if (i == indent && i < left && l[i] == '}' && (size_t)(l + i - s->t) >= s->at) {
+            s->at = (size_t)(l + i + 1 - s->t);
+            return true;
+        }
+        p = memchr (l, '\n', left);
     }
-    json_tokener_free (tok);
-    return o;
+    return false;
+}
+
+/* The entries of the section object, each to `entry` (NULL for one left out). */
+static int scan_section (struct scan *s, const struct ccas_pbs_scan_cb *cb, struct ccas_error *err)
+{
+    if (!take (s, '{'))
+        return -1;
+    skip_space (s);
+    if (s->at < s->n && s->t[s->at] == '}') {
+        s->at++;
+        return 0;
+    }
+    do {
+        char key[256];
+        json_object *v = NULL;
+        skip_space (s);
+        size_t kpos = s->at;
+        if (read_key (s, key, sizeof (key)) < 0)
+            return -1;
+        if (read_value (s, &v) < 0) {
+            if (!skip_entry (s, kpos))
+                return -1;
+            if (cb->skipped)
+                cb->skipped (key, s->why, cb->skipped_arg);
+        }
+        int rc = cb->entry (key, v, true, cb->arg, err);
+        json_object_put (v);
+        if (rc < 0)
+            return -2;
+    } while (take (s, ','));
+    return take (s, '}') ? 0 : -1;
+}
+
+static int scan_document (struct scan *s, const struct ccas_pbs_scan_cb *cb, struct ccas_error *err)
+{
+    if (!take (s, '{'))
+        return -1;
+    skip_space (s);
+    if (s->at < s->n && s->t[s->at] == '}')
+        return 0;
+    do {
+        char key[256];
+        skip_space (s);
+        if (read_key (s, key, sizeof (key)) < 0)
+            return -1;
+        skip_space (s);
+        if (strcmp (key, cb->section) == 0 && s->at < s->n && s->t[s->at] == '{') {
+            int rc = scan_section (s, cb, err);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        json_object *v = NULL;
+        if (read_value (s, &v) < 0)
+            return -1;
+        int rc = cb->entry (key, v, false, cb->arg, err);
+        json_object_put (v);
+        if (rc < 0)
+            return -2;
+    } while (take (s, ','));
+    return take (s, '}') ? 0 : -1;
+}
+
+int ccas_pbs_json_each (const char *text, size_t len, const char *what, const struct ccas_pbs_scan_cb *cb,
+                        struct ccas_error *err)
+{
+    const char *brace = memchr (text, '{', len);
+    if (!brace)
+        return ccas_errorf (err, "%s: no JSON object in the output (%zu bytes)", what, len);
+    if (len >= (size_t)1 << 31)
+        return ccas_errorf (err, "%s: output too large (%zu bytes)", what, len);
+    struct scan s = { 0 };
+    char *fixed = repair (brace, len - (size_t)(brace - text), &s.n);
+    s.tok = fixed ? json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH) : NULL;
+    if (!s.tok) {
+        free (fixed);
+        return ccas_errorf (err, "out of memory");
+    }
+    s.t = fixed;
+    int rc = scan_document (&s, cb, err);
+    if (rc == -1)
+        ccas_errorf (err, "%s: not valid JSON at byte %zu: %s", what, s.at + (size_t)(brace - text), s.why);
+    json_tokener_free (s.tok);
+    free (fixed);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- the whole document as one object ---------------------------------------------------------------- */
+
+struct build {
+    json_object *doc, *section;
+    const char *name;
+};
+
+static int build_entry (const char *key, json_object *value, bool in_section, void *arg, struct ccas_error *err)
+{
+    struct build *b = arg;
+    json_object *into = b->doc;
+    if (in_section) {
+        if (!b->section) {
+            if (!(b->section = json_object_new_object ()) || json_object_object_add (b->doc, b->name, b->section) < 0)
+                return ccas_errorf (err, "out of memory");
+        }
+        into = b->section;
+    }
+    if (json_object_object_add (into, key, json_object_get (value)) < 0)
+        return ccas_errorf (err, "out of memory");
+    return 0;
 }
 
 json_object *ccas_pbs_json_parse (const char *text, size_t len, const char *what, const char *section,
                                   ccas_pbs_skipped_f skipped, void *arg, struct ccas_error *err)
 {
-    const char *brace = memchr (text, '{', len);
-    if (!brace) {
-        ccas_errorf (err, "%s: no JSON object in the output (%zu bytes)", what, len);
-        return NULL;
-    }
-    if (len >= (size_t)1 << 31) {
-        ccas_errorf (err, "%s: output too large (%zu bytes)", what, len);
-        return NULL;
-    }
-    size_t n = 0;
-    char *fixed = repair (brace, len - (size_t)(brace - text), &n);
-    if (!fixed) {
+    struct build b = { json_object_new_object (), NULL, section };
+    if (!b.doc) {
         ccas_errorf (err, "out of memory");
         return NULL;
     }
-    json_object *o = NULL;
-    for (int tries = 0; tries < 1000; tries++) {
-        size_t at = 0;
-        char why[128], key[256];
-        if ((o = parse (fixed, n, &at, why, sizeof (why))))
-            break;
-        if (cut_entry (fixed, &n, at, section, key, sizeof (key)) < 0) {
-            ccas_errorf (err, "%s: not valid JSON at byte %zu: %s", what, at + (size_t)(brace - text), why);
-            break;
-        }
-        if (skipped)
-            skipped (key, why, arg);
+    struct ccas_pbs_scan_cb cb = { section, build_entry, &b, skipped, arg };
+    if (ccas_pbs_json_each (text, len, what, &cb, err) < 0) {
+        json_object_put (b.doc);
+        return NULL;
     }
-    free (fixed);
-    if (o && !json_object_is_type (o, json_type_object)) {
-        ccas_errorf (err, "%s: expected a JSON object, got %s", what, json_type_to_name (json_object_get_type (o)));
-        json_object_put (o);
-        o = NULL;
-    }
-    return o;
+    return b.doc;
 }

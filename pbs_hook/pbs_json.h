@@ -13,6 +13,7 @@
 #define CCAS_PBS_JSON_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -20,9 +21,29 @@
 /* Called once per entry left out: `key` is its name (or "?"), `why` json-c's error. */
 typedef void (*ccas_pbs_skipped_f) (const char *key, const char *why, void *arg);
 
-/* Parse `len` bytes of `text` (`what` names it in errors: "qstat").  Returns
- * a new object (caller puts it), or NULL with `err` when the document as a
- * whole is not JSON even after repair. */
+/* What to do with a document, for ccas_pbs_json_each(). */
+struct ccas_pbs_scan_cb {
+    const char *section; /* "Jobs", "nodes": the object whose entries are handed on one by one */
+    /* Called for each top-level key but `section` (in_section false) and each
+     * entry of `section` (in_section true).  `value` is borrowed until the
+     * call returns (json_object_get() to keep it); NULL for JSON null and for
+     * an entry left out (after `skipped`).  Returns 0, or -1 with `err` to
+     * stop the scan. */
+    int (*entry) (const char *key, json_object *value, bool in_section, void *arg, struct ccas_error *err);
+    void *arg;
+    ccas_pbs_skipped_f skipped; /* may be NULL */
+    void *skipped_arg;
+};
+
+/* Scan `len` bytes of `text` (`what` names it in errors: "qstat"), parsing
+ * each entry of the section alone.  Returns 0, or -1 with `err` when the
+ * document as a whole is not JSON even after repair, or `entry` failed
+ * (entries before the fault have been handed on). */
+int ccas_pbs_json_each (const char *text, size_t len, const char *what, const struct ccas_pbs_scan_cb *cb,
+                        struct ccas_error *err);
+
+/* The same, as one object (caller puts it), an entry left out being null;
+ * NULL with `err` when the document is not JSON even after repair. */
 json_object *ccas_pbs_json_parse (const char *text, size_t len, const char *what, const char *section,
                                   ccas_pbs_skipped_f skipped, void *arg, struct ccas_error *err);
 

@@ -74,10 +74,12 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
     ccas_pbs_nodes_merge (v->nodes, v->c);
-    if (!(doc = ccas_pbs_qstat (&err)))
-        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
-    v->jobs = ccas_pbs_jobs_from_qstat (v->c, doc, &v->jstats, &err);
-    json_object_put (doc);
+    struct ccas_pbs_queue *queue = ccas_pbs_queue_create ();
+    if (!queue)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (ccas_pbs_qstat (queue, &err) == 0)
+        v->jobs = ccas_pbs_queue_jobs (v->c, queue, &v->jstats, &err);
+    ccas_pbs_queue_destroy (queue);
     if (!v->jobs)
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
     return EXIT_OK;

@@ -160,28 +160,45 @@ if command -v valgrind >/dev/null; then
 fi
 
 # ---- issue 5: a PBS pass over 50,000 queued jobs and 5,000 nodes ----------------------------------
-# qstat and pbsnodes are stand-ins that print files generated in PBS's format;
-# their own run time is measured apart and taken out of the pass's.
-"$GEN/gen-cluster" pbsbench 1 5 5000 >pcluster.json
+# A real `pbs autoscale` pass: PBS's commands are stand-ins (tests/bench/gen-pbs)
+# that print files generated in PBS's format and log every other call; their
+# own run time (the file reads, and one call's time per logged call) is taken
+# out of the pass's.  The cluster has room for 100 more nodes, so the pass's
+# create stays one a real CycleCloud answers at once; 1 VM in 50 is joined
+# and 1 PBS node in 100, whose VM has gone, deleted.  `pbs demand`, the same
+# pass as a dry run, is measured too.
+"$GEN/gen-cluster" pbsbench 1 5 5000 | jq '.nodearrays[0].maxCount = 5100' >pcluster.json
 ccsim_start pcluster.json --boot-delay 0 >/dev/null || exit 1
 CCSIM_CLUSTER_FILE=pcluster.json ccsim_write_config "$CCAUTOSCALE_CONFIG" \
-    ".pbs.bin_dir = \"$TEST_TMP/pbsbin\" | .logging.level = \"warning\""
+    ".pbs.bin_dir = \"$TEST_TMP/pbsbin\" | .logging.level = \"warning\" | .request_timeout = 120"
 wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 5000"
 ccsim_get /ccsim/state >pstate.json
-"$GEN/gen-pbs" pstate.json 50000 qstat.json pbsnodes.json
-mkdir -p pbsbin
-printf '#!/bin/sh\nexec cat %s\n' "$TEST_TMP/qstat.json" >pbsbin/qstat
-printf '#!/bin/sh\nexec cat %s\n' "$TEST_TMP/pbsnodes.json" >pbsbin/pbsnodes
-chmod +x pbsbin/qstat pbsbin/pbsnodes
-measure pbsqstat pbsbin/qstat
-measure pbsnodes pbsbin/pbsnodes
+"$GEN/gen-pbs" pstate.json 50000 qstat.json pbsnodes.json pbsbin
+measure pbsqstat pbsbin/qstat -f -t -F json
+measure pbsnodeslist pbsbin/pbsnodes -a -F json
+measure pbscall sh -c 'for i in $(seq 100); do pbsbin/qmgr -c "set node x a = 1"; done'
+: >pbsbin/calls.log
 measure pbsdemand "$CCAS" pbs demand --json
 jq -e '.jobs | length == 50000' pbsdemand.out >/dev/null || { echo "bench: pbs demand did not report 50000 jobs" >&2; missed=$((missed + 1)); }
-figure "PBS: qstat (50k jobs, $(($(stat -c %s qstat.json) / 1048576)) MB) + pbsnodes (5k): the stand-ins' own time" \
-    "$(jq -n "$(field pbsqstat wall_ms) + $(field pbsnodes wall_ms) | . * 10 | round / 10")" ms
-target "PBS pass (pbs demand, 50k jobs, 5k nodes) less the stand-ins: wall" \
-    "$(jq -n "$(field pbsdemand wall_ms) - $(field pbsqstat wall_ms) - $(field pbsnodes wall_ms) | . * 10 | round / 10")" -le 2000 ms
-figure "PBS pass: peak RSS" "$(mb "$(field pbsdemand maxrss_kb)")" MB
+stand_ins_ms=$(jq -n "$(field pbsqstat wall_ms) + $(field pbsnodeslist wall_ms) | . * 10 | round / 10")
+target "PBS dry pass (pbs demand, 50k jobs, 5k nodes) less the stand-ins: wall" \
+    "$(jq -n "$(field pbsdemand wall_ms) - $stand_ins_ms | . * 10 | round / 10")" -le 2000 ms
+RUNS_SAVED=$RUNS RUNS=1
+ccsim_delete /ccsim/requests >/dev/null
+measure pbsautoscale "$CCAS" pbs autoscale --json
+RUNS=$RUNS_SAVED
+calls=$(wc -l <pbsbin/calls.log)
+joins=$(jq '.pbs.join | map(select(.outcome == "done")) | length' pbsautoscale.out)
+forgets=$(jq '.pbs.forget | map(select(.outcome == "done")) | length' pbsautoscale.out)
+{ [ "$joins" -ge 90 ] && [ "$forgets" = 50 ] && [ "$(requests "POST .*/nodes/create")" = 1 ]; } ||
+    { echo "bench: pbs autoscale did not do the pass's work: $joins joins, $forgets deletions" >&2; missed=$((missed + 1)); }
+figure "PBS: qstat (50k jobs, $(($(stat -c %s qstat.json) / 1048576)) MB) + pbsnodes (5k): the stand-ins' own time" "$stand_ins_ms" ms
+figure "PBS pass: qmgr/pbsnodes calls ($joins joins, $forgets deletions)" "$calls" ""
+pass_stand_ins_ms=$(jq -n "$stand_ins_ms + $calls * $(field pbscall wall_ms) / 100 | . * 10 | round / 10")
+figure "PBS pass: the stand-ins' own time, calls included" "$pass_stand_ins_ms" ms
+target "PBS pass (pbs autoscale, 50k jobs, 5k nodes) less the stand-ins: wall" \
+    "$(jq -n "$(field pbsautoscale wall_ms) - $pass_stand_ins_ms | . * 10 | round / 10")" -le 2000 ms
+figure "PBS pass: peak RSS" "$(mb "$(field pbsautoscale maxrss_kb)")" MB
 ccsim_stop
 
 # ---- issue 4: resume, suspend and sync against a real slurmctld -----------------------------------

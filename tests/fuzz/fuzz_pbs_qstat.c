@@ -8,20 +8,21 @@
 #include "fuzz.h"
 #include "match.h"
 #include "pbs_jobs.h"
-#include "pbs_json.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     struct ccas_error err = { "" };
-    json_object *doc = ccas_pbs_json_parse ((const char *)data, size, "qstat", "Jobs", NULL, NULL, &err);
-    if (!doc)
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    if (!q)
         return 0;
     struct fuzz_model m = fuzz_model_create ();
-    struct ccas_jobs *jobs = ccas_pbs_jobs_from_qstat (m.cluster, doc, NULL, &err);
+    struct ccas_jobs *jobs = NULL;
+    if (ccas_pbs_queue_read (q, (const char *)data, size, NULL, NULL, &err) == 0)
+        jobs = ccas_pbs_queue_jobs (m.cluster, q, NULL, &err);
     if (jobs && jobs->n <= 2000)
         (void)ccas_match (m.cluster, jobs, NULL, &err);
     ccas_jobs_destroy (jobs);
-    json_object_put (doc);
+    ccas_pbs_queue_destroy (q);
     fuzz_model_destroy (&m);
     return 0;
 }

@@ -17,6 +17,33 @@
 # private ports, PrivateData=cloud, and slurmd started in a new time namespace
 # whose boot clock starts at zero, or slurmctld refuses the node forever.
 
+# A sanitizer build (run-tests sets CCAS_SANITIZER_LOGS to a directory):
+# every report goes to a file there, which run-tests checks afterwards.  The
+# programs slurmctld starts get almost no environment and their stderr is
+# dropped, so they run through wrappers that set the options.
+if [ -n "${CCAS_SANITIZER_LOGS:-}" ]; then
+    mkdir -p "$CCAS_SANITIZER_LOGS"
+    ASAN_OPTIONS="log_path=$CCAS_SANITIZER_LOGS/asan:detect_leaks=1"
+    LSAN_OPTIONS="suppressions=$top_srcdir/tests/fuzz/lsan.supp"
+    UBSAN_OPTIONS="log_path=$CCAS_SANITIZER_LOGS/ubsan:print_stacktrace=1:halt_on_error=1"
+    export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+fi
+
+# Where slurmctld finds ResumeProgram and the others: the build's, or wrappers
+# that carry the sanitizer options.
+slurm_programs () {
+    local p
+    SLURM_PROGRAMS=$top_builddir/slurm_power
+    [ -n "${CCAS_SANITIZER_LOGS:-}" ] || return 0
+    SLURM_PROGRAMS=$SLURM_TEST_DIR/programs
+    mkdir -p "$SLURM_PROGRAMS"
+    for p in ccautoscale-resume ccautoscale-suspend ccautoscale-resume-fail; do
+        printf '#!/bin/sh\nexport ASAN_OPTIONS="%s" LSAN_OPTIONS="%s" UBSAN_OPTIONS="%s"\nexec "%s" "$@"\n' \
+            "$ASAN_OPTIONS" "$LSAN_OPTIONS" "$UBSAN_OPTIONS" "$top_builddir/slurm_power/$p" >"$SLURM_PROGRAMS/$p" &&
+            chmod 755 "$SLURM_PROGRAMS/$p" || return 1
+    done
+}
+
 slurm_prereqs () {
     [ "${CCAS_TEST_SLURM:-1}" = 0 ] && { echo "CCAS_TEST_SLURM=0"; return 1; }
     for p in slurmctld slurmd sbatch squeue sinfo scontrol unshare jq curl; do
@@ -30,14 +57,23 @@ slurm_prereqs () {
 # A block of 100 ports below Linux's ephemeral range (32768-), so that no
 # client connection holds one: slurmctld listens on the first, each node's
 # slurmd on base+offset+index (conf_gen numbers them across nodearrays).
+# Suites run side by side (make -j), so a block is claimed by a file naming
+# this shell (a claim whose shell has gone is stale and taken over) and
+# released when the test ends (slurm_start's cleanup).
 slurm_free_port () {
-    local p
+    local p claim
     while :; do
         p=$((20000 + 100 * ($(od -An -N2 -tu2 /dev/urandom) % 120)))
+        claim=${TMPDIR:-/tmp}/ccas-slurm-ports.$p
+        if [ -e "$claim" ] && ! kill -0 "$(cat "$claim" 2>/dev/null)" 2>/dev/null; then
+            rm -f "$claim"
+        fi
+        (set -C && echo $$ >"$claim") 2>/dev/null || continue
         if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
             echo "$p"
             return
         fi
+        rm -f "$claim"
     done
 }
 
@@ -74,9 +110,9 @@ ReturnToService=2
 TreeWidth=65533
 PrivateData=cloud
 MessageTimeout=5
-ResumeProgram=$top_builddir/slurm_power/ccautoscale-resume
-SuspendProgram=$top_builddir/slurm_power/ccautoscale-suspend
-ResumeFailProgram=$top_builddir/slurm_power/ccautoscale-resume-fail
+ResumeProgram=$SLURM_PROGRAMS/ccautoscale-resume
+SuspendProgram=$SLURM_PROGRAMS/ccautoscale-suspend
+ResumeFailProgram=$SLURM_PROGRAMS/ccautoscale-resume-fail
 ResumeRate=0
 SuspendRate=0
 ResumeTimeout=${SLURM_RESUME_TIMEOUT:-40}
@@ -115,6 +151,7 @@ slurm_start () {
     export SLURM_TEST_DIR SLURM_CONF CCAS_CONF
     mkdir -p "$SLURM_TEST_DIR/state" "$SLURM_TEST_DIR/spool" "$SLURM_TEST_DIR/log" "$SLURM_TEST_DIR/vm"
     SLURM_CTLD_PORT=$(slurm_free_port)
+    test_at_exit "rm -f '${TMPDIR:-/tmp}/ccas-slurm-ports.$SLURM_CTLD_PORT'"
     SLURM_NODE_PORT_BASE=$SLURM_CTLD_PORT
     test_at_exit slurm_stop
     # SLURM_VM_HOOKS=0: VMs are only records in ccsim, no slurmd starts (benchmarks)
@@ -128,6 +165,7 @@ slurm_start () {
         ".slurm = {conf_dir: \"$SLURM_TEST_DIR\", node_port_base: $SLURM_NODE_PORT_BASE}
          | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1
     "$top_builddir/plugin/ccautoscale" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >"$SLURM_TEST_DIR/conf.out" || return 1
+    slurm_programs || return 1
     slurm_write_conf
     slurm_write_hosts || return 1
     "$top_srcdir/tests/slurm/with-hosts" "$SLURM_TEST_DIR/hosts" \

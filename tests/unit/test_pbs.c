@@ -295,6 +295,52 @@ static void matched_free (struct matched *m)
 /* An idle joined node in a placement group (ungrouped=false in PBS) is no
  * place for an ungrouped=true job: PBS would never run it there, so the job
  * needs a new node outside any placement group. */
+/* The streamed read (what a pass uses: one entry parsed at a time) keeps the
+ * whole-document parse's outcome: repaired quotes, a broken entry left out
+ * and named, other jobs kept; and a document with no layout at all (one
+ * line) still reads when it is valid. */
+static void test_queue_read (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    struct skips s = { 0, "" };
+    struct ccas_cluster *c = model (NULL);
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    assert_int_equal (ccas_pbs_queue_read (q, qstat_quirks, strlen (qstat_quirks), note_skip, &s, &err), 0);
+    assert_int_equal (s.n, 1);
+    assert_string_equal (s.last, "2.srv");
+    struct ccas_pbs_jobs_stats st;
+    struct ccas_jobs *jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
+    assert_non_null (jobs);
+    assert_int_equal (st.seen, 3);
+    assert_int_equal (st.skipped, 1);
+    assert_int_equal (jobs->n, 1);
+    assert_string_equal (jobs->v[0].id, "1.srv");
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_queue_destroy (q);
+
+    q = ccas_pbs_queue_create ();
+    assert_int_equal (ccas_pbs_queue_read (q, qstat_doc, strlen (qstat_doc), NULL, NULL, &err), 0);
+    jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
+    assert_int_equal (st.seen, 10);
+    assert_int_equal (st.queued, 6);
+    assert_string_equal (jobs->v[0].id, "2.s");
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_queue_destroy (q);
+
+    /* bad shapes: the section not an object; a fault with no layout to skip by; truncated */
+    static const char *const bad[] = { "{\"Jobs\": [1, 2]}", "{\"Jobs\": {\"1.s\": {\"a\": }, \"2.s\": {}}}",
+                                       "{\"Jobs\": {\"1.s\": {}", "{\"Jobs\" {}}" };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        q = ccas_pbs_queue_create ();
+        err.text[0] = '\0';
+        assert_int_equal (ccas_pbs_queue_read (q, bad[i], strlen (bad[i]), NULL, NULL, &err), -1);
+        assert_non_null (strstr (err.text, "qstat: "));
+        ccas_pbs_queue_destroy (q);
+    }
+    model_free (c);
+}
+
 static void test_jobs_ungrouped (void **state)
 {
     (void)state;
@@ -700,7 +746,8 @@ int main (void)
         cmocka_unit_test (test_select_chunks),   cmocka_unit_test (test_select_errors),
         cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
         cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
-        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_jobs_ungrouped),
+        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_queue_read),
+        cmocka_unit_test (test_jobs_ungrouped),
         cmocka_unit_test (test_jobs_default_grouping),
         cmocka_unit_test (test_join_stuck),
         cmocka_unit_test (test_jobs_pack),       cmocka_unit_test (test_pass_decisions),
