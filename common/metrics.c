@@ -30,6 +30,8 @@ static const struct family {
       "Seconds from a node's create request to the first run that saw it Ready." },
     { "ccautoscale_run_duration_seconds", GAUGE, "Duration of the last run of each program." },
     { "ccautoscale_runs_total", COUNTER, "Runs of each program by result." },
+    { "ccautoscale_pbs_command_seconds", GAUGE,
+      "Seconds the last PBS pass waited on PBS's own commands (qstat, pbsnodes, qmgr)." },
     { "ccautoscale_requests_total", COUNTER, "CycleCloud REST requests by endpoint, retries included." },
     { "ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries, by endpoint." },
     { "ccautoscale_bucket_held", GAUGE, "1 while a bucket is held back after a capacity or quota failure." },

@@ -178,8 +178,8 @@ static int collect (int outfd, int errfd, double deadline, struct sink *out, str
     return 0;
 }
 
-int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
-              struct ccas_error *err)
+static int run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
+               struct ccas_error *err)
 {
     char path[PATH_MAX];
     int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -243,4 +243,22 @@ int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err)
     if (r.status != 0)
         return ccas_errorf (err, "%s: exit %d%s%s", argv[0], r.status, r.err[0] ? ": " : "", r.err);
     return 0;
+}
+
+/* Seconds spent in ccas_run() by this process: what a pass waited on the
+ * scheduler's own commands, reported apart from the pass's own time. */
+static double waited;
+
+double ccas_run_seconds (void)
+{
+    return waited;
+}
+
+int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
+              struct ccas_error *err)
+{
+    double t0 = ccas_clock_monotonic ();
+    int rc = run (argv, timeout, max_out, res, err);
+    waited += ccas_clock_monotonic () - t0;
+    return rc;
 }

@@ -32,6 +32,10 @@ void ccas_run_set_bin_dir (const char *bin_dir);
 int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
               struct ccas_error *err);
 
+/* Seconds this process has spent in ccas_run() so far (from the spawn to
+ * the exit collected): the scheduler commands' own time. */
+double ccas_run_seconds (void);
+
 /* Run and require exit status 0; the error names the command and quotes its
  * stderr ("qmgr: exit 1: qmgr obj=... Unknown node").  Output is dropped. */
 int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err);

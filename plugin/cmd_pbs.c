@@ -15,6 +15,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "match.h"
+#include "metrics.h"
 #include "model_load.h"
 #include "pass.h"
 #include "pbs_cmds.h"
@@ -225,6 +226,7 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
         json_object_object_add (extra, "applied", json_object_new_boolean (apply));
         json_object_object_add (extra, "pbs_jobs", js);
         json_object_object_add (extra, "pbs", ccas_pbs_actions_json (&acts, apply));
+        json_object_object_add (extra, "pbs_command_seconds", json_object_new_double (ccas_run_seconds ()));
         ccas_plan_write_json (plan, extra, out);
         json_object_put (extra);
     } else if (!cli->quiet) {
@@ -232,6 +234,7 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
         print_actions (out, &acts, apply);
     }
 done:
+    ccas_metric_set ("ccautoscale_pbs_command_seconds", NULL, ccas_run_seconds ());
     ccas_pbs_actions_free (&acts);
     ccas_state_destroy (times);
     ccas_plan_destroy (plan);

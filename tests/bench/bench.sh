@@ -5,7 +5,7 @@
 # one line per figure with its target, writes them all to bench-results.json,
 # and exits non-zero when a target is missed.  Run by `make bench`.
 #
-# Each timed command runs BENCH_RUNS times (default 3); the targets are judged
+# Each timed command runs BENCH_RUNS times (default 5); the targets are judged
 # on the best wall time (what the code costs; slower runs measure a busy host,
 # as timeit and hyperfine also hold), the median CPU time and the largest
 # peak RSS.  The median wall time is kept in the results too.
@@ -16,7 +16,7 @@ set -u
 BENCH_BIN=$top_builddir/tests/bench
 GEN=$top_srcdir/tests/bench
 CCAS=$top_builddir/plugin/ccautoscale
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 RESULTS=${BENCH_RESULTS:-$top_builddir/tests/bench/bench-results.json}
 missed=0
 cd "$TEST_TMP"
@@ -161,30 +161,31 @@ fi
 
 # ---- issue 5: a PBS pass over 50,000 queued jobs and 5,000 nodes ----------------------------------
 # A real `pbs autoscale` pass: PBS's commands are stand-ins (tests/bench/gen-pbs)
-# that print files generated in PBS's format and log every other call; their
-# own run time (the file reads, and one call's time per logged call) is taken
-# out of the pass's.  The cluster has room for 100 more nodes, so the pass's
-# create stays one a real CycleCloud answers at once; 1 VM in 50 is joined
-# and 1 PBS node in 100, whose VM has gone, deleted.  `pbs demand`, the same
-# pass as a dry run, is measured too.
+# that print files generated in PBS's format and log every other call.  The
+# pass reports how long it waited on PBS's commands (pbs_command_seconds: from
+# each spawn to its exit collected), which is taken out of its wall time.  The
+# cluster has room for 100 more nodes, so the pass's create stays one a real
+# CycleCloud answers at once; 1 VM in 50 is joined and 1 PBS node in 100, whose
+# VM has gone, deleted.  `pbs demand`, the same pass as a dry run, is measured
+# too, less its stand-ins' time measured apart.
 "$GEN/gen-cluster" pbsbench 1 5 5000 | jq '.nodearrays[0].maxCount = 5100' >pcluster.json
 ccsim_start pcluster.json --boot-delay 0 >/dev/null || exit 1
 CCSIM_CLUSTER_FILE=pcluster.json ccsim_write_config "$CCAUTOSCALE_CONFIG" \
     ".pbs.bin_dir = \"$TEST_TMP/pbsbin\" | .logging.level = \"warning\" | .request_timeout = 120"
-wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 5000"
+wait_for 60 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 5000"
 ccsim_get /ccsim/state >pstate.json
 "$GEN/gen-pbs" pstate.json 50000 qstat.json pbsnodes.json pbsbin
 measure pbsqstat pbsbin/qstat -f -t -F json
 measure pbsnodeslist pbsbin/pbsnodes -a -F json
-measure pbscall sh -c 'for i in $(seq 100); do pbsbin/qmgr -c "set node x a = 1"; done'
-: >pbsbin/calls.log
 measure pbsdemand "$CCAS" pbs demand --json
 jq -e '.jobs | length == 50000' pbsdemand.out >/dev/null || { echo "bench: pbs demand did not report 50000 jobs" >&2; missed=$((missed + 1)); }
 stand_ins_ms=$(jq -n "$(field pbsqstat wall_ms) + $(field pbsnodeslist wall_ms) | . * 10 | round / 10")
+figure "PBS: qstat (50k jobs, $(($(stat -c %s qstat.json) / 1048576)) MB) + pbsnodes (5k): the stand-ins' own time" "$stand_ins_ms" ms
 target "PBS dry pass (pbs demand, 50k jobs, 5k nodes) less the stand-ins: wall" \
     "$(jq -n "$(field pbsdemand wall_ms) - $stand_ins_ms | . * 10 | round / 10")" -le 2000 ms
-RUNS_SAVED=$RUNS RUNS=1
+: >pbsbin/calls.log
 ccsim_delete /ccsim/requests >/dev/null
+RUNS_SAVED=$RUNS RUNS=1
 measure pbsautoscale "$CCAS" pbs autoscale --json
 RUNS=$RUNS_SAVED
 calls=$(wc -l <pbsbin/calls.log)
@@ -192,14 +193,13 @@ joins=$(jq '.pbs.join | map(select(.outcome == "done")) | length' pbsautoscale.o
 forgets=$(jq '.pbs.forget | map(select(.outcome == "done")) | length' pbsautoscale.out)
 { [ "$joins" -ge 90 ] && [ "$forgets" = 50 ] && [ "$(requests "POST .*/nodes/create")" = 1 ]; } ||
     { echo "bench: pbs autoscale did not do the pass's work: $joins joins, $forgets deletions" >&2; missed=$((missed + 1)); }
-figure "PBS: qstat (50k jobs, $(($(stat -c %s qstat.json) / 1048576)) MB) + pbsnodes (5k): the stand-ins' own time" "$stand_ins_ms" ms
-figure "PBS pass: qmgr/pbsnodes calls ($joins joins, $forgets deletions)" "$calls" ""
-pass_stand_ins_ms=$(jq -n "$stand_ins_ms + $calls * $(field pbscall wall_ms) / 100 | . * 10 | round / 10")
-figure "PBS pass: the stand-ins' own time, calls included" "$pass_stand_ins_ms" ms
-target "PBS pass (pbs autoscale, 50k jobs, 5k nodes) less the stand-ins: wall" \
-    "$(jq -n "$(field pbsautoscale wall_ms) - $pass_stand_ins_ms | . * 10 | round / 10")" -le 2000 ms
+waited_ms=$(jq '.pbs_command_seconds * 10000 | round / 10' pbsautoscale.out)
+figure "PBS pass: $((calls + 2)) PBS commands ($joins joins, $forgets deletions), waited on" "$waited_ms" ms
+target "PBS pass (pbs autoscale, 50k jobs, 5k nodes) less PBS's commands: wall" \
+    "$(jq -n "$(field pbsautoscale wall_ms) - $waited_ms | . * 10 | round / 10")" -le 2000 ms
 figure "PBS pass: peak RSS" "$(mb "$(field pbsautoscale maxrss_kb)")" MB
 ccsim_stop
+rm -rf "$TEST_TMP/state" # the pass kept 5,000 nodes' times there; the Slurm runs start afresh
 
 # ---- issue 4: resume, suspend and sync against a real slurmctld -----------------------------------
 if why=$(slurm_prereqs); then
@@ -271,20 +271,29 @@ if why=$(slurm_prereqs); then
     fi
     figure "events and metrics: extra CPU of a resume of 1,000 nodes (noisy)" \
         "$(extra "$(field resumeloud cpu_ms)" "$(field resumequiet cpu_ms)")" %
-    # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down
-    wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"
-    SLURM_RESUME_FILE=/nonexistent measure resume10k "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-10000]"
-    figure "resume of 10,000 nodes: wall" "$(field resume10k wall_ms)" ms
-    wait_for 30 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 10000"
-    measure syncdry "$CCAS" slurm sync --dry-run
-    target "sync --dry-run over 10,000 nodes and VMs: wall" "$(field syncdry wall_ms)" -le 1000 ms
-    if [ -n "${BENCH_PERF:-}" ]; then # a profile of sync, for whoever tunes it
-        perf record -o "$BENCH_PERF" "$CCAS" slurm sync --dry-run >/dev/null 2>&1
-    fi
-    ccsim_delete /ccsim/requests >/dev/null
-    measure sync "$CCAS" slurm sync --json
+    # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down;
+    # a real sync gives them all back, so each of its three runs gets 10,000 new VMs
+    : >sync.runs
+    for i in 1 2 3; do
+        wait_for 60 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"
+        SLURM_RESUME_FILE=/nonexistent measure resume10k "$top_builddir/slurm_power/ccautoscale-resume" "htc-[1-10000]"
+        [ "$i" = 1 ] && figure "resume of 10,000 nodes: wall" "$(field resume10k wall_ms)" ms
+        wait_for 60 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '[.nodes[] | select(.Status == \"Ready\")] | length') = 10000"
+        if [ "$i" = 1 ]; then
+            RUNS=3 measure syncdry "$CCAS" slurm sync --dry-run
+            target "sync --dry-run over 10,000 nodes and VMs: wall" "$(field syncdry wall_ms)" -le 1000 ms
+            if [ -n "${BENCH_PERF:-}" ]; then # a profile of sync, for whoever tunes it
+                perf record -o "$BENCH_PERF" "$CCAS" slurm sync --dry-run >/dev/null 2>&1
+            fi
+        fi
+        ccsim_delete /ccsim/requests >/dev/null
+        "$BENCH_BIN/benchrun" -o sync.out -- "$CCAS" slurm sync --json >>sync.runs
+        [ "$(requests "POST .*/terminate")" = 1 ] || terminates_ok=no
+    done
+    jq -s '{wall_ms: (map(.wall_ms) | min), exit: (map(.exit) | max)}' sync.runs >sync.json
+    [ "$(field sync exit)" = 0 ] || { echo "bench: slurm sync failed" >&2; missed=$((missed + 1)); }
     target "sync over 10,000 nodes (terminates 10,000 orphans): wall" "$(field sync wall_ms)" -le 1000 ms
-    target "sync: terminate requests for 10,000 orphans" "$(requests "POST .*/terminate")" -eq 1 req
+    target "sync: terminate requests for 10,000 orphans" "$([ "${terminates_ok:-yes}" = yes ] && echo 1 || echo 0)" -eq 1 req
     RUNS=$RUNS_SAVED
 else
     echo "# skipped the Slurm benchmarks: $why"

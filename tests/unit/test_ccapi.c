@@ -36,15 +36,17 @@ static int start_ccsim (void **state)
     const char *ccsim = getenv ("CCSIM");
     char portfile[128];
     if (!s || !ccsim)
-        return -1;
+        goto fail;
     snprintf (s->dir, sizeof (s->dir), "/tmp/ccas-ccapi.XXXXXX");
     if (!mkdtemp (s->dir))
-        return -1;
+        goto fail;
     snprintf (portfile, sizeof (portfile), "%s/port", s->dir);
     char *argv[] = { (char *)ccsim, "--cluster", CCSIM_CLUSTERS_DIR "/small.json", "--port-file", portfile,
                      "--boot-delay", "0", NULL };
-    if (posix_spawn (&s->pid, ccsim, NULL, NULL, argv, environ) != 0)
-        return -1;
+    if (posix_spawn (&s->pid, ccsim, NULL, NULL, argv, environ) != 0) {
+        s->pid = 0;
+        goto fail;
+    }
     int port = 0;
     for (int i = 0; i < 500 && !port; i++) {
         FILE *f = fopen (portfile, "r");
@@ -54,15 +56,22 @@ static int start_ccsim (void **state)
             fclose (f);
     }
     if (!port)
-        return -1;
+        goto fail;
     snprintf (s->url, sizeof (s->url), "http://127.0.0.1:%d", port);
     struct ccas_ccapi_opts opts = { .url = s->url, .username = "u", .password = "p", .cluster = "test",
                                     .verify_certificates = true, .max_retries = 1 };
     struct ccas_error err = { "" };
     if (!(s->api = ccas_ccapi_create (&opts, &err)))
-        return -1;
+        goto fail;
     *state = s;
     return 0;
+fail:
+    if (s && s->pid > 0) {
+        kill (s->pid, SIGTERM);
+        waitpid (s->pid, NULL, 0);
+    }
+    free (s);
+    return -1;
 }
 
 static int stop_ccsim (void **state)
