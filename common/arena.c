@@ -47,7 +47,10 @@ void *ccas_arena_alloc (struct ccas_arena *a, size_t size)
     struct block *b = a->blocks;
     if (!b || b->used + size > b->size) {
         size_t bsize = size > BLOCK_SIZE ? size : BLOCK_SIZE;
-        if (!(b = malloc (sizeof (*b) + bsize)))
+        /* calloc: memory fresh from the system comes zeroed without a pass
+         * over it, and the pages of a large block untouched stay unmapped
+         * (a job array sized for the worst case costs only what is used) */
+        if (!(b = calloc (1, sizeof (*b) + bsize)))
             return NULL;
         b->next = a->blocks;
         b->used = 0;
@@ -56,8 +59,7 @@ void *ccas_arena_alloc (struct ccas_arena *a, size_t size)
     }
     void *p = (char *)b->data + b->used;
     b->used += size;
-    memset (p, 0, size);
-    return p;
+    return p; /* zero: blocks are calloc'd and never reused */
 }
 
 char *ccas_arena_strdup (struct ccas_arena *a, const char *s)

@@ -103,7 +103,9 @@ char *ccas_read_file (const char *path, size_t max_bytes, size_t *lenp, struct c
         return NULL;
     }
     /* stdin or pipes have no size: read until EOF within the cap */
-    size_t cap = S_ISREG (st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+    /* a regular file's size and room for the NUL and the read that sees EOF,
+     * so that a file read whole is never copied into a buffer twice its size */
+    size_t cap = S_ISREG (st.st_mode) ? (size_t)st.st_size + 2 : 65536;
     if (S_ISREG (st.st_mode) && (size_t)st.st_size > max_bytes) {
         ccas_errorf (err, "%s: too large (%lld bytes, limit %zu)", path,
                      (long long)st.st_size, max_bytes);

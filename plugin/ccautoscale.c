@@ -8,6 +8,7 @@
 
 #include "builtins.h"
 #include "cli.h"
+#include "thp.h"
 
 static const struct cmd config_cmds[] = {
     { "check", cmd_config_check, NEED_CONFIG, &help_config_check, NULL },
@@ -138,7 +139,10 @@ static void print_main_help (FILE *f, const char *prog)
                 "  --version                    print the version\n",
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
-           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n",
+           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n"
+           "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_NO_THP=1 keeps malloc\n"
+           "off transparent huge pages (by default the program restarts itself once with\n"
+           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which halves a big pass's time).\n",
            f);
 }
 
@@ -239,6 +243,7 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
 
 int main (int argc, char **argv)
 {
+    thp_reexec (argv);
     struct cli cli = { .prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO) };
     int first = parse_global (&cli, argc, argv);
     int rc = dispatch (&cli, commands, argc - first, argv + first);
