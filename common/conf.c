@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccapi.h"
 #include "conf.h"
 #include "conf_keys.h"
 #include "jsonutil.h"
@@ -439,4 +440,21 @@ const struct ccas_config_key_doc *ccas_config_keys (size_t *n)
     }
     *n = ndocs;
     return docs;
+}
+
+void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts)
+{
+    *opts = (struct ccas_ccapi_opts){
+        .url = cfg->url,
+        .username = cfg->username,
+        .password = cfg->password,
+        .cluster = cfg->cluster_name,
+        .verify_certificates = cfg->verify_certificates,
+        .ca_file = cfg->ca_file,
+        .connect_timeout_ms = (long)(cfg->connect_timeout * 1000),
+        .request_timeout_ms = (long)(cfg->request_timeout * 1000),
+        .max_retries = cfg->retries,
+        .retry_after_max_ms = (long)(cfg->retry_after_max * 1000),
+        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
+    };
 }

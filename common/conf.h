@@ -70,6 +70,13 @@ struct ccas_config *ccas_config_from_json (json_object *root, const char *origin
 
 void ccas_config_destroy (struct ccas_config *cfg);
 
+/* The REST client's options as the configuration gives them: server,
+ * credentials (borrowed from `cfg`), TLS, the command's limits
+ * (connect_timeout, request_timeout, retries, retry_after_max) and the
+ * response cap.  A program with limits of its own overrides those fields. */
+struct ccas_ccapi_opts;
+void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts);
+
 /* Seconds of idle time / boot time allowed for nodes of `nodearray` (may be
  * NULL): nodearrays.<na>.X, else X's map entry for <na>, else its default. */
 double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *nodearray);

@@ -101,20 +101,8 @@ static void setup_logging (struct cli *cli)
 int cli_open_client (struct cli *cli)
 {
     struct ccas_error err = { "" };
-    const struct ccas_config *cfg = cli->cfg;
-    struct ccas_ccapi_opts opts = {
-        .url = cfg->url,
-        .username = cfg->username,
-        .password = cfg->password,
-        .cluster = cfg->cluster_name,
-        .verify_certificates = cfg->verify_certificates,
-        .ca_file = cfg->ca_file,
-        .connect_timeout_ms = (long)(cfg->connect_timeout * 1000),
-        .request_timeout_ms = (long)(cfg->request_timeout * 1000),
-        .max_retries = cfg->retries,
-        .retry_after_max_ms = (long)(cfg->retry_after_max * 1000),
-        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
-    };
+    struct ccas_ccapi_opts opts;
+    ccas_config_client_opts (cli->cfg, &opts);
     if (!(cli->api = ccas_ccapi_create (&opts, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     return EXIT_OK;

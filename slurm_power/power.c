@@ -83,23 +83,16 @@ static int check_state_dir (const char *dir, struct ccas_error *err)
 
 struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
 {
-    struct ccas_ccapi_opts ao = {
-        .url = cfg->url,
-        .username = cfg->username,
-        .password = cfg->password,
-        .cluster = cfg->cluster_name,
-        .verify_certificates = cfg->verify_certificates,
-        .ca_file = cfg->ca_file,
-        /* slurmctld waits for these programs and they hold the lock: an
-         * unreachable CycleCloud must not keep them for minutes, as the
-         * command's limits (connect_timeout, request_timeout, retries) would */
-        .connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000),
-        .request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000),
-        .max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1),
-        .backoff_max_ms = 2000,
-        .retry_after_max_ms = 2000, /* a server asking for a longer wait: hand the nodes back (throttling) */
-        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
-    };
+    struct ccas_ccapi_opts ao;
+    ccas_config_client_opts (cfg, &ao);
+    /* slurmctld waits for these programs and they hold the lock: an
+     * unreachable CycleCloud must not keep them for minutes, as the
+     * command's limits (connect_timeout, request_timeout, retries) would */
+    ao.connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000);
+    ao.request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000);
+    ao.max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1);
+    ao.backoff_max_ms = 2000;
+    ao.retry_after_max_ms = 2000; /* a server asking for a longer wait: hand the nodes back (throttling) */
     return ccas_ccapi_create (&ao, err);
 }
 
