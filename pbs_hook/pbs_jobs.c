@@ -456,30 +456,3 @@ fail:
     ccas_jobs_destroy (jobs);
     return NULL;
 }
-
-struct ccas_jobs *ccas_pbs_jobs_from_qstat (struct ccas_cluster *c, json_object *doc,
-                                            struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
-{
-    json_object *all = ccas_json_get (doc, "Jobs");
-    if (all && !json_object_is_type (all, json_type_object)) {
-        ccas_errorf (err, "qstat: Jobs: expected an object, got %s", ccas_json_type_name (all));
-        return NULL;
-    }
-    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
-    struct ccas_jobs *jobs = NULL;
-    if (!q) {
-        ccas_errorf (err, "out of memory");
-        return NULL;
-    }
-    int rc = 0;
-    if (all) {
-        json_object_object_foreach (all, id, job) {
-            if ((rc = ccas_pbs_queue_add (q, id, job, err)) < 0)
-                break;
-        }
-    }
-    if (rc == 0)
-        jobs = ccas_pbs_queue_jobs (c, q, stats, err);
-    ccas_pbs_queue_destroy (q);
-    return jobs;
-}

@@ -56,9 +56,4 @@ int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len,
 struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_queue *q,
                                        struct ccas_pbs_jobs_stats *stats, struct ccas_error *err);
 
-/* The same from a parsed qstat document `doc` (borrowed).  NULL with `err`
- * when out of memory or `doc` has no usable shape. */
-struct ccas_jobs *ccas_pbs_jobs_from_qstat (struct ccas_cluster *c, json_object *doc,
-                                            struct ccas_pbs_jobs_stats *stats, struct ccas_error *err);
-
 #endif /* !CCAS_PBS_JOBS_H */

@@ -213,15 +213,27 @@ static const char qstat_doc[] =
     " \"8.s\": {\"job_state\": \"Q\", \"Resource_List\": {\"select\": \"1:ncpus=2\", \"place\": \"pack\"}}"
     "}}";
 
+/* What a pass does with qstat's text: read it entry by entry, translate it. */
+static struct ccas_jobs *read_qstat (struct ccas_cluster *c, const char *text, struct ccas_pbs_jobs_stats *st,
+                                     struct skips *skips)
+{
+    struct ccas_error err = { "" };
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    assert_non_null (q);
+    assert_int_equal (ccas_pbs_queue_read (q, text, strlen (text), skips ? note_skip : NULL, skips, &err), 0);
+    struct ccas_jobs *jobs = ccas_pbs_queue_jobs (c, q, st, &err);
+    ccas_pbs_queue_destroy (q);
+    assert_non_null (jobs);
+    return jobs;
+}
+
 static void test_jobs_from_qstat (void **state)
 {
     (void)state;
     struct ccas_error err = { "" };
     struct ccas_cluster *c = model (NULL);
-    json_object *doc = json_tokener_parse (qstat_doc);
     struct ccas_pbs_jobs_stats st;
-    struct ccas_jobs *jobs = ccas_pbs_jobs_from_qstat (c, doc, &st, &err);
-    assert_non_null (jobs);
+    struct ccas_jobs *jobs = read_qstat (c, qstat_doc, &st, NULL);
     assert_int_equal (st.seen, 10);
     assert_int_equal (st.queued, 6);   /* 1, 2, 4[1], 4[2], 5, 8 */
     assert_int_equal (st.skipped, 1);  /* 6: its select cannot be read */
@@ -255,7 +267,6 @@ static void test_jobs_from_qstat (void **state)
     for (uint32_t s = 1; s < j2->nslots; s++)
         assert_ptr_equal (j2->slots[s]->pg, j2->slots[0]->pg);
     ccas_jobs_destroy (jobs);
-    json_object_put (doc);
     model_free (c);
 }
 
@@ -265,7 +276,6 @@ static void test_jobs_from_qstat (void **state)
 struct matched {
     struct ccas_cluster *c;
     struct ccas_jobs *jobs;
-    json_object *doc;
 };
 
 static void match_jobs (struct matched *m, const char *nodes, const char *pbsnodes, const char *qstat)
@@ -278,17 +288,13 @@ static void match_jobs (struct matched *m, const char *nodes, const char *pbsnod
         ccas_pbs_nodes_merge (pn, m->c);
         ccas_pbs_nodes_destroy (pn);
     }
-    m->doc = json_tokener_parse (qstat);
-    assert_non_null (m->doc);
-    m->jobs = ccas_pbs_jobs_from_qstat (m->c, m->doc, NULL, &err);
-    assert_non_null (m->jobs);
+    m->jobs = read_qstat (m->c, qstat, NULL, NULL);
     assert_int_equal (ccas_match (m->c, m->jobs, NULL, &err), 0);
 }
 
 static void matched_free (struct matched *m)
 {
     ccas_jobs_destroy (m->jobs);
-    json_object_put (m->doc);
     model_free (m->c);
 }
 
@@ -305,34 +311,22 @@ static void test_queue_read (void **state)
     struct ccas_error err = { "" };
     struct skips s = { 0, "" };
     struct ccas_cluster *c = model (NULL);
-    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
-    assert_int_equal (ccas_pbs_queue_read (q, qstat_quirks, strlen (qstat_quirks), note_skip, &s, &err), 0);
+    struct ccas_pbs_jobs_stats st;
+    struct ccas_jobs *jobs = read_qstat (c, qstat_quirks, &st, &s);
     assert_int_equal (s.n, 1);
     assert_string_equal (s.last, "2.srv");
-    struct ccas_pbs_jobs_stats st;
-    struct ccas_jobs *jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
-    assert_non_null (jobs);
     assert_int_equal (st.seen, 3);
     assert_int_equal (st.skipped, 1);
     assert_int_equal (jobs->n, 1);
     assert_string_equal (jobs->v[0].id, "1.srv");
     ccas_jobs_destroy (jobs);
-    ccas_pbs_queue_destroy (q);
 
-    q = ccas_pbs_queue_create ();
-    assert_int_equal (ccas_pbs_queue_read (q, qstat_doc, strlen (qstat_doc), NULL, NULL, &err), 0);
-    jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
-    assert_int_equal (st.seen, 10);
-    assert_int_equal (st.queued, 6);
-    assert_string_equal (jobs->v[0].id, "2.s");
-    ccas_jobs_destroy (jobs);
-    ccas_pbs_queue_destroy (q);
-
-    /* bad shapes: the section not an object; a fault with no layout to skip by; truncated */
+    /* (one-line JSON with no layout at all: test_jobs_from_qstat's qstat_doc)
+     * bad shapes: the section not an object; a fault with no layout to skip by; truncated */
     static const char *const bad[] = { "{\"Jobs\": [1, 2]}", "{\"Jobs\": {\"1.s\": {\"a\": }, \"2.s\": {}}}",
                                        "{\"Jobs\": {\"1.s\": {}", "{\"Jobs\" {}}" };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
-        q = ccas_pbs_queue_create ();
+        struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
         err.text[0] = '\0';
         assert_int_equal (ccas_pbs_queue_read (q, bad[i], strlen (bad[i]), NULL, NULL, &err), -1);
         assert_non_null (strstr (err.text, "qstat: "));
