@@ -2,6 +2,7 @@
 /* ccautoscale.c: main() — global options, the command table, dispatch. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,8 +142,8 @@ static void print_main_help (FILE *f, const char *prog)
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
            "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n"
            "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_NO_THP=1 keeps malloc\n"
-           "off transparent huge pages (by default the program restarts itself once with\n"
-           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which halves a big pass's time).\n",
+           "off transparent huge pages (by default demand, analyze, nodes, pbs and slurm restart\n"
+           "once with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which halves a big pass's time).\n",
            f);
 }
 
@@ -241,11 +242,24 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
     return c->fn (cli, argc, argv);
 }
 
+/* The commands whose time is a whole cluster's or queue's JSON: only they gain
+ * from malloc on huge pages (thp.h); the rest would pay a second start-up
+ * (some 17 ms: libslurm, libcurl and TLS loaded twice) for nothing. */
+static bool reads_whole_cluster (const char *command)
+{
+    static const char *const big[] = { "demand", "analyze", "nodes", "pbs", "slurm", NULL };
+    for (int i = 0; big[i]; i++)
+        if (strcmp (command, big[i]) == 0)
+            return true;
+    return false;
+}
+
 int main (int argc, char **argv)
 {
-    thp_reexec (argv);
     struct cli cli = { .prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO) };
     int first = parse_global (&cli, argc, argv);
+    if (first < argc && reads_whole_cluster (argv[first]))
+        thp_reexec (argv);
     int rc = dispatch (&cli, commands, argc - first, argv + first);
     cli.rc = rc;
     cli_release (&cli);
