@@ -10,6 +10,10 @@
 
 #include "arena.h"
 
+/* Blocks start small and double up to BLOCK_SIZE: most arenas (a small
+ * cluster's model, a pass with a few jobs) need a few KiB, and zeroing
+ * 64 KiB for each of them was most of the cost of a short run. */
+#define FIRST_BLOCK_SIZE (4 * 1024)
 #define BLOCK_SIZE (64 * 1024)
 
 struct block {
@@ -20,11 +24,15 @@ struct block {
 
 struct ccas_arena {
     struct block *blocks;
+    size_t next_size; /* of the next block, unless an allocation needs more */
 };
 
 struct ccas_arena *ccas_arena_create (void)
 {
-    return calloc (1, sizeof (struct ccas_arena));
+    struct ccas_arena *a = calloc (1, sizeof (*a));
+    if (a)
+        a->next_size = FIRST_BLOCK_SIZE;
+    return a;
 }
 
 void ccas_arena_destroy (struct ccas_arena *a)
@@ -46,7 +54,9 @@ void *ccas_arena_alloc (struct ccas_arena *a, size_t size)
         size = sizeof (max_align_t);
     struct block *b = a->blocks;
     if (!b || b->used + size > b->size) {
-        size_t bsize = size > BLOCK_SIZE ? size : BLOCK_SIZE;
+        size_t bsize = size > a->next_size ? size : a->next_size;
+        if (a->next_size < BLOCK_SIZE)
+            a->next_size *= 2;
         /* calloc: memory fresh from the system comes zeroed without a pass
          * over it, and the pages of a large block untouched stay unmapped
          * (a job array sized for the worst case costs only what is used) */

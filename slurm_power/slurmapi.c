@@ -52,6 +52,9 @@ void ccas_slurm_names_free (char **names, size_t n)
  * billion, and libslurm spends seconds on a number that overflows. */
 #define BRACKET_DIGITS_MAX 9
 
+/* libslurm's MAX_RANGE: the most names one range ("[1-65536]") may hold */
+#define RANGE_MAX 65536
+
 #define NOT_NUMBERS "a bracket holds something other than numbers, ranges and commas"
 
 /* One number of a bracket at *pp, into *value; *pp is left past it.  NULL, or why not. */
@@ -73,7 +76,11 @@ static const char *bracket_count (const char **pp, double *count)
 {
     const char *p = *pp, *why;
     double group = 0;
-    while (*p && *p != ']') {
+    /* libslurm leaks a little on "[]", "[1", "[2-1]", "[1-65537]" before it
+     * refuses them */
+    if (*p == ']')
+        return "an empty bracket";
+    for (;;) {
         double lo, hi;
         if ((why = bracket_number (&p, &lo)))
             return why;
@@ -82,17 +89,20 @@ static const char *bracket_count (const char **pp, double *count)
             p++;
             if ((why = bracket_number (&p, &hi)))
                 return why;
+            if (hi < lo)
+                return "a range runs backwards";
+            if (hi - lo + 1 > RANGE_MAX)
+                return "a range of more than 65536 names (libslurm's limit)";
         }
-        if (*p != ',' && *p != ']')
-            return NOT_NUMBERS;
-        group += hi >= lo ? hi - lo + 1 : 1;
-        if (*p == ',')
-            p++;
-    }
-    if (*p == ']')
+        group += hi - lo + 1;
+        if (*p == ']')
+            break;
+        if (*p != ',')
+            return *p ? NOT_NUMBERS : "a bracket is not closed";
         p++;
-    *pp = p;
-    *count = group > 0 ? group : 1;
+    }
+    *pp = p + 1;
+    *count = group;
     return NULL;
 }
 
