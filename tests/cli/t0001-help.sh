@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Every command answers --help with a usage line and exits 0; man pages render.
 . "$(dirname "$0")/../lib/tap.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 
 commands () {
     "$CCAS" --help | sed -n '/^Commands:/,/^$/p' | sed '1d;/^$/d' | awk '{ if ($1 == "config" || $1 == "slurm" || $1 == "pbs") print $1 " " $2; else print $1 }'

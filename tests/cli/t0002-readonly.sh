@@ -3,7 +3,7 @@
 # status, buckets, nodes and config check against ccsim: tables, JSON, filters, request counts.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 
 test_expect_success 'start ccsim with the small cluster and two nodes' '

@@ -4,7 +4,7 @@
 # error otherwise, and never sends a create twice.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 
 reset () {

@@ -3,7 +3,7 @@
 # demand, create, terminate, scale and analyze against ccsim: what appears there, and nothing twice.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 
 nodes_in () {

@@ -3,7 +3,7 @@
 # Bad configuration, bad jobs and bad responses: a clear error naming the place, a non-zero exit, no change.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 
 test_expect_success 'start ccsim' '
@@ -79,7 +79,7 @@ test_expect_success 'usage errors exit 1 with a hint' '
     test "$rc" = 1 && test_grep "exactly one target" err
 '
 
-RESUME=$top_builddir/slurm_power/ccautoscale-resume
+RESUME=$(test_program "$top_builddir/slurm_power/ccautoscale-resume")
 if [ -x "$RESUME" ]; then
     test_expect_success 'a hostlist standing for millions of names is refused at once, before libslurm builds it' '
         printf "ClusterName=t\nSlurmctldHost=localhost\nNodeName=htc-[1-2] State=CLOUD\n" >min.conf &&

@@ -3,7 +3,7 @@
 # initconfig: tests the connection before writing; mode 0600; nothing written on failure.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 PW='init-S3cret-x9'
 unset CCAUTOSCALE_CONFIG
 

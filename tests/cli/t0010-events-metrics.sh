@@ -6,7 +6,7 @@
 # with counters that add up across runs; `ccautoscale metrics` prints the same.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 EV=$TEST_TMP/state/events.jsonl
 

@@ -10,7 +10,7 @@
 #   pbs_node_state NAME        the node's PBS state ("" when PBS has no such node)
 
 FAKEPBS_BIN=$top_srcdir/tests/pbs/fakepbs
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 
 PBS_CLUSTER=$top_srcdir/tests/ccsim/clusters/pbs.json
 PBS_EXTRA=.

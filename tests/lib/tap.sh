@@ -122,6 +122,30 @@ test_no_grep () {
     fi
 }
 
+# The path to run for the program at $1.  With CCAS_VALGRIND_LOGS set (the
+# valgrind-suites step of run-tests) it is a wrapper that runs the program
+# under memcheck, each run's report in a file there; an empty file is a
+# clean run, and the step fails on any other.  The report goes to a file,
+# not stderr, because the tests read the programs' stderr.
+test_program () {
+    local real=$1 wrap
+    # a program this build lacks (no Slurm) stays missing: tests check for it
+    if [ -z "${CCAS_VALGRIND_LOGS:-}" ] || [ ! -x "$real" ]; then
+        echo "$real"
+        return
+    fi
+    wrap=$TEST_TMP/memcheck/$(basename "$real")
+    mkdir -p "$TEST_TMP/memcheck" &&
+    cat >"$wrap" <<EOF &&
+#!/bin/sh
+exec valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \\
+    --errors-for-leak-kinds=definite,indirect --track-fds=no \\
+    --log-file="$CCAS_VALGRIND_LOGS/$TEST_NAME.$(basename "$real").%p" "$real" "\$@"
+EOF
+    chmod 755 "$wrap" &&
+    echo "$wrap"
+}
+
 # Wait up to $1 seconds for the command in the remaining arguments to succeed.
 wait_for () {
     local limit=$1 start
