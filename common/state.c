@@ -2,9 +2,11 @@
 /* state.c: load and atomically replace small JSON state documents. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,34 @@ int ccas_write_atomic (const char *path, const char *data, size_t len, unsigned 
     return ccas_write_replace (path, data, len, mode, true, err);
 }
 
+/* A run killed between writing a temporary and renaming it (a power cut,
+ * SIGKILL) leaves "NAME.tmp.PID" behind.  The next writer of NAME removes
+ * those whose process is gone; a live writer's (kill says it exists, even
+ * as another user's) is left alone. */
+static void remove_dead_temporaries (const char *dir, const char *path)
+{
+    char prefix[4096];
+    const char *base = strrchr (path, '/');
+    snprintf (prefix, sizeof (prefix), "%s.tmp.", base ? base + 1 : path);
+    size_t plen = strlen (prefix);
+    DIR *d = opendir (dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir (d))) {
+        char *end;
+        if (strncmp (e->d_name, prefix, plen) != 0 || !e->d_name[plen])
+            continue;
+        errno = 0;
+        long pid = strtol (e->d_name + plen, &end, 10);
+        if (*end || errno || pid <= 0 || pid == (long)getpid ())
+            continue;
+        if (kill ((pid_t)pid, 0) < 0 && errno == ESRCH)
+            (void)unlinkat (dirfd (d), e->d_name, 0);
+    }
+    closedir (d);
+}
+
 int ccas_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
                         struct ccas_error *err)
 {
@@ -140,6 +170,7 @@ int ccas_write_replace (const char *path, const char *data, size_t len, unsigned
         fsync (dfd); /* the rename itself must reach the disk */
         close (dfd);
     }
+    remove_dead_temporaries (dir, path);
     return 0;
 }
 

@@ -8,13 +8,15 @@
 
 #include "sim.h"
 
-void sim_log_request (const char *method, const char *path, int status, const char *request_id)
+void sim_log_request (const char *method, const char *path, int status, const char *request_id, json_object *nodes)
 {
     if (sim.nlog == sim.logcap) {
         size_t cap = sim.logcap ? sim.logcap * 2 : 1024;
         struct reqlog_entry *v = realloc (sim.log, cap * sizeof (*v));
-        if (!v)
+        if (!v) {
+            json_object_put (nodes);
             return;
+        }
         sim.log = v;
         sim.logcap = cap;
     }
@@ -25,6 +27,7 @@ void sim_log_request (const char *method, const char *path, int status, const ch
     e->status = status;
     e->request_id = request_id ? strdup (request_id) : NULL;
     e->time = sim_now ();
+    e->nodes = nodes;
 }
 
 json_object *sim_log_json (void)
@@ -42,6 +45,8 @@ json_object *sim_log_json (void)
         if (e->request_id)
             json_object_object_add (o, "request_id", json_object_new_string (e->request_id));
         json_object_object_add (o, "time", json_object_new_double (e->time));
+        if (e->nodes)
+            json_object_object_add (o, "nodes", json_object_get (e->nodes));
         json_object_array_add (arr, o);
     }
     return arr;
@@ -52,6 +57,7 @@ void sim_log_clear (void)
     for (size_t i = 0; i < sim.nlog; i++) {
         free (sim.log[i].path);
         free (sim.log[i].request_id);
+        json_object_put (sim.log[i].nodes);
     }
     sim.nlog = 0;
 }

@@ -191,9 +191,10 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
     return 0;
 }
 
-/* Add what fits of one set; returns how many were added and why not all. */
-static long create_set (const struct set_in *in, struct operation *op, const char *request_id, char *msg,
-                        size_t msgsize)
+/* Add what fits of one set, their names to `made`; returns how many were
+ * added and why not all. */
+static long create_set (const struct set_in *in, struct operation *op, const char *request_id, json_object *made,
+                        char *msg, size_t msgsize)
 {
     struct sim_bucket *b = in->bucket;
     long added = 0;
@@ -238,6 +239,7 @@ static long create_set (const struct set_in *in, struct operation *op, const cha
             n->hang = hang;
             n->fail_on_boot = !hang;
         }
+        json_object_array_add (made, json_object_new_string (name));
         added++;
     }
     return added;
@@ -271,10 +273,11 @@ static void create (const char *body, struct reply *r)
         }
     struct operation *op = add_operation ("create", request_id);
     json_object *out = json_object_new_object ();
+    r->nodes = json_object_new_array ();
     json_object *results = json_object_new_array ();
     for (size_t i = 0; in && op && i < n; i++) {
         char msg[512];
-        long added = create_set (&in[i], op, request_id, msg, sizeof (msg));
+        long added = create_set (&in[i], op, request_id, r->nodes, msg, sizeof (msg));
         json_object *res = json_object_new_object ();
         json_object_object_add (res, "added", json_object_new_int64 (added));
         if (added < in[i].count && msg[0])
@@ -368,6 +371,7 @@ static void node_action (const char *action, const char *body, struct reply *r)
     struct operation *op = add_operation (action, ccas_json_str (req, "requestId"));
     json_object *out = json_object_new_object ();
     json_object *arr = json_object_new_array ();
+    r->nodes = json_object_new_array ();
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "name", json_object_new_string (found[i]->name));
@@ -376,6 +380,8 @@ static void node_action (const char *action, const char *body, struct reply *r)
         json_object_object_add (o, "status", json_object_new_string (error ? "Error" : "OK"));
         if (error)
             json_object_object_add (o, "error", json_object_new_string (error));
+        else
+            json_object_array_add (r->nodes, json_object_new_string (found[i]->name));
         json_object_array_add (arr, o);
     }
     json_object_object_add (out, "operationId", json_object_new_string (op ? op->id : ""));
@@ -413,7 +419,8 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
     struct operation *op = add_operation ("scale", NULL);
     struct set_in in = { .bucket = b, .count = need > 0 ? need : 0 };
     char msg[512];
-    long added = op ? create_set (&in, op, NULL, msg, sizeof (msg)) : 0;
+    r->nodes = json_object_new_array ();
+    long added = op ? create_set (&in, op, NULL, r->nodes, msg, sizeof (msg)) : 0;
     json_object *out = json_object_new_object ();
     json_object *sets = json_object_new_array ();
     json_object *res = json_object_new_object ();

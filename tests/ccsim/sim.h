@@ -97,6 +97,7 @@ struct reqlog_entry {
     int status;            /* 0 when the connection was dropped */
     char *request_id;
     double time;
+    json_object *nodes;    /* the names a create made or an action was carried out on, or NULL */
 };
 
 struct operation {
@@ -189,8 +190,10 @@ bool sim_random_hit (enum fault_kind kind);
 void sim_hook_run (const char *program, const struct sim_node *n);
 void sim_hooks_reap (void);
 
-/* reqlog.c — call with sim.lock held */
-void sim_log_request (const char *method, const char *path, int status, const char *request_id);
+/* reqlog.c — call with sim.lock held.  `nodes` (taken; may be NULL) are
+ * the names the request made or acted on: tests prove from them that no
+ * name was made twice, even when an answer was lost. */
+void sim_log_request (const char *method, const char *path, int status, const char *request_id, json_object *nodes);
 json_object *sim_log_json (void);
 void sim_log_clear (void);
 
@@ -207,6 +210,7 @@ struct reply {
     char location[128];
     bool html;
     bool drop;             /* close without answering */
+    json_object *nodes;    /* for the request log: names made or acted on */
 };
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r);
 void sim_control (const char *method, const char *url, const char *query, const char *body, struct reply *r);

@@ -5,11 +5,12 @@
 # carries it out but before the answer arrives, after the answer before
 # anything is recorded, while a state file is being replaced, before and
 # after a terminate — and run again.  ccsim's request log and state prove the
-# outcome: every wanted node exists exactly once, no VM is alive twice, none
-# is left over, and the state files are whole.
+# outcome: every wanted node exists exactly once, no VM was ever made beyond
+# those (a create whose answer was lost included), none is left over, and the
+# state files are whole.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 WANT="hpc 2 htc 2"   # nodes per nodearray the jobs need
 
@@ -29,12 +30,14 @@ apply () {
     "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >apply.out 2>&1
 }
 
-# the outcome, after a kill and as many re-runs as it takes to settle (two)
+# the outcome, after a kill and as many re-runs as it takes to settle (two);
+# $1 VMs made in all since ccsim started (default 4: the jobs' nodes)
 settled () {
     apply && apply &&
     test_equal "$(ccsim_get /ccsim/state | jq -r '[.nodes | group_by(.Template)[] | "\(.[0].Template) \(length)"] | join(" ")')" \
         "$WANT" "VMs per nodearray" &&
-    test_equal "$(ccsim_get /ccsim/state | jq -r '.nodes[].Name' | sort | uniq -d)" "" "names alive twice" &&
+    test_equal "$(ccsim_made | wc -l)" "${1:-4}" "VMs made (ccsim's request log)" &&
+    test_equal "$(ccsim_made | sort | uniq -d)" "" "names made twice (ccsim's request log)" &&
     test_equal "$(ccsim_get /ccsim/state | jq '[.nodes[] | select(.Template == "hpc") | .PlacementGroupId] | unique | length')" 1 \
         "placement groups of the MPI job" &&
     for f in "$TEST_TMP"/state/*.json; do jq -e . "$f" >/dev/null || { echo "$f is not whole"; return 1; }; done &&
@@ -96,7 +99,8 @@ test_expect_success 'a failed VM: killed before and after its terminate is sent;
     : >"$TEST_TMP/ccautoscale.log" && killed_at action:after-reply &&
     "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >after.out 2>&1 &&
     wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq -r --arg n \"$victim\" \"[.nodes[] | select(.Name == \\\$n)] | length\") = 0" &&
-    settled
+    settled 5 &&
+    test_equal "$(ccsim_acted terminate | tr "\n" " ")" "$victim " "VMs terminated (the request log): the failed one, once"
 '
 
 test_done

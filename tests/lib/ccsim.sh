@@ -6,6 +6,8 @@
 #   ccsim_fault '{"kind": "http", "status": 503, "count": 1}'
 #   ccsim_node_count [STATUS]                      # nodes (in that status)
 #   ccsim_requests [FILTER]                        # the request log, as "METHOD PATH STATUS" lines
+#   ccsim_made; ccsim_acted [ACTION]               # names the log's creates made / actions were carried out on
+#   ccsim_made_once "NAME..."                      # the log's creates made exactly these, each once
 #   ccsim_write_config FILE [jq expression]        # a ccautoscale config for this ccsim (mode 0600)
 
 CCSIM_BIN=${CCSIM:-$top_builddir/tests/ccsim/ccsim}
@@ -68,6 +70,29 @@ ccsim_node_count () {
 
 ccsim_requests () {
     ccsim_get /ccsim/requests | jq -r '.[] | "\(.method) \(.path) \(.status)"' | grep -E "${1:-.}" || true
+}
+
+# The names the server made, one a line in the order made, from the request
+# log (since it was last cleared): a create whose answer was lost, or that a
+# killed client never heard, is there too, and a name made twice is there twice.
+ccsim_made () {
+    ccsim_get /ccsim/requests |
+        jq -r '.[] | select(.method == "POST" and (.path | test("/nodes/create|/scale/"))) | .nodes // [] | .[]'
+}
+
+# The names node actions were carried out on (ACTION: terminate, start, ...; default any)
+ccsim_acted () {
+    ccsim_get /ccsim/requests |
+        jq -r --arg a "${1:-terminate|deallocate|shutdown|start|remove|restart|reimage}" '.[] | select(.method == "POST" and (.path | test("/nodes/(" + $a + ")$"))) | .nodes // [] | .[]'
+}
+
+# The creates in the log made exactly the names in $1 (any order), none twice:
+# not one VM more than asked for, even for a moment.
+ccsim_made_once () {
+    local made want
+    made=$(ccsim_made | sort | tr '\n' ' ')
+    want=$(for n in $1; do echo "$n"; done | sort | tr '\n' ' ')
+    test_equal "$made" "$want" "names made (from ccsim's request log)"
 }
 
 ccsim_write_config () {

@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # t0004-crash.sh: crash consistency of `pbs autoscale`.  A pass is killed with
-# SIGKILL at each step — before its create is sent, after the answer before
-# anything is recorded, between setting a node's resources and its joined
-# marker, between a drained node's deletion from PBS and its VM's terminate — and the hook's
-# next passes finish the work: every wanted VM exists once and is joined once,
-# no PBS node is left without its VM and no VM without its PBS node.
+# SIGKILL at each step — while it records its create request, before the
+# create is sent, while the server carries it out but before its answer,
+# after the answer before anything is recorded, between setting a node's
+# resources and its joined marker, and for a drained node between its
+# deletion from PBS and its VM's terminate, while the terminate is carried
+# out, and after its answer — and the hook's next passes finish the work:
+# every wanted VM was made once (ccsim's request log, lost answers included)
+# and is joined once, no PBS node is left without its VM and no VM without
+# its PBS node, each terminate is carried out once, and every state file is whole.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/pbs.sh"
@@ -28,23 +32,67 @@ joined () {  # PBS nodes carrying the marker of a VM ccsim has
     fakepbs state | jq -r '[.nodes | to_entries[] | select(.value.resources_available.ccnodeid != null) | .key] | sort | join(" ")'
 }
 
-# VMs and PBS nodes agree, one to one, every PBS node joined, and each VM once
+whole () {  # every state file parses
+    for f in "$TEST_TMP"/state/*.json; do
+        [ -e "$f" ] || continue
+        jq -e . "$f" >/dev/null || { echo "$f is not whole" >&2; return 1; }
+    done
+}
+
+# VMs and PBS nodes agree, one to one, every PBS node joined; the log's
+# creates made exactly the VMs wanted ($2, default $1), none twice
 consistent () {
     test_equal "$(vms)" "$1" "VMs" &&
-    test_equal "$(ccsim_get /ccsim/state | jq -r '.nodes[].Name' | sort | uniq -d)" "" "VMs alive twice" &&
+    ccsim_made_once "${2-$1}" &&
     test_equal "$(joined)" "$1" "joined PBS nodes" &&
-    test_equal "$(fakepbs state | jq -r '[.nodes | keys[]] | sort | join(" ")')" "$1" "PBS nodes"
+    test_equal "$(fakepbs state | jq -r '[.nodes | keys[]] | sort | join(" ")')" "$1" "PBS nodes" &&
+    whole
+}
+
+# killed_in_flight PATH: ccsim carries out the pass's request to PATH but
+# holds its answer back; the pass is killed meanwhile
+killed_in_flight () {
+    local pid
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"$1\", \"count\": 1}" &&
+    { "$CCAS" pbs autoscale >bg.out 2>&1 & pid=$!; } &&
+    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$1\"))] | length == 1'" &&
+    kill -KILL "$pid" && { wait "$pid"; true; }
+}
+
+# a node that ran a job and sat idle past idle_timeout: the pass drained it
+drained_node () {
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 && pbs_pass &&
+    test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
+    fakepbs finish 1.fakeserver && sleep 3 && pbs_pass &&
+    test_equal "$(pbs_node_state execute-1)" offline "drained"
 }
 
 settle () {  # the hook's next passes, until the VMs booted and joined
     pbs_pass && ccsim_wait_ready 20 && pbs_pass && pbs_pass
 }
 
-test_expect_success 'killed before the create is sent: the next pass creates once' '
+test_expect_success 'killed while recording its create request: files whole, and the next pass creates once' '
     pbs_start "" ".idle_timeout = 2" &&
+    fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
+    killed_at state:before-rename && whole &&
+    test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
+    settle && consistent "execute-1 execute-2" &&
+    test_equal "$(creates)" 1 "creates carried out"
+'
+
+test_expect_success 'killed before the create is sent: the next pass creates once' '
+    pbs_reset &&
     fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
     killed_at create:before-send &&
     test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
+    settle && consistent "execute-1 execute-2" &&
+    test_equal "$(creates)" 1 "creates carried out"
+'
+
+test_expect_success 'killed while the server carries the create out, before its answer: the next pass finds it, creates nothing' '
+    pbs_reset && fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
+    killed_in_flight nodes/create &&
+    test_equal "$(ccsim_node_count)" 2 "VMs made by the request whose answer was lost" &&
     settle && consistent "execute-1 execute-2" &&
     test_equal "$(creates)" 1 "creates carried out"
 '
@@ -67,16 +115,30 @@ test_expect_success 'killed between a node'"'"'s resources and its marker: no ma
         "qmgr create node calls (the second pass sets, it does not create again)"
 '
 
+gone () {  # the drained node's VM is gone, terminated once; PBS has no node
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    consistent "" "execute-1" &&
+    test_equal "$(ccsim_acted | tr '\n' ' ')" "execute-1 " "VMs terminated (from ccsim's request log)"
+}
+
 test_expect_success 'a drained node: killed after its PBS deletion, before its VM is terminated; the next pass finishes, both end empty' '
-    test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
-    fakepbs finish 1.fakeserver && sleep 3 && pbs_pass &&
-    test_equal "$(pbs_node_state execute-1)" offline "drained" &&
+    drained_node &&
     killed_at action:before-send &&
     test_equal "$(pbs_node_state execute-1)" "" "deleted from PBS before its VM goes" &&
     test_equal "$(ccsim_node_count)" 1 "VM still there after the kill" &&
-    pbs_pass &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
-    consistent ""
+    pbs_pass && gone
+'
+
+test_expect_success 'a drained node: killed while the server terminates its VM, before the answer; the next pass terminates nothing again' '
+    drained_node &&
+    killed_in_flight nodes/terminate &&
+    pbs_pass && pbs_pass && gone
+'
+
+test_expect_success 'a drained node: killed after its terminate was answered; the next pass terminates nothing again' '
+    drained_node &&
+    killed_at action:after-reply &&
+    pbs_pass && pbs_pass && gone
 '
 
 test_done

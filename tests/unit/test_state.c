@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -77,11 +78,48 @@ static void test_no_write_through_links (void **state)
     unlink (path);
 }
 
+static void touch (const char *path)
+{
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fclose (f);
+}
+
+/* A run killed before its rename left NAME.tmp.PID: the next write of NAME
+ * removes it once PID is gone, and leaves a live writer's and other files'. */
+static void test_dead_temporaries_removed (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    char path[128], dead[160], live[160], other[160];
+    pid_t child = fork ();
+    assert_true (child >= 0);
+    if (child == 0)
+        _exit (0);
+    assert_int_equal (waitpid (child, NULL, 0), child);
+    snprintf (path, sizeof (path), "%s/requests.json", dir);
+    snprintf (dead, sizeof (dead), "%s.tmp.%d", path, (int)child);
+    snprintf (live, sizeof (live), "%s.tmp.%d", path, (int)getppid ());
+    snprintf (other, sizeof (other), "%s/holds.json.tmp.%d", dir, (int)child);
+    touch (dead);
+    touch (live);
+    touch (other);
+    assert_int_equal (ccas_write_replace (path, "{}", 2, 0644, false, &err), 0);
+    assert_int_equal (access (dead, F_OK), -1);
+    assert_int_equal (access (live, F_OK), 0);
+    assert_int_equal (access (other, F_OK), 0);
+    assert_string_equal (slurp (path), "{}");
+    unlink (live);
+    unlink (other);
+    unlink (path);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_round_trip),
         cmocka_unit_test (test_no_write_through_links),
+        cmocka_unit_test (test_dead_temporaries_removed),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-state.XXXXXX");
     if (!mkdtemp (dir))
