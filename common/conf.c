@@ -314,7 +314,15 @@ error:
 
 struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
 {
-    json_object *root = ccas_json_load_file (path, CONFIG_MAX_BYTES, err);
+    /* the password is in memory from the moment the file is read */
+    ccas_secret_no_dump ();
+    size_t len;
+    char *text = ccas_read_file (path, CONFIG_MAX_BYTES, &len, err);
+    if (!text)
+        return NULL;
+    json_object *root = ccas_json_parse (text, len, path, err);
+    ccas_secret_burn (text, len);
+    free (text);
     if (!root)
         return NULL;
     /* Check the mode before anything else reads the password. */

@@ -7,10 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "secret.h"
+
+void ccas_secret_no_dump (void)
+{
+    /* children are unaffected: exec makes a process dumpable again */
+    (void)prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
 
 void ccas_secret_burn (void *p, size_t len)
 {

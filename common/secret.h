@@ -15,6 +15,11 @@
 /* Zero `s` and free it.  NULL is a no-op. */
 void ccas_secret_free (char *s);
 
+/* Make this process hold secrets safely: no core file (a crash would write
+ * the password to disk) and no ptrace or /proc/PID/mem by other processes
+ * of the same user.  Call before the first secret is read. */
+void ccas_secret_no_dump (void);
+
 /* Zero `len` bytes at `p`. */
 void ccas_secret_burn (void *p, size_t len);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "builtins.h"
+#include "secret.h"
 #include "state.h"
 
 static const struct cmd_option options[] = {
@@ -198,6 +199,7 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
         o.output = env && *env ? env : CCAS_DEFAULT_CONFIG;
     if (!o.force && access (o.output, F_OK) == 0)
         return cli_fail (cli, EXIT_USAGE, "%s exists; --force replaces it (keeping %s.bak)", o.output, o.output);
+    ccas_secret_no_dump ();
     if ((rc = get_password (cli, &o, password, sizeof (password))) != EXIT_OK)
         return rc;
     json_object *c = build (&o, password);
@@ -205,8 +207,9 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
     snprintf (tmp, sizeof (tmp), "%s.new", o.output);
     rc = ccas_write_atomic (tmp, text, strlen (text), 0600, &err) < 0 ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
                                                                        : EXIT_OK;
+    ccas_secret_burn ((char *)text, strlen (text)); /* c's own buffer, freed next */
     json_object_put (c);
-    memset (password, 0, sizeof (password));
+    ccas_secret_burn (password, sizeof (password));
     if (rc == EXIT_OK && o.test)
         rc = test_connection (cli, tmp);
     if (rc == EXIT_OK)

@@ -4,8 +4,10 @@
 # a readable config holding one is refused.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 PW=pw-9f3a7c21-do-not-leak
+# the password as it crosses the wire, in the Basic authorization header
+PW64=$(printf "admin:%s" "$PW" | base64 -w0)
 export CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json
 
 test_expect_success 'start ccsim requiring the password' '
@@ -46,7 +48,7 @@ test_expect_success 'debug logs, errors and JSON output never hold the password'
     "$CCAS" config check >out3 2>err3 &&
     "$CCAS" config check --json >out4 &&
     for f in out err out2 err2 out3 err3 out4 "$TEST_TMP/ccautoscale.log"; do
-        test_no_grep "$PW" "$f" || return 1
+        test_no_grep "$PW" "$f" && test_no_grep "$PW64" "$f" || return 1
     done &&
     test_grep "retrying" err2
 '
@@ -54,19 +56,49 @@ test_expect_success 'debug logs, errors and JSON output never hold the password'
 test_expect_success 'an error that quotes the server never quotes our credentials' '
     ccsim_write_config "$TEST_TMP/wrong.json" ".password = \"${PW}-wrong\"" &&
     rc=0; "$CCAS" -c "$TEST_TMP/wrong.json" -vv buckets 2>err || rc=$? ;
-    test "$rc" = 3 && test_no_grep "$PW" err
+    test "$rc" = 3 && test_no_grep "$PW" err &&
+    test_no_grep "$(printf "admin:%s-wrong" "$PW" | base64 -w0)" err
 '
 
 # What `ps` shows: every process's arguments and the program's environment,
-# while it waits on the server (a latency fault holds it in its request).
+# while it waits on the server: ccsim has carried its request out (so the
+# request log shows it at once) and holds the answer back for 3 s.
 test_expect_success 'the password is on no command line and in no environment while the program runs' '
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 3000, \"match\": \"/status\", \"count\": 1}" || return 1
+    ccsim_delete /ccsim/requests >/dev/null &&
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 3000, \"when\": \"after\", \"match\": \"/status\", \"count\": 1}" || return 1
     "$CCAS" buckets >/dev/null 2>&1 &
     pid=$!
     wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | grep -q /status" &&
+    kill -0 $pid &&
     ps -eo args >ps.out && tr "\0" "\n" </proc/$pid/environ >environ.out && tr "\0" " " </proc/$pid/cmdline >cmdline &&
     wait $pid &&
-    test_grep "buckets" cmdline && test_no_grep "$PW" ps.out && test_no_grep "$PW" environ.out
+    test_grep "buckets" cmdline &&
+    for f in ps.out environ.out cmdline; do
+        test_no_grep "$PW" "$f" && test_no_grep "$PW64" "$f" || return 1
+    done
+'
+
+# A core file would hold the password (the configuration's text, libcurl's
+# copy): a program that read the configuration makes none, whatever the
+# core limit.  The same kill of a plain program first shows that this
+# machine writes core files at all (core_pattern "core": in the working
+# directory); where it does not, there is nothing to prove.  The program
+# runs bare: valgrind would write its own core, and ASan turns core files off.
+test_expect_success 'a program holding the password dumps no core when it crashes' '
+    mkdir -p cores && cd cores &&
+    ulimit -c unlimited &&
+    { sleep 10 & ctl=$!; } && sleep 0.2 && kill -ABRT $ctl; wait $ctl
+    if ! ls core* >/dev/null 2>&1; then
+        echo "this machine writes no core file here (core_pattern: $(cat /proc/sys/kernel/core_pattern)); nothing to prove"
+        return 0
+    fi
+    rm -f core* &&
+    ccsim_delete /ccsim/requests >/dev/null &&
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"/status\", \"count\": 1}" &&
+    { "$top_builddir/plugin/ccautoscale" buckets >/dev/null 2>&1 & pid=$!; } &&
+    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | grep -q /status" &&
+    kill -ABRT $pid; wait $pid; rc=$?
+    test "$rc" -gt 128 && test_equal "$(ls core* 2>/dev/null)" "" "core files"
 '
 
 test_expect_success 'no command takes a password as an argument (only --password-file)' '
