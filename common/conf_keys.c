@@ -18,7 +18,7 @@ const struct config_key ccas_config_table[] = {
     { "cluster_name", KEY_STRING, NULL, UNBOUNDED, NULL, false,
       "the CycleCloud cluster to scale (required)" },
     { "verify_certificates", KEY_BOOL, "true", UNBOUNDED, NULL, false,
-      "verify the server's TLS certificate; false only for testing (a warning is logged)" },
+      "verify the server's TLS certificate; false only for testing (a warning is logged whatever logging.level says)" },
     { "ca_file", KEY_STRING, NULL, UNBOUNDED, NULL, false,
       "PEM bundle of the CA that signed the server's certificate" },
     { "connect_timeout", KEY_NUMBER, "10", 0.1, 600, NULL, false,

@@ -138,27 +138,33 @@ static void trim_value (char *v)
         v[--n] = '\0';
 }
 
-static size_t on_header (char *data, size_t size, size_t nmemb, void *arg)
+void ccas_http_read_header (const char *data, size_t n, time_t now, long *retry_after, char *location,
+                            size_t location_size)
 {
-    struct sink *s = arg;
-    size_t n = size * nmemb;
     char line[512];
     if (n >= sizeof (line))
-        return n;
+        return;
     memcpy (line, data, n);
     line[n] = '\0';
     char *colon = strchr (line, ':');
     if (!colon)
-        return n;
+        return;
     *colon = '\0';
     char *value = colon + 1;
     while (*value == ' ')
         value++;
     trim_value (value);
     if (strcasecmp (line, "Retry-After") == 0)
-        s->retry_after = ccas_http_parse_retry_after (value, time (NULL));
+        *retry_after = ccas_http_parse_retry_after (value, now);
     else if (strcasecmp (line, "Location") == 0)
-        snprintf (s->location, sizeof (s->location), "%s", value);
+        snprintf (location, location_size, "%s", value);
+}
+
+static size_t on_header (char *data, size_t size, size_t nmemb, void *arg)
+{
+    struct sink *s = arg;
+    size_t n = size * nmemb;
+    ccas_http_read_header (data, n, time (NULL), &s->retry_after, s->location, sizeof (s->location));
     return n;
 }
 
@@ -171,8 +177,8 @@ static void set_tls (struct ccas_http *h)
     if (h->ca_file)
         curl_easy_setopt (h->curl, CURLOPT_CAINFO, h->ca_file);
     if (!h->verify && !h->warned_insecure) {
-        ccas_log (LOG_WARNING, "TLS certificate verification is off (verify_certificates: false): "
-                               "the server's identity is not checked");
+        ccas_log_always (LOG_WARNING, "TLS certificate verification is off (verify_certificates: false): "
+                                      "the server's identity is not checked");
         h->warned_insecure = true;
     }
 }

@@ -61,6 +61,13 @@ char *ccas_http_escape (struct ccas_http *h, const char *s);
  * if it is neither. */
 long ccas_http_parse_retry_after (const char *value, time_t now);
 
+/* One header line of an answer, as libcurl hands it over (`n` bytes, not
+ * terminated, "Name: value\r\n"): a Retry-After sets *retry_after (as
+ * above), a Location is copied into `location`; other headers, lines of
+ * 512 bytes or more and lines without a colon change nothing. */
+void ccas_http_read_header (const char *data, size_t n, time_t now, long *retry_after, char *location,
+                            size_t location_size);
+
 /* Full-jitter exponential backoff: a random delay in [0, min(max, initial * 2^attempt)]. */
 long ccas_http_backoff_ms (int attempt, long initial_ms, long max_ms);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,24 +160,38 @@ static void write_file (int level, const char *msg)
              level_names[level & 7], msg);
 }
 
-void ccas_log_emit (int level, const char *fmt, ...)
+/* `always`: syslog and the file take it whatever their level */
+static void emit (int level, bool always, const char *fmt, va_list ap)
 {
     int saved_errno = errno;
     char msg[2048];
-    va_list ap;
 
-    va_start (ap, fmt);
     vsnprintf (msg, sizeof (msg), fmt, ap);
-    va_end (ap);
     ccas_log_redact (msg, sizeof (msg));
 
-    if ((log_sinks & CCAS_LOG_SYSLOG) && level <= main_level)
+    if ((log_sinks & CCAS_LOG_SYSLOG) && (always || level <= main_level))
         syslog (level, "%s", msg);
-    if (log_file && level <= main_level)
+    if (log_file && (always || level <= main_level))
         write_file (level, msg);
     if ((log_sinks & CCAS_LOG_STDERR) && level <= stderr_level)
         fprintf (stderr, "%s: %s: %s\n", log_ident, level_names[level & 7], msg);
     if (watch_fn)
         watch_fn (level, msg, watch_arg);
     errno = saved_errno;
+}
+
+void ccas_log_emit (int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    emit (level, false, fmt, ap);
+    va_end (ap);
+}
+
+void ccas_log_always (int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    emit (level, true, fmt, ap);
+    va_end (ap);
 }

@@ -54,6 +54,11 @@ void ccas_log_close (void);
 void ccas_log_emit (int level, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* For what no logging.level may hide from the log (TLS verification turned
+ * off): syslog and the log file take it at any level; stderr keeps its own. */
+void ccas_log_always (int level, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
 #define ccas_log(level, ...)                                                   \
     do {                                                                       \
         if ((level) <= ccas_log_threshold)                                     \

@@ -5,7 +5,7 @@
 # with a warning logged; a certificate for another name is refused even with ca_file.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
-CCAS=$top_builddir/plugin/ccautoscale
+CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 
 command -v openssl >/dev/null 2>&1 || test_skip_all "openssl is not installed"
 
@@ -41,6 +41,14 @@ test_expect_success 'verify_certificates: false is accepted, with a warning in t
     test_grep "Standard_F2s_v2" out &&
     test_grep "verification is off" ccautoscale.log &&
     test_grep "verification is off" err
+'
+
+test_expect_success 'the warning is logged even when logging.level asks for errors only' '
+    : >ccautoscale.log &&
+    ccsim_write_config quiet.json ".verify_certificates = false | .logging.level = \"error\"" &&
+    "$CCAS" -c quiet.json -q buckets >out 2>err &&
+    test_grep "Standard_F2s_v2" out &&
+    test_grep "warning: TLS certificate verification is off" ccautoscale.log
 '
 
 test_expect_success 'a certificate for another name is refused even with ca_file' '

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_responses.c: the other answers CycleCloud gives — node lists (GET
  * /nodes), create and scale results, node action results.  The first byte
- * picks the parser; the rest is the body. */
+ * picks the parser; the rest is the body, and is also read as a header line
+ * (Retry-After in seconds or as an HTTP date, Location). */
 #include "config.h"
 
 #include "ccapi.h"
 #include "fuzz.h"
+#include "http.h"
 #include "jsonutil.h"
 
 static void node_predicates (const struct ccas_node_record *v, size_t n)
@@ -23,6 +25,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     unsigned which = data[0] % 3, nsets = data[0] / 3 % 5;
+    long retry_after = -1;
+    char location[256];
+    ccas_http_read_header ((const char *)data + 1, size - 1, 1795608000, &retry_after, location, sizeof (location));
     json_object *root = ccas_json_parse ((const char *)data + 1, size - 1, "response", &err);
     if (!root)
         return 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_ccapi_parse.c: typed views of status and nodes responses; every bad
- * field is refused with its path, and nothing leaks on the way out. */
+ * field is refused with its path, and nothing leaks on the way out; the
+ * headers read from an answer (Retry-After in both its forms, Location). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ccapi.h"
+#include "http.h"
 #include "jsonutil.h"
 
 static json_object *small_status (void)
@@ -134,12 +136,57 @@ static void test_parse_located_errors (void **state)
     assert_non_null (strstr (err.text, "response:2:2"));
 }
 
+/* 2026-11-25 12:00:00 GMT */
+#define NOON 1795608000L
+
+static void test_retry_after (void **state)
+{
+    (void)state;
+    assert_int_equal (ccas_http_parse_retry_after ("5", NOON), 5);
+    assert_int_equal (ccas_http_parse_retry_after ("0", NOON), 0);
+    assert_int_equal (ccas_http_parse_retry_after ("Wed, 25 Nov 2026 12:00:30 GMT", NOON), 30);
+    /* a date already past: go now */
+    assert_int_equal (ccas_http_parse_retry_after ("Wed, 25 Nov 2026 11:00:00 GMT", NOON), 0);
+    const char *bad[] = { "", "-5", "soon", "5 seconds", "5.5", "99999999999999999999",
+                          "Wed, 25 Nov 2026 12:00:30", "Wed, 25 Nov 2026 12:00:30 GMT trailing", NULL };
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal (ccas_http_parse_retry_after (bad[i], NOON), -1);
+    assert_int_equal (ccas_http_parse_retry_after (NULL, NOON), -1);
+}
+
+static void test_read_header (void **state)
+{
+    (void)state;
+    long ra = -1;
+    char loc[32] = "";
+    const char *line = "retry-after:   7  \r\n";
+    ccas_http_read_header (line, strlen (line), NOON, &ra, loc, sizeof (loc));
+    assert_int_equal (ra, 7);
+    line = "Location: /operations/0123456789abcdef0123456789abcdef\r\n";
+    ccas_http_read_header (line, strlen (line), NOON, &ra, loc, sizeof (loc));
+    assert_string_equal (loc, "/operations/0123456789abcdef012"); /* cut to fit */
+    ra = -1;
+    const char *ignored[] = { "HTTP/1.1 429 Too Many Requests\r\n", "Retry-After-Not: 5\r\n", "\r\n", NULL };
+    for (int i = 0; ignored[i]; i++)
+        ccas_http_read_header (ignored[i], strlen (ignored[i]), NOON, &ra, loc, sizeof (loc));
+    assert_int_equal (ra, -1);
+    /* not terminated: only `n` bytes are read */
+    ccas_http_read_header ("Retry-After: 3999", 14, NOON, &ra, loc, sizeof (loc));
+    assert_int_equal (ra, 3);
+    char huge[600];
+    memset (huge, 'x', sizeof (huge));
+    memcpy (huge, "Retry-After: 9", 14);
+    ccas_http_read_header (huge, sizeof (huge), NOON, &ra, loc, sizeof (loc));
+    assert_int_equal (ra, 3);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_status_typed),      cmocka_unit_test (test_status_bad_fields),
         cmocka_unit_test (test_status_not_an_object), cmocka_unit_test (test_nodes_typed),
         cmocka_unit_test (test_nodes_bad),         cmocka_unit_test (test_parse_located_errors),
+        cmocka_unit_test (test_retry_after),       cmocka_unit_test (test_read_header),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
