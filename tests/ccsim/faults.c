@@ -152,17 +152,32 @@ static double random01 (void)
     return (double)(sim.rng >> 11) / (double)(1ULL << 53);
 }
 
-/* A chaos fault turns into a concrete one for this request, in a scratch slot. */
+/* The injected HTTP errors by status, for the figures: 429s are the server
+ * throttling, 5xx its failures, and clients treat them differently. */
+static unsigned http_429, http_5xx, http_other;
+
+static void count_status (int status)
+{
+    if (status == 429)
+        http_429++;
+    else if (status >= 500)
+        http_5xx++;
+    else
+        http_other++;
+}
+
+/* A chaos fault turns into a concrete one for this request, in a scratch
+ * slot.  Only the kinds that act on a request are drawn here, so `rate` of
+ * requests fail; capacity and boot failures are drawn inside each create
+ * (sim_random_hit), at the same rate of creates and of new VMs. */
 static struct fault *random_fault (struct fault *rf, const char *path)
 {
     static struct fault scratch;
-    if (random01 () >= rf->rate)
-        return NULL;
     unsigned choices[R_N], n = 0;
-    for (unsigned k = 0; k < R_N; k++)
+    for (unsigned k = R_500; k <= R_DROP; k++)
         if (rf->kinds_mask & (1u << k))
             choices[n++] = k;
-    if (!n)
+    if (!n || random01 () >= rf->rate)
         return NULL;
     unsigned pick = choices[(unsigned)(random01 () * n) % n];
     memset (&scratch, 0, sizeof (scratch));
@@ -186,12 +201,13 @@ static struct fault *random_fault (struct fault *rf, const char *path)
         scratch.after = random01 () < 0.5;
         break;
     default:
-        /* capacity and boot failures act inside create */
         return NULL;
     }
     (void)path;
     rf->fired++;
     sim.fault_counts[scratch.kind]++;
+    if (scratch.kind == F_HTTP)
+        count_status (scratch.status);
     return &scratch;
 }
 
@@ -211,6 +227,8 @@ struct fault *sim_fault_for_request (const char *method, const char *path)
             f->count--;
         f->fired++;
         sim.fault_counts[f->kind]++;
+        if (f->kind == F_HTTP || f->kind == F_HTML)
+            count_status (f->status);
         return f;
     }
     return NULL;
@@ -285,6 +303,11 @@ json_object *sim_faults_json (void)
     }
     for (int k = 0; k < F_NKINDS; k++)
         json_object_object_add (counts, kind_names[k], json_object_new_int ((int)sim.fault_counts[k]));
+    json_object *statuses = json_object_new_object ();
+    json_object_object_add (statuses, "429", json_object_new_int ((int)http_429));
+    json_object_object_add (statuses, "5xx", json_object_new_int ((int)http_5xx));
+    json_object_object_add (statuses, "other", json_object_new_int ((int)http_other));
+    json_object_object_add (o, "http_statuses", statuses);
     json_object_object_add (o, "faults", arr);
     json_object_object_add (o, "injected", counts);
     return o;
