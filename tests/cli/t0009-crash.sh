@@ -40,7 +40,7 @@ settled () {
     test_equal "$(ccsim_made | sort | uniq -d)" "" "names made twice (ccsim's request log)" &&
     test_equal "$(ccsim_get /ccsim/state | jq '[.nodes[] | select(.Template == "hpc") | .PlacementGroupId] | unique | length')" 1 \
         "placement groups of the MPI job" &&
-    for f in "$TEST_TMP"/state/*.json; do jq -e . "$f" >/dev/null || { echo "$f is not whole"; return 1; }; done &&
+    ccsim_state_whole &&
     test_equal "$(jq length "$TEST_TMP/state/requests.json")" 0 "create requests still pending"
 }
 
@@ -65,10 +65,7 @@ test_expect_success 'killed after the requestId is recorded, before the create i
 
 test_expect_success 'killed while the server carries the create out, before its answer: the re-run finds it by request id' '
     fresh &&
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"nodes/create\", \"count\": 1}" &&
-    { "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >bg.out 2>&1 & pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e \"[.[] | select(.path | test(\\\"nodes/create\\\"))] | length == 1\"" &&
-    kill -KILL $pid && { wait $pid; true; } &&
+    ccsim_kill_in_flight nodes/create "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply &&
     test_equal "$(ccsim_node_count)" 4 "VMs made by the request whose answer was lost" &&
     settled &&
     test_equal "$(creates)" 1 "creates carried out" &&

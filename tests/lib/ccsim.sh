@@ -8,6 +8,8 @@
 #   ccsim_requests [FILTER]                        # the request log, as "METHOD PATH STATUS" lines
 #   ccsim_made; ccsim_acted [ACTION]               # names the log's creates made / actions were carried out on
 #   ccsim_made_once "NAME..."                      # the log's creates made exactly these, each once
+#   ccsim_kill_in_flight PATH COMMAND [ARGS...]     # SIGKILL COMMAND while ccsim holds back its answer on PATH
+#   ccsim_state_whole                              # every state file of ccsim_write_config's state_dir parses
 #   ccsim_write_config FILE [jq expression]        # a ccautoscale config for this ccsim (mode 0600)
 
 CCSIM_BIN=${CCSIM:-$top_builddir/tests/ccsim/ccsim}
@@ -93,6 +95,26 @@ ccsim_made_once () {
     made=$(ccsim_made | sort | tr '\n' ' ')
     want=$(for n in $1; do echo "$n"; done | sort | tr '\n' ' ')
     test_equal "$made" "$want" "names made (from ccsim's request log)"
+}
+
+# Run COMMAND; once ccsim has carried out its request to PATH (a latency
+# "after" holds the answer back 5 s, and the log shows the request at once),
+# kill it with SIGKILL: a client that never hears what the server did.
+ccsim_kill_in_flight () {
+    local path=$1 pid
+    shift
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
+    { "$@" >in-flight.out 2>&1 & pid=$!; } &&
+    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'" &&
+    kill -KILL "$pid" && { wait "$pid"; true; }
+}
+
+ccsim_state_whole () {
+    local f
+    for f in "$TEST_TMP"/state/*.json; do
+        [ -e "$f" ] || continue
+        jq -e . "$f" >/dev/null || { echo "$f is not whole" >&2; return 1; }
+    done
 }
 
 ccsim_write_config () {

@@ -32,13 +32,6 @@ joined () {  # PBS nodes carrying the marker of a VM ccsim has
     fakepbs state | jq -r '[.nodes | to_entries[] | select(.value.resources_available.ccnodeid != null) | .key] | sort | join(" ")'
 }
 
-whole () {  # every state file parses
-    for f in "$TEST_TMP"/state/*.json; do
-        [ -e "$f" ] || continue
-        jq -e . "$f" >/dev/null || { echo "$f is not whole" >&2; return 1; }
-    done
-}
-
 # VMs and PBS nodes agree, one to one, every PBS node joined; the log's
 # creates made exactly the VMs wanted ($2, default $1), none twice
 consistent () {
@@ -46,17 +39,7 @@ consistent () {
     ccsim_made_once "${2-$1}" &&
     test_equal "$(joined)" "$1" "joined PBS nodes" &&
     test_equal "$(fakepbs state | jq -r '[.nodes | keys[]] | sort | join(" ")')" "$1" "PBS nodes" &&
-    whole
-}
-
-# killed_in_flight PATH: ccsim carries out the pass's request to PATH but
-# holds its answer back; the pass is killed meanwhile
-killed_in_flight () {
-    local pid
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"$1\", \"count\": 1}" &&
-    { "$CCAS" pbs autoscale >bg.out 2>&1 & pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$1\"))] | length == 1'" &&
-    kill -KILL "$pid" && { wait "$pid"; true; }
+    ccsim_state_whole
 }
 
 # a node that ran a job and sat idle past idle_timeout: the pass drained it
@@ -74,7 +57,7 @@ settle () {  # the hook's next passes, until the VMs booted and joined
 test_expect_success 'killed while recording its create request: files whole, and the next pass creates once' '
     pbs_start "" ".idle_timeout = 2" &&
     fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
-    killed_at state:before-rename && whole &&
+    killed_at state:before-rename && ccsim_state_whole &&
     test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
     settle && consistent "execute-1 execute-2" &&
     test_equal "$(creates)" 1 "creates carried out"
@@ -91,7 +74,7 @@ test_expect_success 'killed before the create is sent: the next pass creates onc
 
 test_expect_success 'killed while the server carries the create out, before its answer: the next pass finds it, creates nothing' '
     pbs_reset && fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
-    killed_in_flight nodes/create &&
+    ccsim_kill_in_flight nodes/create "$CCAS" pbs autoscale &&
     test_equal "$(ccsim_node_count)" 2 "VMs made by the request whose answer was lost" &&
     settle && consistent "execute-1 execute-2" &&
     test_equal "$(creates)" 1 "creates carried out"
@@ -131,7 +114,7 @@ test_expect_success 'a drained node: killed after its PBS deletion, before its V
 
 test_expect_success 'a drained node: killed while the server terminates its VM, before the answer; the next pass terminates nothing again' '
     drained_node &&
-    killed_in_flight nodes/terminate &&
+    ccsim_kill_in_flight nodes/terminate "$CCAS" pbs autoscale &&
     pbs_pass && pbs_pass && gone
 '
 

@@ -25,17 +25,6 @@ killed_at () {  # killed_at POINT PROGRAM ARGS...: it must die of SIGKILL at POI
     grep "failpoint $point" "$TEST_TMP/ccautoscale.log" >/dev/null
 }
 
-# killed_in_flight PATH PROGRAM ARGS...: ccsim carries out the program's
-# request to PATH but holds its answer back; the program is killed meanwhile
-killed_in_flight () {
-    local path=$1 pid
-    shift
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
-    { "$@" >bg.out 2>&1 & pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'" &&
-    kill -KILL "$pid" && { wait "$pid"; true; }
-}
-
 vms () {
     ccsim_get /ccsim/state | jq -r '[.nodes[].Name] | sort_by(ltrimstr("htc-") | tonumber) | join(" ")'
 }
@@ -48,13 +37,6 @@ vms_are () {  # wait until the VMs are exactly $1 (terminations take a moment)
 acted_once () {  # acted_once ACTION NAMES: the log's ACTIONs were carried out on exactly NAMES, each once
     test_equal "$(ccsim_acted "$1" | sort -V | tr '\n' ' ')" "$(for n in $2; do echo "$n"; done | sort -V | tr '\n' ' ')" \
         "names given $1 (from ccsim's request log)"
-}
-
-whole () {  # every state file parses
-    for f in "$TEST_TMP"/state/*.json; do
-        [ -e "$f" ] || continue
-        jq -e . "$f" >/dev/null || { echo "$f is not whole" >&2; return 1; }
-    done
 }
 
 fresh_log () {
@@ -72,7 +54,7 @@ test_expect_success 'resume killed while recording its create request: nothing s
     fresh_log &&
     killed_at state:before-rename "$RESUME" "htc-1" &&
     test_equal "$(ccsim_requests "nodes/create" | wc -l)" 0 "creates sent by the killed run" &&
-    whole && test_equal "$(vms)" "" "VMs after the kill" &&
+    ccsim_state_whole && test_equal "$(vms)" "" "VMs after the kill" &&
     "$RESUME" "htc-1" && ccsim_made_once "htc-1" && test_equal "$(vms)" "htc-1" "VMs"
 '
 
@@ -94,7 +76,7 @@ test_expect_success 'resume killed after the answer: the re-run finds the nodes 
 
 test_expect_success 'resume killed while the server carries its create out, before the answer: no second VM' '
     fresh_log &&
-    killed_in_flight nodes/create "$RESUME" "htc-6" &&
+    ccsim_kill_in_flight nodes/create "$RESUME" "htc-6" &&
     "$RESUME" "htc-6" && ccsim_made_once "htc-6" &&
     test_equal "$(vms)" "htc-1 htc-2 htc-3 htc-4 htc-5 htc-6" "VMs" &&
     test_equal "$(ccsim_requests "POST .*/nodes/create 20[02]" | wc -l)" 1 "creates carried out"
@@ -111,7 +93,7 @@ test_expect_success 'suspend killed before its request is sent: nothing changed;
 
 test_expect_success 'suspend killed while the server carries its shutdown out: the re-run shuts nothing down again' '
     fresh_log &&
-    killed_in_flight nodes/shutdown "$SUSPEND" "htc-3" &&
+    ccsim_kill_in_flight nodes/shutdown "$SUSPEND" "htc-3" &&
     "$SUSPEND" "htc-3" && vms_are "htc-4 htc-5 htc-6" && acted_once shutdown "htc-3"
 '
 
@@ -123,8 +105,8 @@ test_expect_success 'suspend killed after the answer: the VMs are gone; the re-r
 
 test_expect_success 'suspend killed while replacing a state file, after its shutdown: files whole, nothing shut down again' '
     fresh_log &&
-    killed_at state:before-rename "$SUSPEND" "htc-5" && whole &&
-    "$SUSPEND" "htc-5" && vms_are "htc-6" && acted_once shutdown "htc-5" && whole
+    killed_at state:before-rename "$SUSPEND" "htc-5" && ccsim_state_whole &&
+    "$SUSPEND" "htc-5" && vms_are "htc-6" && acted_once shutdown "htc-5" && ccsim_state_whole
 '
 
 # sync: before send, in flight, after reply, state write; each on an orphan
@@ -145,7 +127,7 @@ test_expect_success 'sync killed before terminating an orphan: it is still there
 
 test_expect_success 'sync killed while the server terminates an orphan: the re-run terminates nothing again' '
     fresh_log && orphan htc-8 &&
-    killed_in_flight nodes/terminate "$CCAS" slurm sync &&
+    ccsim_kill_in_flight nodes/terminate "$CCAS" slurm sync &&
     vms_are "" &&
     "$CCAS" slurm sync --json >sync.json && jq -e ".orphans_terminated == 0" sync.json &&
     acted_once terminate "htc-8"
@@ -161,8 +143,8 @@ test_expect_success 'sync killed after terminating an orphan: the re-run finds n
 
 test_expect_success 'sync killed while replacing a state file: files whole; the re-run settles every request and reaps once' '
     fresh_log && orphan htc-10 &&
-    killed_at state:before-rename "$CCAS" slurm sync && whole &&
-    "$CCAS" slurm sync --json >sync.json && whole &&
+    killed_at state:before-rename "$CCAS" slurm sync && ccsim_state_whole &&
+    "$CCAS" slurm sync --json >sync.json && ccsim_state_whole &&
     vms_are "" && acted_once terminate "htc-10" &&
     test_equal "$(ccsim_made | wc -l)" 0 "VMs made by sync" &&
     test_equal "$(jq length "$TEST_TMP/state/requests.json")" 0 "create requests the killed resumes left unsettled"
