@@ -161,7 +161,7 @@ static void write_file (int level, const char *msg)
 }
 
 /* `always`: syslog and the file take it whatever their level */
-static void emit (int level, bool always, const char *fmt, va_list ap)
+__attribute__ ((format (printf, 3, 0))) static void emit (int level, bool always, const char *fmt, va_list ap)
 {
     int saved_errno = errno;
     char msg[2048];
