@@ -303,6 +303,11 @@ static int build_entry (const char *key, json_object *value, bool in_section, vo
 {
     struct build *b = arg;
     json_object *into = b->doc;
+    /* a plain value under the section's name replaces the section, which
+     * the document frees: a later section starts a new one, as json-c's
+     * last-wins would (the fuzzer found the old pointer used after that) */
+    if (!in_section && b->section && strcmp (key, b->name) == 0)
+        b->section = NULL;
     if (in_section) {
         if (!b->section) {
             if (!(b->section = json_object_new_object ()) || json_object_object_add (b->doc, b->name, b->section) < 0)

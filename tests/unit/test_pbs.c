@@ -159,6 +159,22 @@ static void test_json_garbage (void **state)
     }
 }
 
+/* The section's name again, as a plain value between two sections: last
+ * wins, and the first section is not touched once the document freed it. */
+static void test_json_section_replaced (void **state)
+{
+    (void)state;
+    struct ccas_error err = { "" };
+    static const char doc[] = "{\"nodes\": {\"a\": {}}, \"nodes\": \"x\", \"nodes\": {\"b\": {\"state\": \"free\"}}}";
+    json_object *o = ccas_pbs_json_parse (doc, strlen (doc), "pbsnodes", "nodes", NULL, NULL, &err);
+    assert_non_null (o);
+    json_object *nodes = ccas_json_get (o, "nodes");
+    assert_true (json_object_is_type (nodes, json_type_object));
+    assert_null (ccas_json_get (nodes, "a"));
+    assert_string_equal (ccas_json_str (ccas_json_get (nodes, "b"), "state"), "free");
+    json_object_put (o);
+}
+
 /* ---- a model to translate against ------------------------------------------------------------------ */
 
 static struct ccas_cluster *model (const char *nodes)
@@ -740,6 +756,7 @@ int main (void)
         cmocka_unit_test (test_select_chunks),   cmocka_unit_test (test_select_errors),
         cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
         cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
+        cmocka_unit_test (test_json_section_replaced),
         cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_queue_read),
         cmocka_unit_test (test_jobs_ungrouped),
         cmocka_unit_test (test_jobs_default_grouping),
