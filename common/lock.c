@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "clock.h"
 #include "lock.h"
+#include "log.h"
 
 struct ccas_lock {
     int fd;
@@ -47,12 +49,20 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
         return NULL;
     }
     double deadline = ccas_clock_monotonic () + timeout;
+    bool said = false;
     while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
         if (errno == EINTR)
             continue;
         if (errno != EWOULDBLOCK) {
             ccas_errorf (err, "%s: cannot lock: %s", path, strerror (errno));
             goto error;
+        }
+        if (!said) {
+            /* a command that seems to hang says what it waits for */
+            struct ccas_error held = { "" };
+            describe_holder (fd, path, &held);
+            ccas_log (LOG_INFO, "%s; waiting up to %.0f s", held.text, timeout);
+            said = true;
         }
         if (ccas_clock_monotonic () >= deadline) {
             describe_holder (fd, path, err);

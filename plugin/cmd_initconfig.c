@@ -207,7 +207,11 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
     snprintf (tmp, sizeof (tmp), "%s.new", o.output);
     rc = ccas_write_atomic (tmp, text, strlen (text), 0600, &err) < 0 ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
                                                                        : EXIT_OK;
-    ccas_secret_burn ((char *)text, strlen (text)); /* c's own buffer, freed next */
+    /* c's own buffers, freed next: its text and the password's string */
+    ccas_secret_burn ((char *)text, strlen (text));
+    json_object *pw = json_object_object_get (c, "password");
+    if (pw)
+        ccas_secret_burn ((char *)json_object_get_string (pw), (size_t)json_object_get_string_len (pw));
     json_object_put (c);
     ccas_secret_burn (password, sizeof (password));
     if (rc == EXIT_OK && o.test)

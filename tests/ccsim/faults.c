@@ -168,8 +168,8 @@ static void count_status (int status)
 
 /* A chaos fault turns into a concrete one for this request, in a scratch
  * slot.  Only the kinds that act on a request are drawn here, so `rate` of
- * requests fail; capacity and boot failures are drawn inside each create
- * (sim_random_hit), at the same rate of creates and of new VMs. */
+ * requests are struck; capacity and boot failures are drawn inside each
+ * create (sim_random_hit), at the same rate of creates and of new VMs. */
 static struct fault *random_fault (struct fault *rf, const char *path)
 {
     static struct fault scratch;

@@ -52,7 +52,7 @@ test_expect_success 'demand --apply again creates nothing: the booting nodes are
 
 # The lock is taken before the cluster is read: a node made while demand
 # waited for it (here by hand, straight to CycleCloud) is seen and used.  The
-# test waits until demand has the lock file open, so a demand that read the
+# test waits until demand says it waits for the lock, so a demand that read the
 # cluster first would have planned from the old state and created a second.
 test_expect_success 'demand --apply plans under the lock: a node made while it waited is used, not made twice' '
     echo "[{\"id\": \"late\", \"constraints\": {\"node.nodearray\": \"gpu\"}}]" >late.json &&
@@ -62,7 +62,7 @@ test_expect_success 'demand --apply plans under the lock: a node made while it w
     ccsim_delete /ccsim/requests >/dev/null || return 1
     "$CCAS" demand --jobs late.json --apply >late.out 2>&1 &
     demand=$!
-    wait_for 10 sh -c "ls -l /proc/$demand/fd | grep -q \"$TEST_TMP/lock\$\"" &&
+    wait_for 10 grep -q "/lock: held by .*; waiting up to" "$TEST_TMP/ccautoscale.log" &&
     ccsim_post /clusters/test/nodes/create "{\"requestId\": \"by-hand-1\", \"sets\": [{\"nodearray\": \"gpu\", \"count\": 1,
         \"definition\": {\"machineType\": \"Standard_NC24ads_A100_v4\"}}]}" >/dev/null &&
     touch "$TEST_TMP/release" &&

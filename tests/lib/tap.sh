@@ -124,8 +124,9 @@ test_no_grep () {
 
 # The path to run for the program at $1.  With CCAS_VALGRIND_LOGS set (the
 # valgrind-suites step of run-tests) it is a wrapper that runs the program
-# under memcheck, each run's report in a file there; an empty file is a
-# clean run, and the step fails on any other.  The report goes to a file,
+# under memcheck, each run's report in a file there of its own (named by
+# pid and time: a pid may come round again); an empty file is a clean run,
+# and the step fails on any other.  The report goes to a file,
 # not stderr, because the tests read the programs' stderr.
 test_program () {
     local real=$1 wrap
@@ -140,7 +141,7 @@ test_program () {
 #!/bin/sh
 exec valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \\
     --errors-for-leak-kinds=definite,indirect --track-fds=no \\
-    --log-file="$CCAS_VALGRIND_LOGS/$TEST_NAME.$(basename "$real").%p" "$real" "\$@"
+    --log-file="$CCAS_VALGRIND_LOGS/$TEST_NAME.$(basename "$real").%p.\$(date +%s%N)" "$real" "\$@"
 EOF
     chmod 755 "$wrap" &&
     echo "$wrap"

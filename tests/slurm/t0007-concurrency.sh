@@ -39,9 +39,10 @@ run_all () {
         [ "$left" = 0 ] && break
         if [ $(($(date +%s) - start)) -gt $((BOUND + 15)) ]; then
             echo "$left of $i programs still running after $((BOUND + 15)) s: deadlocked" >&2
+            # the programs first: once their subshells die they are init's
+            pkill -KILL -P "$(echo $pids | tr ' ' ',')" 2>/dev/null
             # shellcheck disable=SC2086
             kill -KILL $pids 2>/dev/null
-            pkill -KILL -P "$(echo $pids | tr ' ' ',')" 2>/dev/null
             return 1
         fi
         sleep 0.2
@@ -148,8 +149,12 @@ test_expect_success 'suspend racing resume on the same names: no deadlock, no no
 # a resume while the VMs of a suspend are still terminating must hand them
 # back, never take a VM on its way out for one that will stay.
 test_expect_success 'a resume right after a suspend, while its VMs terminate: each node handed back, none lost' '
-    "$RESUME" "htc-[1-16]" >/dev/null 2>&1 && "$SUSPEND" "htc-[1-16]" && "$RESUME" "htc-[1-16]" &&
+    "$RESUME" "htc-[1-16]" >/dev/null 2>&1 &&
+    # a VM terminates for boot_delay / 4: 10 s here, for the resume to run in
+    ccsim_post /ccsim/config "{\"boot_delay\": 40}" >/dev/null &&
+    "$SUSPEND" "htc-[1-16]" && "$RESUME" "htc-[1-16]" &&
     test "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Status == \"Terminating\")] | length")" -gt 0 &&
+    ccsim_post /ccsim/config "{\"boot_delay\": 3}" >/dev/null &&
     settled_without_loss
 ' || slurm_dump
 
