@@ -7,6 +7,7 @@
  * ("nodes" is an array of names, or from the Slurm programs a hostlist
  * expression such as "hpc-[1-100]".)
  *   resume_requested  nodes, jobs
+ *   suspend_requested nodes
  *   created           nodearray, machine_type, placement_group, count, added,
  *                     request_id, operation_id, jobs
  *   create_failed     nodearray, machine_type, count, class, message, request_id, jobs

@@ -55,9 +55,9 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
     free (done);
 }
 
-/* What Slurm asked for, first, whatever comes of it: with resume_requested,
- * the events file holds every power change Slurm asked for, in the order the
- * programs held the lock. */
+/* What Slurm asked for, before anything is sent, whatever comes of it: with
+ * resume_requested, the events file holds every power change Slurm asked
+ * for, in the order the programs held the lock. */
 static void requested (struct ccas_power *p, char **names, size_t n)
 {
     if (p->dry_run)
