@@ -236,6 +236,26 @@ const char *ccas_power_jobs (const struct ccas_power *p, const char *const *name
     return buf;
 }
 
+void ccas_power_requested (struct ccas_power *p, const char *type, char *const *names, size_t n)
+{
+    if (p->dry_run)
+        return;
+    json_object *o = json_object_new_object ();
+    char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
+    json_object_object_add (o, "nodes", json_object_new_string (hl ? hl : ""));
+    free (hl);
+    if (p->rf) {
+        json_object *jobs = json_object_new_array ();
+        for (size_t j = 0; j < p->rf->njobs; j++) {
+            char id[16];
+            snprintf (id, sizeof (id), "%u", p->rf->jobs[j].job_id);
+            json_object_array_add (jobs, json_object_new_string (id));
+        }
+        json_object_object_add (o, "jobs", jobs);
+    }
+    ccas_event (type, o);
+}
+
 /* The "failed" event: the node, its class and reason, and its job. */
 static void handback_event (const struct ccas_power *p, const char *name, const char *reason)
 {

@@ -113,6 +113,13 @@ bool ccas_power_reason_ours (const char *reason);
 const char *ccas_power_jobs (const struct ccas_power *p, const char *const *names, size_t n, char *buf,
                              size_t size);
 
+/* Record what Slurm asked for, as event `type` ("resume_requested",
+ * "suspend_requested"): the names as a hostlist and, from p->rf, the jobs;
+ * written before anything is sent, whatever comes of it, so the events
+ * file holds every power change in the order the programs held the lock.
+ * Nothing in a dry run. */
+void ccas_power_requested (struct ccas_power *p, const char *type, char *const *names, size_t n);
+
 /* Log at `level`, and in a dry run also print to p->out. */
 void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 

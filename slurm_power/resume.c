@@ -530,23 +530,7 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         ccas_log (LOG_ERR, "out of memory");
         p->failures++;
     } else {
-        json_object *ev = json_object_new_object ();
-        char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
-        json_object_object_add (ev, "nodes", json_object_new_string (hl ? hl : ""));
-        free (hl);
-        if (rf) {
-            json_object *jobs = json_object_new_array ();
-            for (size_t j = 0; j < rf->njobs; j++) {
-                char id[16];
-                snprintf (id, sizeof (id), "%u", rf->jobs[j].job_id);
-                json_object_array_add (jobs, json_object_new_string (id));
-            }
-            json_object_object_add (ev, "jobs", jobs);
-        }
-        if (!p->dry_run)
-            ccas_event ("resume_requested", ev);
-        else
-            json_object_put (ev);
+        ccas_power_requested (p, "resume_requested", names, n);
         for (size_t i = 0; i < n; i++)
             sort_name (&r, names[i]);
         assign_pgs (&r);

@@ -55,20 +55,6 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
     free (done);
 }
 
-/* What Slurm asked for, before anything is sent, whatever comes of it: with
- * resume_requested, the events file holds every power change Slurm asked
- * for, in the order the programs held the lock. */
-static void requested (struct ccas_power *p, char **names, size_t n)
-{
-    if (p->dry_run)
-        return;
-    char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
-    json_object *o = json_object_new_object ();
-    json_object_object_add (o, "nodes", json_object_new_string (hl ? hl : ""));
-    free (hl);
-    ccas_event ("suspend_requested", o);
-}
-
 int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
 {
     struct ccas_error err = { "" };
@@ -83,7 +69,7 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
         p->failures++;
         goto done;
     }
-    requested (p, names, n);
+    ccas_power_requested (p, "suspend_requested", names, n);
     for (size_t i = 0; i < n; i++) {
         struct ccas_node *node = ccas_cluster_find_node (p->model, names[i]);
         if (!node || node->kind == CCAS_NODE_GOING) {

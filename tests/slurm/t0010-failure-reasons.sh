@@ -92,7 +92,9 @@ test_expect_success 'every decision names its jobs: one set for two jobs, its ha
     test_grep "hand back hpc-\[2-3\] (jobs 11,12): ccautoscale: capacity: " "$TEST_TMP/ccautoscale.log" &&
     jq -e -s "[.[] | select(.event == \"failed\" and (.node == \"hpc-2\" or .node == \"hpc-3\")) | .jobs] == [[\"11\"], [\"12\"]]" \
         "$TEST_TMP/state/events.jsonl" &&
-    jq -e -s "[.[] | select(.event == \"create_failed\")] | last | .jobs == [\"11\", \"12\"]" "$TEST_TMP/state/events.jsonl"
+    jq -e -s "[.[] | select(.event == \"create_failed\")] | last | .jobs == [\"11\", \"12\"]" "$TEST_TMP/state/events.jsonl" &&
+    jq -e -s "[.[] | select(.event == \"resume_requested\")] | last | .nodes == \"hpc-[2-3]\" and .jobs == [\"11\", \"12\"]" \
+        "$TEST_TMP/state/events.jsonl"
 '
 
 test_expect_success 'CycleCloud unreachable (nothing listens): handed back at once, "transient: CycleCloud unreachable"' '
