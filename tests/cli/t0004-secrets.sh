@@ -65,10 +65,8 @@ test_expect_success 'an error that quotes the server never quotes our credential
 # request log shows it at once) and holds the answer back for 3 s.
 test_expect_success 'the password is on no command line and in no environment while the program runs' '
     ccsim_delete /ccsim/requests >/dev/null &&
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 3000, \"when\": \"after\", \"match\": \"/status\", \"count\": 1}" || return 1
-    "$CCAS" buckets >/dev/null 2>&1 &
-    pid=$!
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | grep -q /status" &&
+    ccsim_hold_answer /status 3000 "$CCAS" buckets &&
+    pid=$held_pid &&
     kill -0 $pid &&
     ps -eo args >ps.out && tr "\0" " " </proc/$pid/cmdline >cmdline &&
     # a program that holds the password is not dumpable: without
@@ -97,10 +95,8 @@ test_expect_success 'a program holding the password dumps no core when it crashe
     fi
     rm -f core* &&
     ccsim_delete /ccsim/requests >/dev/null &&
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"/status\", \"count\": 1}" &&
-    { "$top_builddir/plugin/ccautoscale" buckets >/dev/null 2>&1 & pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | grep -q /status" &&
-    kill -ABRT $pid; wait $pid; rc=$?
+    ccsim_hold_answer /status 5000 "$top_builddir/plugin/ccautoscale" buckets &&
+    kill -ABRT $held_pid; wait $held_pid; rc=$?
     test "$rc" -gt 128 && test_equal "$(ls core* 2>/dev/null)" "" "core files"
 '
 

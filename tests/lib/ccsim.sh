@@ -8,6 +8,8 @@
 #   ccsim_requests [FILTER]                        # the request log, as "METHOD PATH STATUS" lines
 #   ccsim_made; ccsim_acted [ACTION]               # names the log's creates made / actions were carried out on
 #   ccsim_made_once "NAME..."                      # the log's creates made exactly these, each once
+#   ccsim_acted_once ACTION "NAME..."              # the log's ACTIONs (""; any) were carried out on exactly these, each once
+#   ccsim_hold_answer PATH MS COMMAND [ARGS...]    # start COMMAND; return once ccsim holds back its answer on PATH ($held_pid)
 #   ccsim_kill_in_flight PATH COMMAND [ARGS...]     # SIGKILL COMMAND while ccsim holds back its answer on PATH
 #   ccsim_state_whole                              # every state file of ccsim_write_config's state_dir parses
 #   ccsim_write_config FILE [jq expression]        # a ccautoscale config for this ccsim (mode 0600)
@@ -88,25 +90,44 @@ ccsim_acted () {
         jq -r --arg a "${1:-terminate|deallocate|shutdown|start|remove|restart|reimage}" '.[] | select(.method == "POST" and (.path | test("/nodes/(" + $a + ")$"))) | .nodes // [] | .[]'
 }
 
+# The names in $1 (one a line) are those in $2 (separated by spaces), in
+# any order, each as often; $3 says what they are.
+ccsim_same_names () {
+    # shellcheck disable=SC2086 # the lists are split into names on purpose
+    test_equal "$(printf '%s\n' $1 | sort | tr '\n' ' ')" "$(printf '%s\n' $2 | sort | tr '\n' ' ')" "$3"
+}
+
 # The creates in the log made exactly the names in $1 (any order), none twice:
 # not one VM more than asked for, even for a moment.
 ccsim_made_once () {
-    local made want
-    made=$(ccsim_made | sort | tr '\n' ' ')
-    want=$(for n in $1; do echo "$n"; done | sort | tr '\n' ' ')
-    test_equal "$made" "$want" "names made (from ccsim's request log)"
+    ccsim_same_names "$(ccsim_made)" "$1" "names made (from ccsim's request log)"
 }
 
-# Run COMMAND; once ccsim has carried out its request to PATH (a latency
-# "after" holds the answer back 5 s, and the log shows the request at once),
-# kill it with SIGKILL: a client that never hears what the server did.
+# The log's actions ACTION ($1; "" for any) were carried out on exactly the
+# names in $2, each once.
+ccsim_acted_once () {
+    ccsim_same_names "$(ccsim_acted "$1")" "$2" "names given ${1:-an action} (from ccsim's request log)"
+}
+
+# Start COMMAND in the background (its pid in $held_pid, its output in
+# held.out) and return once ccsim has carried out its request to PATH and
+# holds the answer back for MS ms (a latency "after": the request log shows
+# the request at once).  The log must hold no earlier request to PATH.
+ccsim_hold_answer () {
+    local path=$1 ms=$2
+    shift 2
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": $ms, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
+    { "$@" >held.out 2>&1 & held_pid=$!; } &&
+    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'"
+}
+
+# Run COMMAND and kill it with SIGKILL while ccsim holds back its answer on
+# PATH: a client that never hears what the server did.
 ccsim_kill_in_flight () {
-    local path=$1 pid
+    local path=$1
     shift
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": 5000, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
-    { "$@" >in-flight.out 2>&1 & pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'" &&
-    kill -KILL "$pid" && { wait "$pid"; true; }
+    ccsim_hold_answer "$path" 5000 "$@" &&
+    kill -KILL "$held_pid" && { wait "$held_pid"; true; }
 }
 
 ccsim_state_whole () {

@@ -29,14 +29,12 @@ vms () {
     ccsim_get /ccsim/state | jq -r '[.nodes[].Name] | sort_by(ltrimstr("htc-") | tonumber) | join(" ")'
 }
 
-vms_are () {  # wait until the VMs are exactly $1 (terminations take a moment)
-    wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r '[.nodes[].Name] | sort_by(ltrimstr(\"htc-\") | tonumber) | join(\" \")')\" = \"$1\"" ||
-        { echo "VMs: $(vms), not $1" >&2; return 1; }
+vms_now () {
+    test "$(vms)" = "$1"
 }
 
-acted_once () {  # acted_once ACTION NAMES: the log's ACTIONs were carried out on exactly NAMES, each once
-    test_equal "$(ccsim_acted "$1" | sort -V | tr '\n' ' ')" "$(for n in $2; do echo "$n"; done | sort -V | tr '\n' ' ')" \
-        "names given $1 (from ccsim's request log)"
+vms_are () {  # wait until the VMs are exactly $1 (terminations take a moment)
+    wait_for 10 vms_now "$1" || { echo "VMs: $(vms), not $1" >&2; return 1; }
 }
 
 fresh_log () {
@@ -88,25 +86,25 @@ test_expect_success 'suspend killed before its request is sent: nothing changed;
     fresh_log &&
     killed_at action:before-send "$SUSPEND" "htc-[1-2]" &&
     test_equal "$(vms)" "htc-1 htc-2 htc-3 htc-4 htc-5 htc-6" "VMs after the kill" &&
-    "$SUSPEND" "htc-[1-2]" && vms_are "htc-3 htc-4 htc-5 htc-6" && acted_once shutdown "htc-1 htc-2"
+    "$SUSPEND" "htc-[1-2]" && vms_are "htc-3 htc-4 htc-5 htc-6" && ccsim_acted_once shutdown "htc-1 htc-2"
 '
 
 test_expect_success 'suspend killed while the server carries its shutdown out: the re-run shuts nothing down again' '
     fresh_log &&
     ccsim_kill_in_flight nodes/shutdown "$SUSPEND" "htc-3" &&
-    "$SUSPEND" "htc-3" && vms_are "htc-4 htc-5 htc-6" && acted_once shutdown "htc-3"
+    "$SUSPEND" "htc-3" && vms_are "htc-4 htc-5 htc-6" && ccsim_acted_once shutdown "htc-3"
 '
 
 test_expect_success 'suspend killed after the answer: the VMs are gone; the re-run is harmless' '
     fresh_log &&
     killed_at action:after-reply "$SUSPEND" "htc-4" &&
-    "$SUSPEND" "htc-4" && vms_are "htc-5 htc-6" && acted_once shutdown "htc-4"
+    "$SUSPEND" "htc-4" && vms_are "htc-5 htc-6" && ccsim_acted_once shutdown "htc-4"
 '
 
 test_expect_success 'suspend killed while replacing a state file, after its shutdown: files whole, nothing shut down again' '
     fresh_log &&
     killed_at state:before-rename "$SUSPEND" "htc-5" && ccsim_state_whole &&
-    "$SUSPEND" "htc-5" && vms_are "htc-6" && acted_once shutdown "htc-5" && ccsim_state_whole
+    "$SUSPEND" "htc-5" && vms_are "htc-6" && ccsim_acted_once shutdown "htc-5" && ccsim_state_whole
 '
 
 # sync: before send, in flight, after reply, state write; each on an orphan
@@ -122,30 +120,34 @@ test_expect_success 'sync killed before terminating an orphan: it is still there
     killed_at action:before-send "$CCAS" slurm sync &&
     test_equal "$(vms)" "htc-7" "VMs after the kill" &&
     "$CCAS" slurm sync --json >sync.json && jq -e ".orphans_terminated == 1" sync.json &&
-    vms_are "" && acted_once terminate "htc-7"
+    vms_are "" && ccsim_acted_once terminate "htc-7"
 ' || slurm_dump
 
-test_expect_success 'sync killed while the server terminates an orphan: the re-run terminates nothing again' '
-    fresh_log && orphan htc-8 &&
-    ccsim_kill_in_flight nodes/terminate "$CCAS" slurm sync &&
+# reaped_once ORPHAN KILL...: sync, killed by KILL once the orphan's
+# terminate was carried out, left it gone; the re-run terminates nothing again
+reaped_once () {
+    local name=$1
+    shift
+    fresh_log && orphan "$name" &&
+    "$@" "$CCAS" slurm sync &&
     vms_are "" &&
     "$CCAS" slurm sync --json >sync.json && jq -e ".orphans_terminated == 0" sync.json &&
-    acted_once terminate "htc-8"
+    ccsim_acted_once terminate "$name"
+}
+
+test_expect_success 'sync killed while the server terminates an orphan: the re-run terminates nothing again' '
+    reaped_once htc-8 ccsim_kill_in_flight nodes/terminate
 ' || slurm_dump
 
 test_expect_success 'sync killed after terminating an orphan: the re-run finds nothing left to do' '
-    fresh_log && orphan htc-9 &&
-    killed_at action:after-reply "$CCAS" slurm sync &&
-    vms_are "" &&
-    "$CCAS" slurm sync --json >sync.json && jq -e ".orphans_terminated == 0" sync.json &&
-    acted_once terminate "htc-9"
+    reaped_once htc-9 killed_at action:after-reply
 ' || slurm_dump
 
 test_expect_success 'sync killed while replacing a state file: files whole; the re-run settles every request and reaps once' '
     fresh_log && orphan htc-10 &&
     killed_at state:before-rename "$CCAS" slurm sync && ccsim_state_whole &&
     "$CCAS" slurm sync --json >sync.json && ccsim_state_whole &&
-    vms_are "" && acted_once terminate "htc-10" &&
+    vms_are "" && ccsim_acted_once terminate "htc-10" &&
     test_equal "$(ccsim_made | wc -l)" 0 "VMs made by sync" &&
     test_equal "$(jq length "$TEST_TMP/state/requests.json")" 0 "create requests the killed resumes left unsettled"
 ' || slurm_dump
