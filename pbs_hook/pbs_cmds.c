@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "failpoint.h"
-#include "log.h"
+#include "util/failpoint.h"
+#include "util/log.h"
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
-#include "resdict.h"
+#include "model/resdict.h"
 #include "run.h"
 
 #define MAX_OUTPUT ((size_t)2 << 30)

@@ -15,8 +15,8 @@
 
 #include <json-c/json.h>
 
-#include "cluster.h"
-#include "error.h"
+#include "model/cluster.h"
+#include "util/error.h"
 #include "pbs_nodes.h"
 
 /* Time limit of one PBS command (pbs.command_timeout). */

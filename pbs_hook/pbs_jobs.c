@@ -8,14 +8,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "arena.h"
-#include "jsonutil.h"
-#include "log.h"
+#include "util/arena.h"
+#include "util/json.h"
+#include "util/log.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
-#include "resdict.h"
-#include "units.h"
+#include "model/resdict.h"
+#include "util/units.h"
 
 #define MAX_CHUNKS 64
 

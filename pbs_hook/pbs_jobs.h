@@ -22,8 +22,8 @@
 
 #include <json-c/json.h>
 
-#include "cluster.h"
-#include "job.h"
+#include "model/cluster.h"
+#include "model/job.h"
 #include "pbs_json.h"
 
 struct ccas_pbs_jobs_stats {

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Called once per entry left out: `key` is its name (or "?"), `why` json-c's error. */
 typedef void (*ccas_pbs_skipped_f) (const char *key, const char *why, void *arg);

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "jsonutil.h"
-#include "log.h"
+#include "util/json.h"
+#include "util/log.h"
 #include "pbs_nodes.h"
-#include "units.h"
+#include "util/units.h"
 
 static bool has_state (const char *states, const char *word)
 {

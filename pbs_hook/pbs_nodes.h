@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-#include "cluster.h"
+#include "model/cluster.h"
 
 #define CCAS_PBS_COMMENT_PREFIX "ccautoscale: "
 #define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining"   /* followed by ": <why>" */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "log.h"
+#include "util/events.h"
+#include "util/log.h"
 #include "pbs_cmds.h"
 #include "pbs_pass.h"
 

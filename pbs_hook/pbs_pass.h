@@ -19,9 +19,9 @@
 
 #include <json-c/json.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "pbs_nodes.h"
-#include "plan.h"
+#include "engine/plan.h"
 
 enum ccas_pbs_act_kind { CCAS_PBS_JOIN, CCAS_PBS_DRAIN, CCAS_PBS_DELETE, CCAS_PBS_FORGET };
 

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The resources ccautoscale's matching relies on PBS checking (NULL-terminated). */
 extern const char *const ccas_pbs_sched_resources[];

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define CCAS_PBS_MAX_FIELDS 32
 

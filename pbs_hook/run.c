@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "run.h"
 
 extern char **environ;

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct ccas_run_result {
     int status;        /* exit status, or 128 + signal */

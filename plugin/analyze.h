@@ -4,8 +4,8 @@
 #define CCAS_ANALYZE_H
 
 #include "cli.h"
-#include "cluster.h"
-#include "job.h"
+#include "model/cluster.h"
+#include "model/job.h"
 
 /* Match the jobs ahead of `job_id` (the ones behind it are left out), then
  * print why `job_id` matches or not, as text or (--json) JSON.  Returns an

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "clock.h"
-#include "events.h"
-#include "lock.h"
-#include "log.h"
-#include "metrics.h"
+#include "util/clock.h"
+#include "util/events.h"
+#include "util/lock.h"
+#include "util/log.h"
+#include "util/metrics.h"
 
 static const struct cmd_option common_options[] = {
     { "-c, --config FILE", "configuration file (default $CCAUTOSCALE_CONFIG, else " CCAS_DEFAULT_CONFIG ")" },
@@ -81,7 +81,7 @@ int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
 static void setup_logging (struct cli *cli)
 {
     struct ccas_error err = { "" };
-    int level = cli->cfg ? ccas_log_level_parse (cli->cfg->log_level) : LOG_WARNING;
+    int level = cli->cfg ? ccas_log_level_parse (cli->cfg->logging.level) : LOG_WARNING;
     unsigned sinks = CCAS_LOG_STDERR;
     /* -v shows info, -vv debug */
     int stderr_level = cli->quiet ? LOG_ERR : cli->verbosity ? LOG_NOTICE + cli->verbosity : LOG_WARNING;
@@ -90,11 +90,11 @@ static void setup_logging (struct cli *cli)
         level = LOG_INFO;
     if (stderr_level > LOG_DEBUG)
         stderr_level = LOG_DEBUG;
-    if (cli->cfg && cli->cfg->log_syslog)
+    if (cli->cfg && cli->cfg->logging.syslog)
         sinks |= CCAS_LOG_SYSLOG;
     ccas_log_open (cli->prog, level, sinks);
     ccas_log_set_stderr_level (stderr_level);
-    if (cli->cfg && cli->cfg->log_file && ccas_log_set_file (cli->cfg->log_file, &err) < 0)
+    if (cli->cfg && cli->cfg->logging.file && ccas_log_set_file (cli->cfg->logging.file, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
 }
 
@@ -126,7 +126,7 @@ int cli_prepare (struct cli *cli)
     if (cli->cfg) {
         static char name[96];
         snprintf (name, sizeof (name), "%s %s", cli->prog, cli->cmdname);
-        ccas_events_open (cli->cfg, name);
+        ccas_events_open (cli->cfg->events.path, cli->cfg->events.max_mb, cli->cfg->events.keep, name);
     }
     if ((flags & NEED_API) == NEED_API) {
         int rc = cli_open_client (cli);
@@ -154,7 +154,7 @@ void cli_start_metrics (struct cli *cli)
 {
     static char name[96];
     snprintf (name, sizeof (name), "%s %s", cli->prog, cli->cmdname);
-    ccas_metrics_open (cli->cfg, name);
+    ccas_metrics_open (cli->cfg->metrics.path, cli->cfg->state_dir, name);
 }
 
 void cli_release (struct cli *cli)
@@ -163,7 +163,7 @@ void cli_release (struct cli *cli)
     if (cli->lock) {
         const char *result = cli->rc == EXIT_OK ? "ok" : cli->rc == EXIT_PARTIAL ? "partial" : "failed";
         if (cli->api)
-            ccas_metrics_add_requests (ccas_ccapi_stats (cli->api));
+            ccas_ccapi_stats_to_metrics (ccas_ccapi_stats (cli->api));
         if (ccas_metrics_flush (result, ccas_clock_monotonic () - cli->t0, &err) < 0)
             ccas_log (LOG_WARNING, "metrics: %s", err.text);
     }

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ccapi.h"
-#include "conf.h"
-#include "error.h"
+#include "ccapi/ccapi.h"
+#include "conf/conf.h"
+#include "util/error.h"
 
 /* Documented in ccautoscale(8), EXIT STATUS. */
 enum cli_exit {

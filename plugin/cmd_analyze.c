@@ -7,7 +7,7 @@
 
 #include "analyze.h"
 #include "builtins.h"
-#include "match.h"
+#include "engine/match.h"
 #include "model_load.h"
 #include "table.h"
 

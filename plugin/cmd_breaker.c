@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "breaker.h"
+#include "engine/breaker.h"
 #include "builtins.h"
-#include "jsonutil.h"
+#include "util/json.h"
 #include "table.h"
 
 const struct cmd_help help_breaker_list = {

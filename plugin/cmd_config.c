@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "builtins.h"
-#include "constraint.h"
-#include "resources.h"
+#include "model/constraint.h"
+#include "model/resources.h"
 #include "table.h"
 
 const struct cmd_help help_config_check = {
@@ -37,7 +37,7 @@ static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
     int rc = -1;
     if (!cache)
         ccas_errorf (err, "out of memory");
-    else if (ccas_shared_load (shared, ccas_config_lookup (cfg, "shared_resources"), "shared_resources", err) == 0
+    else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0
              && (rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, cache, dict,
                                              "default_resources", err)))
         rc = 0;

@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "builtins.h"
-#include "clock.h"
-#include "log.h"
-#include "match.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "engine/match.h"
 #include "model_load.h"
 #include "pass.h"
 #include "plan_print.h"

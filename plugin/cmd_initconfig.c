@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 #include "builtins.h"
-#include "secret.h"
-#include "state.h"
+#include "util/file.h"
+#include "util/secret.h"
+#include "util/state.h"
 
 static const struct cmd_option options[] = {
     { "--url URL", "CycleCloud web server root, e.g. https://cyclecloud.example.com (required)" },
@@ -205,7 +206,7 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
     json_object *c = build (&o, password);
     const char *text = json_object_to_json_string_ext (c, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     snprintf (tmp, sizeof (tmp), "%s.new", o.output);
-    rc = ccas_write_atomic (tmp, text, strlen (text), 0600, &err) < 0 ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
+    rc = ccas_file_write_atomic (tmp, text, strlen (text), 0600, &err) < 0 ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
                                                                        : EXIT_OK;
     /* c's own buffers, freed next: its text and the password's string */
     ccas_secret_burn ((char *)text, strlen (text));

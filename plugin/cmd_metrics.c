@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "builtins.h"
-#include "metrics.h"
+#include "util/metrics.h"
 
 const struct cmd_help help_metrics = {
     .synopsis = "metrics",
@@ -35,7 +35,7 @@ int cmd_metrics (struct cli *cli, int argc, char **argv)
     int rc;
     if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    ccas_metrics_open (cli->cfg, "ccautoscale metrics");
+    ccas_metrics_open (cli->cfg->metrics.path, cli->cfg->state_dir, "ccautoscale metrics");
     char *text = ccas_metrics_text ();
     ccas_metrics_close ();
     if (!text)

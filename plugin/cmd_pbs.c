@@ -8,14 +8,14 @@
 #include <time.h>
 
 #include "analyze.h"
-#include "breaker.h"
+#include "engine/breaker.h"
 #include "builtins.h"
-#include "failure.h"
-#include "holds.h"
-#include "jsonutil.h"
-#include "log.h"
-#include "match.h"
-#include "metrics.h"
+#include "ccapi/failure.h"
+#include "engine/holds.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "engine/match.h"
+#include "util/metrics.h"
 #include "model_load.h"
 #include "pass.h"
 #include "pbs_cmds.h"
@@ -24,7 +24,7 @@
 #include "pbs_pass.h"
 #include "plan_print.h"
 #include "run.h"
-#include "state.h"
+#include "util/state.h"
 
 #define MAX_NODE_RESOURCES 64
 
@@ -32,8 +32,8 @@
 
 static void pbs_setup (const struct ccas_config *cfg)
 {
-    ccas_run_set_bin_dir (ccas_config_lookup_str (cfg, "pbs.bin_dir"));
-    ccas_pbs_set_timeout (ccas_config_lookup_double (cfg, "pbs.command_timeout", 30));
+    ccas_run_set_bin_dir (cfg->pbs.bin_dir);
+    ccas_pbs_set_timeout (cfg->pbs.command_timeout);
 }
 
 struct pbs_view {
@@ -90,7 +90,7 @@ static int view_load (struct cli *cli, struct pbs_view *v)
 static size_t node_resource_names (const struct ccas_config *cfg, const char **names, size_t max)
 {
     static const char *const dflt[] = { "ncpus", "mem", "ngpus", "disk", "slot_type" };
-    json_object *list = ccas_config_lookup (cfg, "pbs.node_resources");
+    json_object *list = cfg->pbs.node_resources;
     size_t n = 0;
     if (list && json_object_is_type (list, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length (list) && n + 1 < max; i++)

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "builtins.h"
-#include "jsonutil.h"
+#include "util/file.h"
+#include "util/json.h"
 #include "pbs_cmds.h"
 #include "pbs_sched.h"
 #include "run.h"
-#include "state.h"
+#include "util/state.h"
 
 #ifndef CCAS_PBS_HOOK_DIR
 #define CCAS_PBS_HOOK_DIR "/usr/share/ccautoscale/pbs"
@@ -75,7 +76,7 @@ static int qmgr (struct hook_ctx *h, const char *directive)
         printf ("qmgr -c '%s'\n", directive);
         return 0;
     }
-    if (ccas_run_ok (argv, ccas_config_lookup_double (h->cli->cfg, "pbs.command_timeout", 30), &err) < 0) {
+    if (ccas_run_ok (argv, h->cli->cfg->pbs.command_timeout, &err) < 0) {
         fprintf (stderr, "ccautoscale: %s\n", err.text);
         h->failures++;
         return -1;
@@ -119,13 +120,13 @@ static int write_hook_config (struct hook_ctx *h, char *path, size_t size)
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "program", json_object_new_string (self));
     json_object_object_add (o, "config", json_object_new_string (h->cli->config_path));
-    json_object_object_add (o, "timeout", json_object_new_int ((int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_timeout", 100)));
+    json_object_object_add (o, "timeout", json_object_new_int ((int)h->cli->cfg->pbs.hook_timeout));
     const char *text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY);
     snprintf (path, size, "%s/pbs_hook_config.json", h->cli->cfg->state_dir);
     int rc = 0;
     if (h->dry_run)
         printf ("# %s:\n%s\n", path, text);
-    else if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+    else if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
         fprintf (stderr, "ccautoscale: %s\n", err.text);
         rc = -1;
     }
@@ -136,8 +137,8 @@ static int write_hook_config (struct hook_ctx *h, char *path, size_t size)
 static void install_hook (struct hook_ctx *h, const char *hook_file)
 {
     char cmd[4300], config[4096];
-    int freq = (int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_freq", 15);
-    int timeout = (int)ccas_config_lookup_double (h->cli->cfg, "pbs.hook_timeout", 100);
+    int freq = (int)h->cli->cfg->pbs.hook_freq;
+    int timeout = (int)h->cli->cfg->pbs.hook_timeout;
     if (!exists (h, "hook ccautoscale"))
         qmgr (h, "create hook ccautoscale");
     snprintf (cmd, sizeof (cmd), "import hook ccautoscale application/x-python default %s", hook_file);
@@ -166,7 +167,7 @@ static void check_sched_config (void)
     struct ccas_error err = { "" };
     size_t len;
     ccas_pbs_sched_config_path (path, sizeof (path));
-    char *text = ccas_read_file (path, 1 << 20, &len, &err);
+    char *text = ccas_file_read (path, 1 << 20, &len, &err);
     if (!text) {
         fprintf (stderr, "ccautoscale: warning: %s; if that file has a resources: line, it must name", err.text);
         for (size_t i = 0; ccas_pbs_sched_resources[i]; i++)
@@ -240,8 +241,8 @@ int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
         return cli_fail (cli, EXIT_CONFIG, "%s: cannot read the hook script (give --hook-file)", hook_file);
     if (strpbrk (hook_file, " \"'\n") || strpbrk (cli->cfg->state_dir, " \"'\n"))
         return cli_fail (cli, EXIT_CONFIG, "%s: qmgr cannot import a path with spaces or quotes", hook_file);
-    ccas_run_set_bin_dir (ccas_config_lookup_str (cli->cfg, "pbs.bin_dir"));
-    ccas_pbs_set_timeout (ccas_config_lookup_double (cli->cfg, "pbs.command_timeout", 30));
+    ccas_run_set_bin_dir (cli->cfg->pbs.bin_dir);
+    ccas_pbs_set_timeout (cli->cfg->pbs.command_timeout);
     create_resources (&h);
     install_hook (&h, hook_file);
     check_sched_config ();
@@ -251,7 +252,7 @@ int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
                          h.failures, h.failures == 1 ? "" : "s");
     if (!cli->quiet && !h.dry_run)
         printf ("hook ccautoscale installed: every %d s, alarm %d s\n",
-                (int)ccas_config_lookup_double (cli->cfg, "pbs.hook_freq", 15),
-                (int)ccas_config_lookup_double (cli->cfg, "pbs.hook_timeout", 100) + 20);
+                (int)cli->cfg->pbs.hook_freq,
+                (int)cli->cfg->pbs.hook_timeout + 20);
     return EXIT_OK;
 }

@@ -10,16 +10,17 @@
 
 #include "builtins.h"
 #include "conf_gen.h"
-#include "jsonutil.h"
-#include "holds.h"
-#include "log.h"
-#include "match.h"
+#include "util/file.h"
+#include "util/json.h"
+#include "engine/holds.h"
+#include "util/log.h"
+#include "engine/match.h"
 #include "model_load.h"
-#include "plan.h"
+#include "engine/plan.h"
 #include "plan_print.h"
 #include "power.h"
 #include "slurm_jobs.h"
-#include "state.h"
+#include "util/state.h"
 #include "table.h"
 
 /* ---- slurm conf -------------------------------------------------------------------------------- */
@@ -59,7 +60,7 @@ static char *read_text (const char *path)
 {
     struct ccas_error err = { "" };
     size_t len;
-    return ccas_read_file (path, (size_t)1 << 30, &len, &err);
+    return ccas_file_read (path, (size_t)1 << 30, &len, &err);
 }
 
 /* Lines only in `old` with "-", lines only in `new` with "+". */
@@ -98,12 +99,12 @@ static int write_one (struct cli *cli, const char *dir, const char *name, const 
     if (*changed && !check) {
         if (old) {
             snprintf (bak, sizeof (bak), "%s.bak", path);
-            if (ccas_write_atomic (bak, old, strlen (old), 0644, &err) < 0) {
+            if (ccas_file_write_atomic (bak, old, strlen (old), 0644, &err) < 0) {
                 free (old);
                 return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
             }
         }
-        if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+        if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
             free (old);
             return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         }
@@ -121,14 +122,14 @@ static int ensure_keepalive_file (struct cli *cli, const char *dir)
 {
     char path[4096];
     struct ccas_error err = { "" };
-    const char *file = ccas_config_lookup_str (cli->cfg, "slurm.keepalive_file");
+    const char *file = cli->cfg->slurm.keepalive_file;
     static const char text[] = "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n# none\n";
     if (!file || !*file)
         return EXIT_OK;
     snprintf (path, sizeof (path), "%s/%s", dir, file);
     if (access (path, F_OK) == 0)
         return EXIT_OK;
-    if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0)
+    if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     return EXIT_OK;
 }

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "breaker.h"
+#include "engine/breaker.h"
 #include "builtins.h"
-#include "holds.h"
-#include "jsonutil.h"
+#include "engine/holds.h"
+#include "util/json.h"
 #include "table.h"
 
 const struct cmd_help help_status = {
@@ -185,13 +185,9 @@ static void failures_in (const char *path, json_object *all)
 static json_object *recent_failures (const struct ccas_config *cfg)
 {
     json_object *out = json_object_new_array ();
-    json_object *file = ccas_config_lookup (cfg, "events.file");
-    char path[4096], older[4200];
-    if (file && json_object_is_type (file, json_type_string))
-        snprintf (path, sizeof (path), "%s", json_object_get_string (file));
-    else
-        snprintf (path, sizeof (path), "%s/events.jsonl", cfg->state_dir);
-    if (!*path)
+    char older[4200];
+    const char *path = cfg->events.path;
+    if (!path)
         return out;
     json_object *all = json_object_new_array ();
     failures_in (path, all);

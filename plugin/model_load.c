@@ -7,10 +7,11 @@
 
 #include <time.h>
 
-#include "holds.h"
-#include "job.h"
-#include "jsonutil.h"
-#include "log.h"
+#include "engine/holds.h"
+#include "model/job.h"
+#include "util/file.h"
+#include "util/json.h"
+#include "util/log.h"
 #include "model_load.h"
 
 #define INPUT_MAX_BYTES ((size_t)2 * 1024 * 1024 * 1024)
@@ -76,7 +77,7 @@ int jobs_load (struct cli *cli, struct ccas_cluster *c, const char *path, struct
     struct ccas_error err = { "" };
     const char *name = strcmp (path, "-") == 0 ? "/dev/stdin" : path;
     size_t len;
-    char *text = ccas_read_file (name, INPUT_MAX_BYTES, &len, &err);
+    char *text = ccas_file_read (name, INPUT_MAX_BYTES, &len, &err);
     if (!text)
         return cli_fail (cli, EXIT_USAGE, "%s", err.text);
     *out = ccas_jobs_from_text (text, len, c->cons, strcmp (path, "-") == 0 ? "<stdin>" : path, &err);

@@ -4,7 +4,7 @@
 #define CCAS_MODEL_LOAD_H
 
 #include "cli.h"
-#include "cluster.h"
+#include "model/cluster.h"
 
 /* Where the cluster comes from: files saved from the REST API (status and
  * nodes responses) for an offline replay, or the server (one status read and,

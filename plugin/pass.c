@@ -5,11 +5,12 @@
 #include <errno.h>
 #include <time.h>
 
-#include "apply.h"
-#include "holds.h"
-#include "lock.h"
-#include "log.h"
-#include "metrics.h"
+#include "engine/apply.h"
+#include "engine/report.h"
+#include "engine/holds.h"
+#include "util/lock.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "pass.h"
 #include "plan_print.h"
 
@@ -72,7 +73,7 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
         return rc;
     if (times_state && ccas_state_save (times_state, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_metrics_from_model (plan->cluster, (double)time (NULL));
+    ccas_report_model (plan->cluster, (double)time (NULL));
     return rc;
 }
 

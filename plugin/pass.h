@@ -4,8 +4,8 @@
 #define CCAS_PASS_H
 
 #include "cli.h"
-#include "plan.h"
-#include "state.h"
+#include "engine/plan.h"
+#include "util/state.h"
 
 /* Before matching: load the node times kept in the state directory into
  * *times_state (unless loaded) and mark the nodes booting past boot_timeout,

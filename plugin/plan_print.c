@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "failure.h"
+#include "ccapi/failure.h"
 #include "plan_print.h"
 #include "table.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "engine/plan.h"
 
 /* Print `plan`.  `applied` says whether ccas_apply() ran (past tense and
  * outcomes) or not (conditional).  Unmatched jobs are grouped by reason. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "wait.h"
 
 #define WAIT_DEFAULT_TIMEOUT 1200.0

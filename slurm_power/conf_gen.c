@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "conf_gen.h"
-#include "gputable.h"
+#include "model/gputable.h"
 
 struct buf {
     char *p;
@@ -45,8 +45,8 @@ static void put (struct buf *b, const char *fmt, ...)
 static long real_memory_mb (const struct ccas_config *cfg, double memory_gb)
 {
     double mb = memory_gb * 1024.0;
-    double pct = ccas_config_lookup_double (cfg, "slurm.memory_margin_percent", 5);
-    double min = ccas_config_lookup_double (cfg, "slurm.memory_margin_min_mb", 1024);
+    double pct = cfg->slurm.memory_margin_percent;
+    double min = cfg->slurm.memory_margin_min_mb;
     double margin = mb * pct / 100.0;
     if (margin < min)
         margin = min;
@@ -57,8 +57,8 @@ static long real_memory_mb (const struct ccas_config *cfg, double memory_gb)
 
 static const char *partition_of (const struct ccas_config *cfg, const char *nodearray)
 {
-    json_object *v = ccas_config_nodearray_get (cfg, nodearray, "slurm_partition");
-    return v ? json_object_get_string (v) : nodearray;
+    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    return na && na->slurm_partition ? na->slurm_partition : nodearray;
 }
 
 static void range_text (const struct ccas_slurm_layout *l, const struct ccas_slurm_range *r, char *buf, size_t size)
@@ -100,11 +100,10 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
          names, vcpu, pcpu, vcpu / pcpu, real_memory_mb (c->cfg, bk->st->vm.memory_gb), bk->machine_type, bk->na->name);
     if (t->gpu_count > 0)
         put (b, " Gres=gpu:%d", t->gpu_count);
-    json_object *port = ccas_config_lookup (c->cfg, "slurm.node_port_base");
-    if (port) {
+    if (c->cfg->slurm.node_port_base) {
         /* every node is on this machine: reachable on loopback, each on its own port */
         put (b, " NodeAddr=127.0.0.1 NodeHostname=localhost");
-        long base = json_object_get_int (port) + port_offset (c, l, bk->na);
+        long base = c->cfg->slurm.node_port_base + port_offset (c, l, bk->na);
         if (r->last > r->first)
             put (b, " Port=[%ld-%ld]", base + r->first, base + r->last);
         else
@@ -115,8 +114,8 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
 
 static void partitions (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
-    const char *dflt = ccas_config_lookup_str (c->cfg, "slurm.default_partition");
-    bool excl = ccas_config_lookup_bool (c->cfg, "slurm.exclusive_colocated", true);
+    const char *dflt = c->cfg->slurm.default_partition;
+    bool excl = c->cfg->slurm.exclusive_colocated;
     for (size_t a = 0; a < c->nnodearrays; a++) {
         const struct ccas_nodearray *na = &c->nodearrays[a];
         struct buf nodes = { 0 };
@@ -166,10 +165,10 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
         put (&topo, "\n");
     }
     partitions (&nodes, c, l);
-    const char *ka = ccas_config_lookup_str (c->cfg, "slurm.keepalive_file");
+    const char *ka = c->cfg->slurm.keepalive_file;
     if (ka && *ka)
         put (&nodes, "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\nInclude %s/%s\n",
-             ccas_config_lookup_str (c->cfg, "slurm.conf_dir"), ka);
+             c->cfg->slurm.conf_dir, ka);
     if (nodes.oom || gres.oom || topo.oom) {
         free (nodes.p);
         free (gres.p);

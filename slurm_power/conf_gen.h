@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "cluster.h"
+#include "model/cluster.h"
 #include "names.h"
 
 struct ccas_slurm_files {

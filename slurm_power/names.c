@@ -42,10 +42,10 @@ struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c
         free (l);
         return NULL;
     }
-    l->prefix = ccas_config_lookup_str (c->cfg, "slurm.node_prefix");
+    l->prefix = c->cfg->slurm.node_prefix;
     if (!l->prefix)
         l->prefix = "";
-    long cap = (long)ccas_config_lookup_double (c->cfg, "slurm.max_nodes", 1000);
+    long cap = (long)c->cfg->slurm.max_nodes;
     for (size_t a = 0; a < c->nnodearrays; a++) {
         long next = 1;
         if (!ccas_slurm_nodearray_managed (&c->nodearrays[a], NULL, 0))

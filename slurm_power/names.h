@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cluster.h"
+#include "model/cluster.h"
 #include "slurmapi.h"
 
 struct ccas_slurm_range {

@@ -11,13 +11,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "events.h"
-#include "log.h"
-#include "metrics.h"
+#include "util/file.h"
+#include "engine/report.h"
+#include "util/clock.h"
+#include "util/events.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "power.h"
 #include "resume_file.h"
-#include "state.h"
+#include "util/state.h"
 
 const char *ccas_power_config_path (const char *explicit_path)
 {
@@ -41,15 +43,15 @@ const char *ccas_power_config_path (const char *explicit_path)
 static void open_logging (struct ccas_power *p, const struct ccas_power_opts *o)
 {
     struct ccas_error err = { "" };
-    int level = ccas_log_level_parse (p->cfg->log_level);
-    unsigned sinks = p->cfg->log_syslog ? CCAS_LOG_SYSLOG : 0;
+    int level = ccas_log_level_parse (p->cfg->logging.level);
+    unsigned sinks = p->cfg->logging.syslog ? CCAS_LOG_SYSLOG : 0;
     if (level < 0)
         level = LOG_INFO;
     if (o->verbosity || o->dry_run || isatty (STDERR_FILENO))
         sinks |= CCAS_LOG_STDERR;
     ccas_log_open (p->prog, level, sinks);
     ccas_log_set_stderr_level (o->verbosity ? LOG_NOTICE + o->verbosity : LOG_WARNING);
-    if (p->cfg->log_file && ccas_log_set_file (p->cfg->log_file, &err) < 0)
+    if (p->cfg->logging.file && ccas_log_set_file (p->cfg->logging.file, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
 }
 
@@ -71,7 +73,7 @@ static int as_whom (struct ccas_error *err, int errnum)
  * state_dir it cannot write is found before CycleCloud is asked anything. */
 static int check_state_dir (const char *dir, struct ccas_error *err)
 {
-    if (ccas_make_dirs (dir, err) < 0)
+    if (ccas_file_make_dirs (dir, err) < 0)
         return as_whom (err, errno);
     if (access (dir, W_OK | X_OK) < 0) {
         int e = errno;
@@ -88,9 +90,9 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
     /* slurmctld waits for these programs and they hold the lock: an
      * unreachable CycleCloud must not keep them for minutes, as the
      * command's limits (connect_timeout, request_timeout, retries) would */
-    ao.connect_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.connect_timeout", 3) * 1000);
-    ao.request_timeout_ms = (long)(ccas_config_lookup_double (cfg, "slurm.request_timeout", 15) * 1000);
-    ao.max_retries = (int)ccas_config_lookup_double (cfg, "slurm.retries", 1);
+    ao.connect_timeout_ms = (long)(cfg->slurm.connect_timeout * 1000);
+    ao.request_timeout_ms = (long)(cfg->slurm.request_timeout * 1000);
+    ao.max_retries = (int)cfg->slurm.retries;
     ao.backoff_max_ms = 2000;
     ao.retry_after_max_ms = 2000; /* a server asking for a longer wait: hand the nodes back (throttling) */
     return ccas_ccapi_create (&ao, err);
@@ -114,15 +116,15 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     if (!(p->api = ccas_power_client (p->cfg, err)))
         return -1;
     if (!p->dry_run) {
-        double wait = ccas_config_lookup_double (p->cfg, "slurm.lock_timeout", 20);
+        double wait = p->cfg->slurm.lock_timeout;
         errno = 0;
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
             return as_whom (err, errno);
         if (check_state_dir (p->cfg->state_dir, err) < 0)
             return -1;
         /* counters accumulate under the lock, so no run's update is lost */
-        ccas_events_open (p->cfg, prog);
-        ccas_metrics_open (p->cfg, prog);
+        ccas_events_open (p->cfg->events.path, p->cfg->events.max_mb, p->cfg->events.keep, prog);
+        ccas_metrics_open (p->cfg->metrics.path, p->cfg->state_dir, prog);
     }
     if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err))
         || !(p->breakers = ccas_breakers_load (p->cfg, err)))
@@ -153,7 +155,7 @@ void ccas_power_detach (struct ccas_power *p)
 {
     struct ccas_error err = { "" };
     if (p->model && !p->dry_run) {
-        ccas_metrics_from_model (p->model, p->now);
+        ccas_report_model (p->model, p->now);
         ccas_holds_metrics (p->holds, p->now);
         ccas_breakers_metrics (p->breakers);
     }
@@ -437,7 +439,7 @@ void ccas_power_close (struct ccas_power *p)
     double t0 = p->t0;
     ccas_power_detach (p);
     if (lock && api)
-        ccas_metrics_add_requests (ccas_ccapi_stats (api));
+        ccas_ccapi_stats_to_metrics (ccas_ccapi_stats (api));
     if (lock && ccas_metrics_flush (result, ccas_clock_monotonic () - t0, &err) < 0)
         ccas_log (LOG_WARNING, "metrics: %s", err.text);
     ccas_metrics_close ();

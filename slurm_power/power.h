@@ -15,12 +15,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ccapi.h"
-#include "cluster.h"
-#include "conf.h"
-#include "breaker.h"
-#include "holds.h"
-#include "lock.h"
+#include "ccapi/ccapi.h"
+#include "model/cluster.h"
+#include "conf/conf.h"
+#include "engine/breaker.h"
+#include "engine/holds.h"
+#include "util/lock.h"
 #include "names.h"
 #include "slurmapi.h"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "failure.h"
-#include "log.h"
+#include "ccapi/failure.h"
+#include "util/log.h"
 #include "power.h"
 #include "resume_file.h"
 
@@ -112,7 +112,7 @@ static int load_failed (struct ccas_power *p, char **names, size_t n, const stru
     ccas_log (LOG_ERR, "%s", err->text);
 #if defined(POWER_RESUME)
     char reason[600], msg[560];
-    const struct ccas_ccapi_failure *f = ccas_ccapi_last_failure (p->api);
+    const struct ccas_http_failure *f = ccas_ccapi_last_failure (p->api);
     if (f->kind == CCAS_FAIL_TRANSPORT)
         snprintf (msg, sizeof (msg), "CycleCloud unreachable: %s", f->message);
     else

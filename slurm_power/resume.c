@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "failure.h"
-#include "log.h"
-#include "metrics.h"
+#include "util/events.h"
+#include "ccapi/failure.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "power.h"
 #include "resume_file.h"
-#include "state.h"
+#include "util/state.h"
 
 struct want {
     const char *name;
@@ -389,7 +389,7 @@ static void forget_request (struct ccas_power *p, const char *id)
 static void create_all_failed (struct resume_run *r, const struct ccas_error *err)
 {
     char reason[600];
-    const struct ccas_ccapi_failure *f = ccas_ccapi_last_failure (r->p->api);
+    const struct ccas_http_failure *f = ccas_ccapi_last_failure (r->p->api);
     enum ccas_failure_class cls = ccas_classify_request (f);
     char msg[560];
     if (f->kind == CCAS_FAIL_TRANSPORT)

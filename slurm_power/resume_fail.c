@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "power.h"
 
 int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "util/file.h"
+#include "util/json.h"
 #include "resume_file.h"
 #include "slurmapi.h"
 
@@ -125,7 +126,7 @@ struct ccas_resume_file *ccas_resume_file_read (struct ccas_error *err)
         return NULL;
     }
     size_t len;
-    char *buf = ccas_read_file (path, RESUME_FILE_MAX, &len, err);
+    char *buf = ccas_file_read (path, RESUME_FILE_MAX, &len, err);
     if (!buf) {
         ccas_error_prefix (err, "SLURM_RESUME_FILE");
         return NULL;

@@ -3,8 +3,8 @@
 #ifndef CCAS_SLURM_JOBS_H
 #define CCAS_SLURM_JOBS_H
 
-#include "cluster.h"
-#include "job.h"
+#include "model/cluster.h"
+#include "model/job.h"
 #include "names.h"
 
 /* Load jobs (one RPC) and translate: a pending job becomes num_nodes slots,

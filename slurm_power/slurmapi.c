@@ -10,7 +10,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "resdict.h"
+#include "model/resdict.h"
 #include "slurmapi.h"
 
 struct ccas_slurm_nodes {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct ccas_slurm_nodes;
 

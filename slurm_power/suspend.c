@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "log.h"
-#include "metrics.h"
+#include "util/events.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "power.h"
 
 static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
 {
-    const char *a = ccas_config_lookup_str (cfg, "slurm.suspend_action");
+    const char *a = cfg->slurm.suspend_action;
     if (a && strcmp (a, "terminate") == 0)
         return CCAS_ACTION_TERMINATE;
     if (a && strcmp (a, "deallocate") == 0)

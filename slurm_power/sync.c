@@ -16,12 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "failure.h"
-#include "log.h"
+#include "engine/apply.h"
+#include "ccapi/failure.h"
+#include "util/file.h"
+#include "util/log.h"
 #include "power.h"
-#include "report.h"
-#include "state.h"
+#include "engine/report.h"
+#include "util/state.h"
 
 /* libslurm exports scontrol's reconfigure, but Slurm 22.05's slurm.h does not
  * declare it. */
@@ -249,7 +250,7 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
 static void set_address (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     struct ccas_power *p = r->p;
-    bool set_addr = ccas_config_lookup_bool (p->cfg, "slurm.set_node_addr", true);
+    bool set_addr = p->cfg->slurm.set_node_addr;
     if (!set_addr || !n->private_ip || (sn->addr && strcmp (sn->addr, n->private_ip) == 0))
         return;
     const char *host = n->hostname ? n->hostname : n->name;
@@ -363,8 +364,8 @@ static void terminate_collected (struct sync_run *r)
 static void keep_alive_excluded (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
-    const char *dir = ccas_config_lookup_str (p->cfg, "slurm.conf_dir");
-    const char *file = ccas_config_lookup_str (p->cfg, "slurm.keepalive_file");
+    const char *dir = p->cfg->slurm.conf_dir;
+    const char *file = p->cfg->slurm.keepalive_file;
     char path[4096], *old = NULL;
     size_t k = 0;
     if (!dir || !file || !*file)
@@ -399,7 +400,7 @@ static void keep_alive_excluded (struct sync_run *r)
         return;
     }
     struct ccas_error err = { "" };
-    if (ccas_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+    if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
         return;

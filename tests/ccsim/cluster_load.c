@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "jsonutil.h"
+#include "util/error.h"
+#include "util/json.h"
 #include "sim.h"
-#include "vmfamily.h"
+#include "model/vmfamily.h"
 
 static int get_i64 (json_object *o, const char *path, const char *key, int64_t dflt, int64_t *out,
                     struct ccas_error *err)

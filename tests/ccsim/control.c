@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "util/json.h"
 #include "sim.h"
 
 static json_object *state_json (const char *query)

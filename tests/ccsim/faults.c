@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jsonutil.h"
+#include "util/json.h"
 #include "sim.h"
 
 static const char *const kind_names[F_NKINDS] = {

@@ -15,11 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "jsonutil.h"
-#include "secret.h"
+#include "util/file.h"
+#include "util/error.h"
+#include "util/json.h"
+#include "util/secret.h"
 #include "sim.h"
-#include "state.h"
+#include "util/state.h"
 
 #define MAX_BODY (64 * 1024 * 1024)
 
@@ -466,7 +467,7 @@ static void announce (const struct options *o, int port)
     fflush (stdout);
     if (o->port_file) {
         int n = snprintf (text, sizeof (text), "%d\n", port);
-        if (ccas_write_atomic (o->port_file, text, (size_t)n, 0644, &err) < 0)
+        if (ccas_file_write_atomic (o->port_file, text, (size_t)n, 0644, &err) < 0)
             fprintf (stderr, "ccsim: %s\n", err.text);
     }
 }

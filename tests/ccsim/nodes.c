@@ -10,7 +10,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "jsonutil.h"
+#include "util/json.h"
 #include "sim.h"
 
 double sim_now (void)

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "util/file.h"
+#include "util/json.h"
 #include "sim.h"
-#include "state.h"
+#include "util/state.h"
 
 static void put_str (json_object *o, const char *k, const char *v)
 {
@@ -67,7 +68,7 @@ void sim_state_save (void)
     size_t len;
     const char *text = json_object_to_json_string_length (root, JSON_C_TO_STRING_PLAIN, &len);
     snprintf (path, sizeof (path), "%s/state.json", sim.state_dir);
-    if (ccas_write_atomic (path, text, len, 0600, &err) < 0)
+    if (ccas_file_write_atomic (path, text, len, 0600, &err) < 0)
         fprintf (stderr, "ccsim: %s\n", err.text);
     else
         sim.dirty = false;

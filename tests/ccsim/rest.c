@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "jsonutil.h"
+#include "util/json.h"
 #include "sim.h"
 
 void reply_json (struct reply *r, int status, json_object *j)

@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
-#include "jsonutil.h"
+#include "util/file.h"
+#include "util/json.h"
 
 static int count;
 
@@ -24,7 +25,7 @@ static void replay_file (const char *path)
 {
     struct ccas_error err = { "" };
     size_t len = 0;
-    char *data = ccas_read_file (path, 1 << 24, &len, &err);
+    char *data = ccas_file_read (path, 1 << 24, &len, &err);
     if (!data) {
         printf ("not ok %d - %s\n", ++count, err.text);
         exit (1);

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccapi.h"
+#include "ccapi/ccapi.h"
 #include "fuzz.h"
-#include "jsonutil.h"
+#include "util/file.h"
+#include "util/json.h"
 
 char *fuzz_text (const uint8_t *data, size_t size)
 {
@@ -51,7 +52,7 @@ struct fuzz_model fuzz_model_create (void)
         cfg = fuzz_config ();
     if (!status) {
         size_t len;
-        char *text = ccas_read_file (CCSIM_CLUSTERS_DIR "/small.json", 1 << 20, &len, &err);
+        char *text = ccas_file_read (CCSIM_CLUSTERS_DIR "/small.json", 1 << 20, &len, &err);
         status = text ? ccas_json_parse (text, len, "small.json", &err) : NULL;
         free (text);
         if (!status)

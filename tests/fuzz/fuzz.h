@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cluster.h"
-#include "conf.h"
+#include "model/cluster.h"
+#include "conf/conf.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

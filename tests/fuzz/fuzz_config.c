@@ -4,9 +4,9 @@
 
 #include <stdlib.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 #include "fuzz.h"
-#include "jsonutil.h"
+#include "util/json.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         json_object_put (ccas_config_effective (cfg));
         (void)ccas_config_idle_timeout (cfg, "htc");
         (void)ccas_config_boot_timeout (cfg, "hpc");
-        (void)ccas_config_lookup_double (cfg, "slurm.memory_margin_percent", 5);
+        (void)cfg->slurm.memory_margin_percent;
         ccas_config_destroy (cfg);
     }
     return 0;

@@ -6,10 +6,10 @@
 
 #include <stdlib.h>
 
-#include "constraint.h"
+#include "model/constraint.h"
 #include "fuzz.h"
-#include "jsonutil.h"
-#include "resources.h"
+#include "util/json.h"
+#include "model/resources.h"
 
 struct allocs {
     void *p[64];

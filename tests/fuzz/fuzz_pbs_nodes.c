@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "match.h"
+#include "engine/match.h"
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "match.h"
+#include "engine/match.h"
 #include "pbs_jobs.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -5,10 +5,10 @@
  * (Retry-After in seconds or as an HTTP date, Location). */
 #include "config.h"
 
-#include "ccapi.h"
+#include "ccapi/ccapi.h"
 #include "fuzz.h"
-#include "http.h"
-#include "jsonutil.h"
+#include "ccapi/http.h"
+#include "util/json.h"
 
 static void node_predicates (const struct ccas_node_record *v, size_t n)
 {

@@ -3,9 +3,9 @@
  * whole model (buckets, limits, placement groups, nodes) built from it. */
 #include "config.h"
 
-#include "ccapi.h"
+#include "ccapi/ccapi.h"
 #include "fuzz.h"
-#include "jsonutil.h"
+#include "util/json.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 # drained without a Reason.  Prints the figures.
 # The circuit breaker is off here: random boot failures on a loaded host can come
 # five in a row, and an open breaker stops creating by design (tests/pbs/t0005 and
-# tests/unit/test_breaker.c test it); this soak is about retries and hand-backs.
+# common/engine/test/test_breaker.c test it); this soak is about retries and hand-backs.
 #   make -C tests/slurm chaos [CHAOS_JOBS=200 CHAOS_WAVES=4 CHAOS_RATE=0.1 CHAOS_SEED=4 CHAOS_LIMIT=900]
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* ccapi_parse.c: typed views of status, nodes, create and action responses. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccapi/ccapi.h"
+#include "util/json.h"
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* An optional count: absent reads as -1; a wrong type is an error naming the path. */
+static int get_count (json_object *obj, const char *path, const char *key, int64_t *out, struct ccas_error *err)
+{
+    *out = -1;
+    json_object *v = ccas_json_get (obj, key);
+    if (v && json_object_is_type (v, json_type_double)) {
+        *out = ccas_double_to_int64 (json_object_get_double (v)); /* some servers send 12.0 */
+        return 0;
+    }
+    return ccas_json_get_int (obj, path, key, out, err) < 0 ? -1 : 0;
+}
+
+static int get_double (json_object *obj, const char *path, const char *key, double dflt, double *out,
+                       struct ccas_error *err)
+{
+    *out = dflt;
+    return ccas_json_get_double (obj, path, key, out, err) < 0 ? -1 : 0;
+}
+
+/* Dotted lookup in an open record: "Configuration.autoscale.enabled". */
+static json_object *dig (json_object *obj, const char *a, const char *b, const char *c)
+{
+    obj = ccas_json_get (obj, a);
+    if (b)
+        obj = ccas_json_get (obj, b);
+    if (c)
+        obj = ccas_json_get (obj, c);
+    return obj;
+}
+
+bool ccas_node_is_ready (const struct ccas_node_record *n)
+{
+    return n->status && strcmp (n->status, "Ready") == 0 && n->private_ip && *n->private_ip;
+}
+
+bool ccas_node_is_failed (const struct ccas_node_record *n)
+{
+    return n->status && strcmp (n->status, "Failed") == 0;
+}
+
+bool ccas_node_is_settled (const struct ccas_node_record *n)
+{
+    return n->status && n->target_state && strcmp (n->status, n->target_state) == 0;
+}
+
+/* ---- nodes ------------------------------------------------------------------------------- */
+
+int ccas_node_record_parse (json_object *rec, struct ccas_node_record *out, struct ccas_error *err)
+{
+    char brief[64];
+    memset (out, 0, sizeof (*out));
+    if (!json_object_is_type (rec, json_type_object))
+        return ccas_errorf (err, "expected a node record, got %s", ccas_json_brief (rec, brief, sizeof (brief)));
+    out->raw = rec;
+    out->name = ccas_json_str (rec, "Name");
+    if (!out->name)
+        return ccas_errorf (err, "Name: missing");
+    out->node_id = ccas_json_str (rec, "NodeId");
+    out->nodearray = ccas_json_str (rec, "Template");
+    out->machine_type = ccas_json_str (rec, "MachineType");
+    out->status = ccas_json_str (rec, "Status");
+    out->target_state = ccas_json_str (rec, "TargetState");
+    out->state = ccas_json_str (rec, "State");
+    out->status_message = ccas_json_str (rec, "StatusMessage");
+    out->hostname = ccas_json_str (rec, "Hostname");
+    out->private_ip = ccas_json_str (rec, "PrivateIp");
+    out->instance_id = ccas_json_str (rec, "InstanceId");
+    out->region = ccas_json_str (rec, "Region");
+    out->placement_group_id = ccas_json_str (rec, "PlacementGroupId");
+    out->shutdown_policy = ccas_json_str (rec, "ShutdownPolicy");
+    out->keep_alive = ccas_json_bool (rec, "KeepAlive", false);
+    out->interruptible = ccas_json_bool (rec, "Interruptible", false);
+    out->fixed = ccas_json_bool (rec, "Fixed", false);
+    out->core_count = (int)ccas_json_int (rec, "CoreCount", 0);
+    out->memory_gb = ccas_json_double (rec, "Memory", 0);
+    if (out->placement_group_id && !*out->placement_group_id)
+        out->placement_group_id = NULL;
+    return 0;
+}
+
+static int parse_records (json_object *arr, const char *path, struct ccas_node_record **out, size_t *n,
+                          struct ccas_error *err)
+{
+    size_t len = json_object_array_length (arr);
+    struct ccas_node_record *v = calloc (len + 1, sizeof (*v));
+    if (!v)
+        return ccas_errorf (err, "%s: out of memory", path);
+    for (size_t i = 0; i < len; i++)
+        if (ccas_node_record_parse (json_object_array_get_idx (arr, i), &v[i], err) < 0) {
+            ccas_error_prefix (err, "%s[%zu]", path, i);
+            free (v);
+            return -1;
+        }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+struct ccas_node_list *ccas_node_list_from_json (json_object *root, struct ccas_error *err)
+{
+    char brief[64];
+    struct ccas_node_list *list = calloc (1, sizeof (*list));
+    json_object *arr = root;
+    if (!list) {
+        json_object_put (root);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    list->root = root;
+    if (json_object_is_type (root, json_type_object)) {
+        arr = ccas_json_get (root, "nodes");
+        json_object *op = ccas_json_get (root, "operation");
+        list->operation_id = ccas_json_str (op, "id");
+        if (!list->operation_id)
+            list->operation_id = ccas_json_str (root, "operationId");
+    }
+    if (!arr) {
+        ccas_errorf (err, "nodes: missing");
+        ccas_node_list_destroy (list);
+        return NULL;
+    }
+    if (!json_object_is_type (arr, json_type_array)) {
+        ccas_errorf (err, "nodes: expected an array of node records, got %s",
+                     ccas_json_brief (arr, brief, sizeof (brief)));
+        ccas_node_list_destroy (list);
+        return NULL;
+    }
+    if (parse_records (arr, "nodes", &list->nodes, &list->nnodes, err) < 0) {
+        ccas_node_list_destroy (list);
+        return NULL;
+    }
+    return list;
+}
+
+void ccas_node_list_destroy (struct ccas_node_list *list)
+{
+    if (!list)
+        return;
+    free (list->nodes);
+    json_object_put (list->root);
+    free (list);
+}
+
+/* ---- status --------------------------------------------------------------------------------- */
+
+static int parse_vm (json_object *vm, const char *path, struct ccas_vm_info *out, struct ccas_error *err)
+{
+    int64_t v;
+    /* a bucket cannot be sized, nor matched, without its VM */
+    if (!vm)
+        return ccas_errorf (err, "%s: missing", path);
+    if (!json_object_is_type (vm, json_type_object))
+        return ccas_errorf (err, "%s: expected an object, got %s", path,
+                            json_object_to_json_string_ext (vm, JSON_C_TO_STRING_PLAIN));
+    if (ccas_json_get_int (vm, path, "vcpuCount", &v, err) < 0)
+        return -1;
+    out->vcpu_count = (int)(v > 0 ? v : 0);
+    v = 0;
+    if (ccas_json_get_int (vm, path, "pcpuCount", &v, err) < 0)
+        return -1;
+    out->pcpu_count = (int)(v > 0 ? v : 0);
+    v = 0;
+    if (ccas_json_get_int (vm, path, "gpuCount", &v, err) < 0)
+        return -1;
+    out->gpu_count = (int)(v > 0 ? v : 0);
+    if (get_double (vm, path, "memory", 0, &out->memory_gb, err) < 0)
+        return -1;
+    out->infiniband = ccas_json_bool (vm, "infiniband", false);
+    out->vcpu_quota_count = ccas_json_int (vm, "vcpuQuotaCount", out->vcpu_count);
+    return 0;
+}
+
+static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_status *b, struct ccas_error *err)
+{
+    if (!arr)
+        return 0;
+    if (!json_object_is_type (arr, json_type_array))
+        return ccas_errorf (err, "%s: expected an array", path);
+    size_t n = json_object_array_length (arr);
+    if (!(b->pgs = calloc (n + 1, sizeof (*b->pgs))))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_object *pg = json_object_array_get_idx (arr, i);
+        char sub[512];
+        snprintf (sub, sizeof (sub), "%s[%zu]", path, i);
+        const char *name = ccas_json_str (pg, "name");
+        if (!name)
+            return ccas_errorf (err, "%s.name: missing", sub);
+        b->pgs[b->npgs].name = name;
+        if (get_count (pg, sub, "activeCount", &b->pgs[b->npgs].active_count, err) < 0
+            || get_count (pg, sub, "activeCoreCount", &b->pgs[b->npgs].active_core_count, err) < 0)
+            return -1;
+        if (b->pgs[b->npgs].active_count < 0)
+            b->pgs[b->npgs].active_count = 0;
+        b->npgs++;
+    }
+    return 0;
+}
+
+static int parse_active_nodes (json_object *arr, struct ccas_bucket_status *b)
+{
+    if (!arr || !json_object_is_type (arr, json_type_array))
+        return 0;
+    size_t n = json_object_array_length (arr);
+    if (!(b->active_nodes = calloc (n + 1, sizeof (*b->active_nodes))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_object_get_string (json_object_array_get_idx (arr, i));
+        if (s)
+            b->active_nodes[b->nactive_nodes++] = s;
+    }
+    return 0;
+}
+
+static const struct {
+    const char *key;
+    size_t offset;
+} bucket_counts[] = {
+#define C(k, f) { k, offsetof (struct ccas_bucket_status, f) }
+    C ("maxCount", max_count),
+    C ("maxCoreCount", max_core_count),
+    C ("activeCount", active_count),
+    C ("activeCoreCount", active_core_count),
+    C ("availableCount", available_count),
+    C ("availableCoreCount", available_core_count),
+    C ("quotaCount", quota_count),
+    C ("quotaCoreCount", quota_core_count),
+    C ("consumedCoreCount", consumed_core_count),
+    C ("familyQuotaCount", family_quota_count),
+    C ("familyQuotaCoreCount", family_quota_core_count),
+    C ("familyConsumedCoreCount", family_consumed_core_count),
+    C ("regionalQuotaCount", regional_quota_count),
+    C ("regionalQuotaCoreCount", regional_quota_core_count),
+    C ("regionalConsumedCoreCount", regional_consumed_core_count),
+    C ("maxPlacementGroupSize", max_pg_size),
+    C ("maxPlacementGroupCoreSize", max_pg_core_size),
+#undef C
+};
+
+static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_status *b, struct ccas_error *err)
+{
+    char sub[512], brief[64];
+    if (!json_object_is_type (bj, json_type_object))
+        return ccas_errorf (err, "%s: expected a bucket object, got %s", path,
+                            ccas_json_brief (bj, brief, sizeof (brief)));
+    b->raw = bj;
+    b->bucket_id = ccas_json_str (bj, "bucketId");
+    b->machine_type = ccas_json_str (ccas_json_get (bj, "definition"), "machineType");
+    if (!b->machine_type)
+        return ccas_errorf (err, "%s.definition.machineType: missing", path);
+    b->valid = ccas_json_bool (bj, "valid", true);
+    b->invalid_reason = ccas_json_str (bj, "invalidReason");
+    for (size_t i = 0; i < sizeof (bucket_counts) / sizeof (bucket_counts[0]); i++)
+        if (get_count (bj, path, bucket_counts[i].key, (int64_t *)((char *)b + bucket_counts[i].offset), err) < 0)
+            return -1;
+    if (get_double (bj, path, "lastCapacityFailure", -1, &b->last_capacity_failure, err) < 0)
+        return -1;
+    b->spot_placement_score = ccas_json_double (bj, "spotPlacementScore", -1);
+    snprintf (sub, sizeof (sub), "%s.virtualMachine", path);
+    if (parse_vm (ccas_json_get (bj, "virtualMachine"), sub, &b->vm, err) < 0)
+        return -1;
+    if (b->vm.vcpu_quota_count <= 0)
+        b->vm.vcpu_quota_count = b->vm.vcpu_count;
+    snprintf (sub, sizeof (sub), "%s.placementGroups", path);
+    if (parse_pgs (ccas_json_get (bj, "placementGroups"), sub, b, err) < 0)
+        return -1;
+    if (parse_active_nodes (ccas_json_get (bj, "activeNodes"), b) < 0)
+        return ccas_errorf (err, "out of memory");
+    return 0;
+}
+
+static void parse_nodearray_record (json_object *rec, struct ccas_nodearray_status *na)
+{
+    json_object *v;
+    na->record = rec;
+    na->region = ccas_json_str (rec, "Region");
+    na->subnet_id = ccas_json_str (rec, "SubnetId");
+    na->placement_group_id = ccas_json_str (rec, "PlacementGroupId");
+    if (na->placement_group_id && !*na->placement_group_id)
+        na->placement_group_id = NULL;
+    na->priority = (int)ccas_json_int (rec, "Priority", 0);
+    na->interruptible = ccas_json_bool (rec, "Interruptible", false);
+    na->shutdown_policy = ccas_json_str (rec, "ShutdownPolicy");
+    na->autoscale_enabled = true;
+    if ((v = dig (rec, "Configuration", "autoscale", "enabled")))
+        na->autoscale_enabled = json_object_get_boolean (v);
+    na->max_scaleset_size = -1;
+    if ((v = dig (rec, "Azure", "MaxScalesetSize", NULL)) || (v = ccas_json_get (rec, "Azure.MaxScalesetSize")))
+        na->max_scaleset_size = json_object_get_int64 (v);
+}
+
+static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodearray_status *na,
+                            struct ccas_error *err)
+{
+    char brief[64];
+    if (!json_object_is_type (nj, json_type_object))
+        return ccas_errorf (err, "%s: expected a nodearray object, got %s", path,
+                            ccas_json_brief (nj, brief, sizeof (brief)));
+    na->raw = nj;
+    na->name = ccas_json_str (nj, "name");
+    if (!na->name)
+        return ccas_errorf (err, "%s.name: missing", path);
+    if (get_count (nj, path, "maxCount", &na->max_count, err) < 0
+        || get_count (nj, path, "maxCoreCount", &na->max_core_count, err) < 0)
+        return -1;
+    parse_nodearray_record (ccas_json_get (nj, "nodearray"), na);
+    json_object *buckets = ccas_json_get (nj, "buckets");
+    if (!buckets)
+        return 0;
+    if (!json_object_is_type (buckets, json_type_array))
+        return ccas_errorf (err, "%s.buckets: expected an array, got %s", path,
+                            ccas_json_brief (buckets, brief, sizeof (brief)));
+    size_t n = json_object_array_length (buckets);
+    if (!(na->buckets = calloc (n + 1, sizeof (*na->buckets))))
+        return ccas_errorf (err, "out of memory");
+    na->nbuckets = n;
+    for (size_t i = 0; i < n; i++) {
+        char sub[512];
+        snprintf (sub, sizeof (sub), "%s.buckets[%zu]", path, i);
+        if (parse_bucket (json_object_array_get_idx (buckets, i), sub, &na->buckets[i], err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, const char *cluster,
+                                                           struct ccas_error *err)
+{
+    char brief[64];
+    struct ccas_cluster_status *st = calloc (1, sizeof (*st));
+    if (!st) {
+        json_object_put (root);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    st->root = root;
+    st->name = cluster;
+    if (!json_object_is_type (root, json_type_object)) {
+        ccas_errorf (err, "status: expected an object, got %s", ccas_json_brief (root, brief, sizeof (brief)));
+        goto error;
+    }
+    st->state = ccas_json_str (root, "state");
+    st->target_state = ccas_json_str (root, "targetState");
+    if (get_count (root, "status", "maxCount", &st->max_count, err) < 0
+        || get_count (root, "status", "maxCoreCount", &st->max_core_count, err) < 0)
+        goto error;
+    json_object *nas = ccas_json_get (root, "nodearrays");
+    if (!nas || !json_object_is_type (nas, json_type_array)) {
+        ccas_errorf (err, "status: nodearrays: %s", nas ? "expected an array" : "missing");
+        goto error;
+    }
+    size_t n = json_object_array_length (nas);
+    if (!(st->nodearrays = calloc (n + 1, sizeof (*st->nodearrays)))) {
+        ccas_errorf (err, "out of memory");
+        goto error;
+    }
+    st->nnodearrays = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[64];
+        snprintf (path, sizeof (path), "status: nodearrays[%zu]", i);
+        if (parse_nodearray (json_object_array_get_idx (nas, i), path, &st->nodearrays[i], err) < 0)
+            goto error;
+    }
+    json_object *nodes = ccas_json_get (root, "nodes");
+    if (nodes && json_object_is_type (nodes, json_type_array)
+        && parse_records (nodes, "status: nodes", &st->nodes, &st->nnodes, err) < 0)
+        goto error;
+    return st;
+error:
+    ccas_cluster_status_destroy (st);
+    return NULL;
+}
+
+void ccas_cluster_status_destroy (struct ccas_cluster_status *st)
+{
+    if (!st)
+        return;
+    for (size_t i = 0; st->nodearrays && i < st->nnodearrays; i++) {
+        for (size_t j = 0; st->nodearrays[i].buckets && j < st->nodearrays[i].nbuckets; j++) {
+            free (st->nodearrays[i].buckets[j].pgs);
+            free (st->nodearrays[i].buckets[j].active_nodes);
+        }
+        free (st->nodearrays[i].buckets);
+    }
+    free (st->nodearrays);
+    free (st->nodes);
+    json_object_put (st->root);
+    free (st);
+}

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/* conf.c: load autoscale.json through the key table, fill defaults, check modes. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccapi/ccapi.h"
+#include "conf/conf.h"
+#include "conf/conf_keys.h"
+#include "util/file.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/secret.h"
+
+#define CONFIG_MAX_BYTES (16 * 1024 * 1024)
+
+static const struct config_key *find_key (const char *pattern)
+{
+    for (size_t i = 0; i < ccas_config_table_len; i++)
+        if (strcmp (ccas_config_table[i].name, pattern) == 0)
+            return &ccas_config_table[i];
+    return NULL;
+}
+
+static bool bounded (const struct config_key *k)
+{
+    return k->min <= k->max;
+}
+
+static int check_number (const struct config_key *k, json_object *val, const char *path,
+                         bool want_int, struct ccas_error *err)
+{
+    char brief[64];
+    json_type t = json_object_get_type (val);
+    if (t != json_type_int && t != json_type_double)
+        return ccas_errorf (err, "%s: expected %s, got %s", path, want_int ? "an integer" : "a number",
+                            ccas_json_brief (val, brief, sizeof (brief)));
+    double d = json_object_get_double (val);
+    if (want_int && (t == json_type_double && d != floor (d)))
+        return ccas_errorf (err, "%s: expected an integer, got %s", path,
+                            ccas_json_brief (val, brief, sizeof (brief)));
+    if (!isfinite (d))
+        return ccas_errorf (err, "%s: expected a finite number", path);
+    if (bounded (k) && (d < k->min || d > k->max))
+        return ccas_errorf (err, "%s: %s is out of range [%g, %g]", path,
+                            ccas_json_brief (val, brief, sizeof (brief)), k->min, k->max);
+    return 0;
+}
+
+static int check_choice (const struct config_key *k, const char *s, const char *path,
+                         struct ccas_error *err)
+{
+    size_t n = strlen (s);
+    const char *p = k->choices;
+    while (p && *p) {
+        const char *bar = strchr (p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen (p);
+        if (len == n && strncmp (p, s, n) == 0)
+            return 0;
+        p = bar ? bar + 1 : NULL;
+    }
+    return ccas_errorf (err, "%s: '%s' is not one of %s", path, s, k->choices);
+}
+
+static int validate_object (json_object *obj, const char *path, const char *pattern,
+                            bool is_map, struct ccas_error *err);
+
+static int validate_value (const struct config_key *k, json_object *val, const char *path,
+                           const char *pattern, struct ccas_error *err)
+{
+    char brief[64];
+    json_type t = json_object_get_type (val);
+
+    switch (k->type) {
+    case KEY_STRING:
+        if (t != json_type_string)
+            return ccas_errorf (err, "%s: expected a string, got %s", path,
+                                k->secret ? ccas_json_type_name (val)
+                                          : ccas_json_brief (val, brief, sizeof (brief)));
+        if (k->choices)
+            return check_choice (k, json_object_get_string (val), path, err);
+        return 0;
+    case KEY_BOOL:
+        if (t != json_type_boolean)
+            return ccas_errorf (err, "%s: expected true or false, got %s", path,
+                                ccas_json_brief (val, brief, sizeof (brief)));
+        return 0;
+    case KEY_INT:
+        return check_number (k, val, path, true, err);
+    case KEY_NUMBER:
+        return check_number (k, val, path, false, err);
+    case KEY_SECONDS_MAP:
+        if (t != json_type_object)
+            return check_number (k, val, path, false, err);
+        json_object_object_foreach (val, name, v) {
+            char sub[512];
+            ccas_json_path_key (sub, sizeof (sub), path, name);
+            if (check_number (k, v, sub, false, err) < 0)
+                return -1;
+        }
+        return 0;
+    case KEY_ARRAY:
+        if (t != json_type_array)
+            return ccas_errorf (err, "%s: expected an array, got %s", path,
+                                ccas_json_brief (val, brief, sizeof (brief)));
+        return 0;
+    case KEY_STRING_LIST:
+        if (t != json_type_array)
+            return ccas_errorf (err, "%s: expected an array of strings, got %s", path,
+                                ccas_json_brief (val, brief, sizeof (brief)));
+        for (size_t i = 0; i < json_object_array_length (val); i++) {
+            json_object *e = json_object_array_get_idx (val, i);
+            if (!json_object_is_type (e, json_type_string))
+                return ccas_errorf (err, "%s[%zu]: expected a string, got %s", path, i,
+                                    ccas_json_brief (e, brief, sizeof (brief)));
+        }
+        return 0;
+    case KEY_INT_MAP:
+        if (t != json_type_object)
+            return ccas_errorf (err, "%s: expected an object, got %s", path,
+                                ccas_json_brief (val, brief, sizeof (brief)));
+        json_object_object_foreach (val, name2, v2) {
+            char sub[512];
+            ccas_json_path_key (sub, sizeof (sub), path, name2);
+            if (check_number (k, v2, sub, true, err) < 0)
+                return -1;
+        }
+        return 0;
+    case KEY_SECTION:
+    case KEY_MAP:
+        if (t != json_type_object)
+            return ccas_errorf (err, "%s: expected an object, got %s", path,
+                                ccas_json_brief (val, brief, sizeof (brief)));
+        return validate_object (val, path, pattern, k->type == KEY_MAP, err);
+    case KEY_OPEN:
+        return 0;
+    }
+    CCAS_BUG ("unhandled key type %d", (int)k->type);
+}
+
+/* Walk the members of a section.  `pattern` is the path with map names
+ * replaced by "*", which is how the table spells them. */
+static int validate_object (json_object *obj, const char *path, const char *pattern,
+                            bool is_map, struct ccas_error *err)
+{
+    json_object_object_foreach (obj, name, val) {
+        char subpath[512], subpattern[512];
+        ccas_json_path_key (subpath, sizeof (subpath), path, name);
+        ccas_json_path_key (subpattern, sizeof (subpattern), pattern, is_map ? "*" : name);
+        const struct config_key *k = find_key (subpattern);
+        if (!k)
+            return ccas_errorf (err, "%s: unknown key", subpath);
+        if (!val)
+            return ccas_errorf (err, "%s: null is not a value; remove the key for the default", subpath);
+        if (validate_value (k, val, subpath, subpattern, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Insert defaults for absent keys, creating sections on the way.  Keys under
+ * a map ("*") have no defaults: their absence means "inherit". */
+static void fill_defaults (json_object *root)
+{
+    for (size_t i = 0; i < ccas_config_table_len; i++) {
+        const struct config_key *k = &ccas_config_table[i];
+        if (!k->dflt || strchr (k->name, '*'))
+            continue;
+        char name[256];
+        snprintf (name, sizeof (name), "%s", k->name);
+        json_object *parent = root;
+        char *save = NULL;
+        char *part = strtok_r (name, ".", &save);
+        char *next;
+        while ((next = strtok_r (NULL, ".", &save))) {
+            parent = ccas_json_get (parent, part);
+            if (!parent)
+                break;
+            part = next;
+        }
+        if (parent && !ccas_json_get (parent, part))
+            json_object_object_add (parent, part, json_tokener_parse (k->dflt));
+    }
+}
+
+/* The value at dotted path `name` of `root`, or NULL. */
+static json_object *at_path (json_object *root, const char *name)
+{
+    char copy[256];
+    json_object *obj = root;
+    char *save = NULL;
+    snprintf (copy, sizeof (copy), "%s", name);
+    for (char *part = strtok_r (copy, ".", &save); part && obj; part = strtok_r (NULL, ".", &save))
+        obj = ccas_json_get (obj, part);
+    return obj;
+}
+
+/* Store `val` (validated, may be NULL) in the field at `base` + k->field;
+ * `scoped` for keys under a nodearray, whose unset values say "inherit". */
+static void bind_one (const struct config_key *k, json_object *val, char *base, bool scoped)
+{
+    void *at = base + k->field;
+    switch (k->type) {
+    case KEY_STRING:
+        *(const char **)at = val ? json_object_get_string (val) : NULL;
+        return;
+    case KEY_BOOL:
+        if (scoped)
+            *(int *)at = val ? json_object_get_boolean (val) : -1;
+        else
+            *(bool *)at = val && json_object_get_boolean (val);
+        return;
+    case KEY_INT:
+        if (scoped)
+            *(double *)at = val ? json_object_get_double (val) : NAN;
+        else
+            *(int *)at = val ? (int)json_object_get_int64 (val) : 0;
+        return;
+    case KEY_NUMBER:
+        *(double *)at = val ? json_object_get_double (val) : (scoped ? NAN : 0);
+        return;
+    default:
+        *(json_object **)at = val;
+        return;
+    }
+}
+
+#define NODEARRAY_SCOPE "nodearrays.*."
+
+static int bind_nodearrays (struct ccas_config *cfg)
+{
+    json_object *map = ccas_json_get (cfg->root, "nodearrays");
+    size_t n = map ? (size_t)json_object_object_length (map) : 0, i = 0;
+    if (n && !(cfg->nodearrays = calloc (n, sizeof (*cfg->nodearrays))))
+        return -1;
+    json_object_object_foreach (map, name, settings) {
+        struct ccas_nodearray_config *na = &cfg->nodearrays[i++];
+        na->name = name;
+        for (size_t t = 0; t < ccas_config_table_len; t++) {
+            const struct config_key *k = &ccas_config_table[t];
+            if (k->field != NO_FIELD && strncmp (k->name, NODEARRAY_SCOPE, strlen (NODEARRAY_SCOPE)) == 0)
+                bind_one (k, ccas_json_get (settings, k->name + strlen (NODEARRAY_SCOPE)), (char *)na, true);
+        }
+    }
+    cfg->nnodearrays = n;
+    return 0;
+}
+
+/* A file key of the events or metrics section: "" turns it off (NULL),
+ * absent means state_dir/`dflt`. */
+static char *output_path (const char *set, const char *state_dir, const char *dflt)
+{
+    char buf[4096];
+    if (set && !*set)
+        return NULL;
+    if (set)
+        return strdup (set);
+    snprintf (buf, sizeof (buf), "%s/%s", state_dir, dflt);
+    return strdup (buf);
+}
+
+static int bind_fields (struct ccas_config *cfg)
+{
+    for (size_t t = 0; t < ccas_config_table_len; t++) {
+        const struct config_key *k = &ccas_config_table[t];
+        if (k->field != NO_FIELD && !strchr (k->name, '*'))
+            bind_one (k, at_path (cfg->root, k->name), (char *)cfg, false);
+    }
+    if (bind_nodearrays (cfg) < 0)
+        return -1;
+    cfg->events.path = output_path (cfg->events.file, cfg->state_dir, "events.jsonl");
+    cfg->metrics.path = output_path (cfg->metrics.file, cfg->state_dir, "ccautoscale.prom");
+    if ((!cfg->events.path && !(cfg->events.file && !*cfg->events.file))
+        || (!cfg->metrics.path && !(cfg->metrics.file && !*cfg->metrics.file)))
+        return -1;
+    return 0;
+}
+
+/* Copy the password out of the document, burn the copy json-c holds, and
+ * leave a mask in its place so no later rendering can reveal it. */
+static char *take_password (json_object *root)
+{
+    json_object *val = ccas_json_get (root, "password");
+    if (!val)
+        return NULL;
+    char *s = (char *)json_object_get_string (val);
+    char *copy = strdup (s);
+    ccas_secret_burn (s, strlen (s));
+    json_object_set_string (val, "****");
+    return copy;
+}
+
+static int check_required (struct ccas_config *cfg, struct ccas_error *err)
+{
+    static const char *const required[] = { "url", "username", "cluster_name" };
+    for (size_t i = 0; i < sizeof (required) / sizeof (required[0]); i++)
+        if (!ccas_json_get (cfg->root, required[i]))
+            return ccas_errorf (err, "%s: required key is missing", required[i]);
+    if (!ccas_json_get (cfg->root, "password") && !ccas_json_get (cfg->root, "password_file"))
+        return ccas_errorf (err, "password: set password or password_file");
+    if (ccas_json_get (cfg->root, "password") && ccas_json_get (cfg->root, "password_file"))
+        return ccas_errorf (err, "password_file: set password or password_file, not both");
+    const char *url = json_object_get_string (ccas_json_get (cfg->root, "url"));
+    if (strncmp (url, "https://", 8) != 0 && strncmp (url, "http://", 7) != 0)
+        return ccas_errorf (err, "url: '%s' must start with https:// or http://", url);
+    if (strchr (url, '@'))
+        return ccas_errorf (err, "url: must not contain credentials; use username and password");
+    return 0;
+}
+
+struct ccas_config *ccas_config_from_json (json_object *root, const char *origin,
+                                           struct ccas_error *err)
+{
+    struct ccas_config *cfg = NULL;
+    char brief[64];
+
+    if (!root || !json_object_is_type (root, json_type_object)) {
+        ccas_errorf (err, "%s: expected a JSON object at the top, got %s", origin,
+                     root ? ccas_json_brief (root, brief, sizeof (brief)) : "null");
+        goto error;
+    }
+    if (!(cfg = calloc (1, sizeof (*cfg)))) {
+        ccas_errorf (err, "%s: out of memory", origin);
+        goto error;
+    }
+    cfg->root = root;
+    if (!(cfg->path = strdup (origin))) {
+        ccas_errorf (err, "%s: out of memory", origin);
+        goto error;
+    }
+    if (validate_object (root, "", "", false, err) < 0 || check_required (cfg, err) < 0) {
+        ccas_error_prefix (err, "%s", origin);
+        goto error;
+    }
+    fill_defaults (root);
+    cfg->password = take_password (root);
+    if (bind_fields (cfg) < 0) {
+        ccas_errorf (err, "%s: out of memory", origin);
+        goto error;
+    }
+    return cfg;
+error:
+    if (cfg)
+        ccas_config_destroy (cfg);
+    else
+        json_object_put (root);
+    return NULL;
+}
+
+struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
+{
+    /* the password is in memory from the moment the file is read */
+    ccas_secret_no_dump ();
+    size_t len;
+    char *text = ccas_file_read (path, CONFIG_MAX_BYTES, &len, err);
+    if (!text)
+        return NULL;
+    json_object *root = ccas_json_parse (text, len, path, err);
+    ccas_secret_burn (text, len);
+    free (text);
+    if (!root)
+        return NULL;
+    /* Check the mode before anything else reads the password. */
+    if (ccas_json_get (root, "password")
+        && ccas_secret_check_mode (path, "a password", err) < 0) {
+        json_object *pw = ccas_json_get (root, "password");
+        if (json_object_is_type (pw, json_type_string)) {
+            char *s = (char *)json_object_get_string (pw);
+            ccas_secret_burn (s, strlen (s));
+        }
+        json_object_put (root);
+        return NULL;
+    }
+    struct ccas_config *cfg = ccas_config_from_json (root, path, err);
+    if (!cfg)
+        return NULL;
+    if (cfg->password_file) {
+        cfg->password = ccas_secret_read_file (cfg->password_file, err);
+        if (!cfg->password) {
+            ccas_error_prefix (err, "%s: password_file", path);
+            ccas_config_destroy (cfg);
+            return NULL;
+        }
+    }
+    ccas_log_add_secret (cfg->password);
+    return cfg;
+}
+
+void ccas_config_destroy (struct ccas_config *cfg)
+{
+    if (!cfg)
+        return;
+    int saved_errno = errno;
+    ccas_secret_free (cfg->password);
+    free (cfg->nodearrays);
+    free (cfg->events.path);
+    free (cfg->metrics.path);
+    json_object_put (cfg->root);
+    free ((char *)cfg->path);
+    free (cfg);
+    errno = saved_errno;
+}
+
+const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg, const char *nodearray)
+{
+    for (size_t i = 0; nodearray && i < cfg->nnodearrays; i++)
+        if (strcmp (cfg->nodearrays[i].name, nodearray) == 0)
+            return &cfg->nodearrays[i];
+    return NULL;
+}
+
+/* nodearrays.<na>.KEY if set (`own`), else KEY's number, or its map's entry
+ * for <na>, or the map's "default", or the table's default. */
+static double seconds_for (const char *key, json_object *v, double own, const char *nodearray)
+{
+    if (!isnan (own))
+        return own;
+    if (v && !json_object_is_type (v, json_type_object))
+        return json_object_get_double (v);
+    json_object *m = nodearray ? ccas_json_get (v, nodearray) : NULL;
+    if (!m)
+        m = ccas_json_get (v, "default");
+    return m ? json_object_get_double (m) : strtod (find_key (key)->dflt, NULL);
+}
+
+double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *nodearray)
+{
+    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    return seconds_for ("idle_timeout", cfg->idle_timeout, na ? na->idle_timeout : NAN, nodearray);
+}
+
+double ccas_config_boot_timeout (const struct ccas_config *cfg, const char *nodearray)
+{
+    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    return seconds_for ("boot_timeout", cfg->boot_timeout, na ? na->boot_timeout : NAN, nodearray);
+}
+
+json_object *ccas_config_effective (const struct ccas_config *cfg)
+{
+    json_object *copy = NULL;
+    if (json_object_deep_copy (cfg->root, &copy, NULL) < 0)
+        return NULL;
+    if (ccas_json_get (copy, "password"))
+        json_object_object_add (copy, "password", json_object_new_string ("****"));
+    return copy;
+}
+
+static const char *type_doc (enum config_key_type t)
+{
+    switch (t) {
+    case KEY_STRING:
+        return "string";
+    case KEY_BOOL:
+        return "boolean";
+    case KEY_INT:
+        return "integer";
+    case KEY_NUMBER:
+        return "number";
+    case KEY_SECONDS_MAP:
+        return "seconds, or {\"default\": s, \"<nodearray>\": s}";
+    case KEY_ARRAY:
+        return "array";
+    case KEY_SECTION:
+        return "object";
+    case KEY_MAP:
+        return "object of names";
+    case KEY_INT_MAP:
+        return "object of name: integer";
+    case KEY_STRING_LIST:
+        return "array of strings";
+    case KEY_OPEN:
+        return "object";
+    }
+    return "?";
+}
+
+const struct ccas_config_key_doc *ccas_config_keys (size_t *n)
+{
+    static struct ccas_config_key_doc docs[128];
+    static size_t ndocs;
+    if (!ndocs) {
+        for (size_t i = 0; i < ccas_config_table_len && i < 128; i++) {
+            const struct config_key *k = &ccas_config_table[i];
+            docs[i] = (struct ccas_config_key_doc){ k->name, type_doc (k->type), k->dflt, k->doc };
+        }
+        ndocs = ccas_config_table_len;
+    }
+    *n = ndocs;
+    return docs;
+}
+
+void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts)
+{
+    *opts = (struct ccas_ccapi_opts){
+        .url = cfg->url,
+        .username = cfg->username,
+        .password = cfg->password,
+        .cluster = cfg->cluster_name,
+        .verify_certificates = cfg->verify_certificates,
+        .ca_file = cfg->ca_file,
+        .connect_timeout_ms = (long)(cfg->connect_timeout * 1000),
+        .request_timeout_ms = (long)(cfg->request_timeout * 1000),
+        .max_retries = cfg->retries,
+        .retry_after_max_ms = (long)(cfg->retry_after_max * 1000),
+        .max_response_bytes = (size_t)cfg->max_response_mb * 1024 * 1024,
+    };
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* conf.h: autoscale.json — load, default, validate, describe.
+ *
+ * One table of known keys (conf_keys.c) drives everything: an unknown key
+ * or a wrong type is an error naming its JSON path; absent keys get their
+ * defaults inserted into the document, so the effective configuration is the
+ * document itself (ccas_config_effective); and each key is bound to its field
+ * below, so code reads `cfg->slurm.max_nodes`, never a dotted string, and a
+ * default is written once, in the table.  A file that holds a password must
+ * not be readable by group or others.
+ *
+ * Lifecycle: ccas_config_load() -> read fields -> ccas_config_destroy().
+ * String and JSON fields are borrowed from the document and live as long as
+ * the config.  Depends on util/ and on ccapi/ only for the client's options.
+ */
+#ifndef CCAS_CONF_H
+#define CCAS_CONF_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define CCAS_DEFAULT_CONFIG "/etc/ccautoscale/autoscale.json"
+
+/* nodearrays.<name>: what a site set for one nodearray.  An unset number is
+ * NAN, an unset boolean -1, an unset string or list NULL: the caller's own
+ * default (the server's, or the global key's) applies. */
+struct ccas_nodearray_config {
+    const char *name;
+    double idle_timeout;         /* seconds */
+    double boot_timeout;         /* seconds */
+    double priority;             /* higher first */
+    int enabled;                 /* -1, 0, 1 */
+    int colocated;               /* -1, 0, 1 */
+    json_object *machine_types;  /* array of strings, preference order */
+    const char *slurm_partition;
+};
+
+struct ccas_config {
+    const char *path;            /* the file loaded, or "<string>" */
+
+    /* CycleCloud connection */
+    const char *url;
+    const char *username;
+    char *password;              /* owned secret: from "password" or password_file */
+    const char *password_file;
+    const char *cluster_name;
+    bool verify_certificates;
+    const char *ca_file;
+    double connect_timeout;      /* seconds */
+    double request_timeout;      /* seconds */
+    int retries;
+    double retry_after_max;      /* seconds */
+    int max_response_mb;
+
+    /* logging and files */
+    struct {
+        const char *level;
+        const char *file;        /* NULL: none */
+        bool syslog;
+    } logging;
+    const char *state_dir;
+    const char *lock_file;
+
+    /* scaling policy */
+    json_object *idle_timeout;   /* number or map: read with ccas_config_idle_timeout() */
+    json_object *boot_timeout;   /* number or map: read with ccas_config_boot_timeout() */
+    double capacity_failure_backoff; /* seconds */
+    json_object *default_resources;  /* array */
+    bool disable_default_resources;
+    json_object *gpu_counts;         /* object: machine type -> count */
+    json_object *shared_resources;   /* object */
+    struct ccas_nodearray_config *nodearrays; /* owned array, in the document's order */
+    size_t nnodearrays;
+
+    struct {
+        const char *node_prefix;
+        const char *conf_dir;
+        int max_nodes;
+        double memory_margin_percent;
+        int memory_margin_min_mb;
+        const char *suspend_action;
+        bool set_node_addr;
+        const char *default_partition;   /* NULL: the first nodearray */
+        bool exclusive_colocated;
+        double lock_timeout;
+        double connect_timeout;
+        double request_timeout;
+        int retries;
+        int node_port_base;              /* 0: not set */
+        const char *keepalive_file;
+    } slurm;
+
+    struct {
+        int threshold;
+        double cooldown;
+    } breaker;
+
+    struct {
+        const char *file;        /* as set; NULL: default */
+        double max_mb;
+        int keep;
+        char *path;              /* owned: where events go, NULL when off */
+    } events;
+
+    struct {
+        const char *file;        /* as set; NULL: default */
+        char *path;              /* owned: the metrics file, NULL when off */
+    } metrics;
+
+    struct {
+        const char *bin_dir;     /* NULL: the PATH, then /opt/pbs/bin */
+        double command_timeout;
+        json_object *node_resources; /* array of strings */
+        int hook_freq;
+        int hook_timeout;
+    } pbs;
+
+    json_object *root;           /* owned document, defaults filled in */
+};
+
+/* Load and validate `path`.  Returns a config (caller frees with
+ * ccas_config_destroy()), or NULL with `err` as "PATH: KEY: what is wrong". */
+struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err);
+
+/* Validate a document already parsed (takes ownership of `root`; it is put on
+ * failure).  `origin` names it in errors.  No file-mode check is made. */
+struct ccas_config *ccas_config_from_json (json_object *root, const char *origin,
+                                           struct ccas_error *err);
+
+void ccas_config_destroy (struct ccas_config *cfg);
+
+/* The REST client's options as the configuration gives them: server,
+ * credentials (borrowed from `cfg`), TLS, the command's limits
+ * (connect_timeout, request_timeout, retries, retry_after_max) and the
+ * response cap.  A program with limits of its own overrides those fields. */
+struct ccas_ccapi_opts;
+void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts);
+
+/* Seconds of idle time / boot time allowed for nodes of `nodearray` (may be
+ * NULL): nodearrays.<na>.X, else X's map entry for <na>, else its default. */
+double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *nodearray);
+double ccas_config_boot_timeout (const struct ccas_config *cfg, const char *nodearray);
+
+/* The settings of `nodearray`, or NULL when it has none.  Borrowed. */
+const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg, const char *nodearray);
+
+/* The effective configuration as a new JSON object with the password
+ * replaced by "****" (caller puts it). */
+json_object *ccas_config_effective (const struct ccas_config *cfg);
+
+/* One documented key, for `ccautoscale config keys`, the man page and README. */
+struct ccas_config_key_doc {
+    const char *name;    /* "logging.level", "nodearrays.*.idle_timeout" */
+    const char *type;    /* "string", "seconds or {default, <nodearray>}", ... */
+    const char *dflt;    /* JSON text, or NULL */
+    const char *doc;
+};
+
+/* The documented keys, in table order; *n set to their number.  Static. */
+const struct ccas_config_key_doc *ccas_config_keys (size_t *n);
+
+#endif /* !CCAS_CONF_H */

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/* match.c: place jobs all-or-nothing on existing and new nodes, explain misses. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "engine/match.h"
+
+/* What the engine remembers per constraint shape for the whole pass. */
+struct shape {
+    uint32_t cursor;             /* nodes before it can no longer take this shape */
+    struct ccas_bucket **buckets; /* buckets whose new nodes fit, in preference order */
+    uint32_t nbuckets;
+    bool buckets_ready;
+    bool prefers_colocated;      /* its first bucket is in a colocated nodearray */
+    const char *reason;          /* cached explanation of a miss ... */
+    uint32_t reason_slots;       /* ... for a job of this many slots */
+    bool reason_colocated;
+};
+
+struct engine {
+    struct ccas_cluster *c;
+    struct ccas_jobs *jobs;
+    struct shape *shapes;
+    size_t nshapes;
+    struct ccas_undo *undo;
+    int32_t job;                 /* index of the job being placed */
+    bool outside_groups;         /* this attempt takes no node in a placement group */
+    uint32_t committed;          /* nodes that existed before this job's attempt */
+    char why[512];
+};
+
+static struct shape *shape_of (struct engine *e, const struct ccas_constraint *k)
+{
+    return &e->shapes[ccas_constraint_info (k)->id];
+}
+
+static bool eval_fits (struct engine *e, const struct ccas_constraint *k, const struct ccas_node *n)
+{
+    struct ccas_eval ev = { .job = e->job, .undo = e->undo };
+    return ccas_constraint_fits (k, n, &ev, NULL, 0);
+}
+
+/* ---- bucket preference per shape ------------------------------------------------ */
+
+struct ranked {
+    struct ccas_bucket *b;
+    uint32_t rank;
+};
+
+static int cmp_ranked (const void *pa, const void *pb)
+{
+    const struct ranked *a = pa, *b = pb;
+    if (a->b->na->priority != b->b->na->priority)
+        return a->b->na->priority > b->b->na->priority ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->b->order < b->b->order ? -1 : a->b->order > b->b->order;
+}
+
+static int shape_buckets (struct engine *e, const struct ccas_constraint *k, struct shape *s)
+{
+    struct ccas_cluster *c = e->c;
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ranked *r;
+    if (s->buckets_ready)
+        return 0;
+    if (!(r = calloc (c->nbuckets + 1, sizeof (*r))) || !(s->buckets = calloc (c->nbuckets + 1, sizeof (*s->buckets)))) {
+        free (r);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        struct ccas_bucket *b = &c->buckets[i];
+        if (!ccas_constraint_fits (k, &b->template_node, &ev, NULL, 0))
+            continue;
+        r[n].b = b;
+        r[n].rank = ccas_constraint_rank (k, &b->template_node);
+        n++;
+    }
+    qsort (r, n, sizeof (*r), cmp_ranked);
+    for (uint32_t i = 0; i < n; i++)
+        s->buckets[i] = r[i].b;
+    s->prefers_colocated = n > 0 && r[0].b->na->colocated;
+    s->nbuckets = n;
+    s->buckets_ready = true;
+    free (r);
+    return 0;
+}
+
+/* ---- taking a slot ----------------------------------------------------------------- */
+
+/* Nodes that no job may be given, ever, in this pass (or until a rollback). */
+static bool closed_to (const struct engine *e, const struct ccas_node *n)
+{
+    if (!ccas_node_usable (n) || n->sched_offline || (e->outside_groups && n->pg))
+        return true;
+    return n->exclusive && n->last_job != e->job;
+}
+
+/* A node whose state only jobs already placed have shaped: what it cannot
+ * take now it will never take in this pass (resources only shrink), so cursors
+ * may move past it for good — no undo, even if the current job fails. */
+static bool settled (const struct engine *e, const struct ccas_node *n)
+{
+    return n->index < e->committed && n->last_job != e->job;
+}
+
+static void take_slot (struct engine *e, const struct ccas_constraint *k, struct ccas_node *n)
+{
+    struct ccas_eval ev = { .job = e->job, .undo = e->undo };
+    ccas_constraint_take (k, n, &ev);
+    if (n->last_job != e->job) {
+        ccas_undo_u32 (e->undo, &n->njobs);
+        n->njobs++;
+        ccas_undo_i32 (e->undo, &n->last_job);
+        n->last_job = e->job;
+    }
+    if (!n->matched) {
+        ccas_undo_bool (e->undo, &n->matched);
+        n->matched = true;
+    }
+}
+
+/* The first existing (or already made) node from `*pos` on that takes a slot
+ * of `k`.  The shape's cursor moves past nodes that fail for good. */
+static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
+                                     uint32_t *pos)
+{
+    struct ccas_cluster *c = e->c;
+    struct shape *s = shape_of (e, k);
+    bool monotone = ccas_constraint_info (k)->monotone;
+    uint32_t i = *pos;
+    if (monotone && s->cursor > i)
+        i = s->cursor;
+    for (; i < c->nnodes; i++) {
+        struct ccas_node *n = c->nodes[i];
+        bool used_by_me = n->last_job == e->job;
+        if (closed_to (e, n) || (!used_by_me && !eval_fits (e, k, n))) {
+            if (monotone && i == s->cursor && settled (e, n))
+                s->cursor++;
+            continue;
+        }
+        if (used_by_me && (j->packing == CCAS_SCATTER || !eval_fits (e, k, n)))
+            continue;
+        *pos = i;
+        return n;
+    }
+    *pos = i;
+    return NULL;
+}
+
+static struct ccas_node *new_node (struct engine *e, const struct ccas_constraint *k, struct ccas_pg *pg)
+{
+    struct shape *s = shape_of (e, k);
+    if (pg) {
+        struct ccas_node *n = ccas_cluster_new_node (e->c, pg->bucket, pg, e->undo);
+        return n && eval_fits (e, k, n) ? n : NULL;
+    }
+    if (shape_buckets (e, k, s) < 0)
+        return NULL;
+    for (uint32_t i = 0; i < s->nbuckets; i++) {
+        struct ccas_bucket *b = s->buckets[i];
+        /* a colocated nodearray's new nodes are made in placement groups only,
+         * unless the job asks for nodes outside any */
+        if ((b->na->colocated && !ccas_constraint_info (k)->forbids_pg) || ccas_bucket_available (b, NULL, 0) < 1)
+            continue;
+        struct ccas_node *n = ccas_cluster_new_node (e->c, b, NULL, e->undo);
+        if (n && eval_fits (e, k, n))
+            return n;
+    }
+    return NULL;
+}
+
+/* ---- placing a whole job ---------------------------------------------------------------- */
+
+static bool place_spread (struct engine *e, struct ccas_job *j)
+{
+    uint32_t slot = 0;
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        const struct ccas_chunk *ch = &j->chunks[ci];
+        uint32_t pos = 0;
+        struct ccas_node *last = NULL;
+        for (uint32_t k = 0; k < ch->count; k++) {
+            struct ccas_node *n = NULL;
+            if (last && j->packing == CCAS_PACK && !closed_to (e, last) && eval_fits (e, ch->cons, last))
+                n = last;
+            if (!n)
+                n = scan_nodes (e, j, ch->cons, &pos);
+            if (!n)
+                n = new_node (e, ch->cons, NULL);
+            if (!n)
+                return false;
+            take_slot (e, ch->cons, n);
+            j->slots[slot++] = n;
+            last = n;
+            if (j->packing == CCAS_SCATTER)
+                pos = n->index + 1 < pos ? pos : n->index + 1;
+        }
+    }
+    return true;
+}
+
+/* A slot inside placement group `pg`: a member first, else (if `grow`) a new
+ * node there. */
+static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
+                                  struct ccas_pg *pg, uint32_t *pos, bool grow)
+{
+    for (uint32_t i = *pos > pg->closed_prefix ? *pos : pg->closed_prefix; i < pg->nmembers; i++) {
+        struct ccas_node *n = pg->members[i];
+        if (closed_to (e, n)) {
+            if (i == pg->closed_prefix && settled (e, n))
+                pg->closed_prefix++;
+            continue;
+        }
+        if (n->last_job == e->job && j->packing == CCAS_SCATTER)
+            continue;
+        if (eval_fits (e, k, n)) {
+            *pos = i;
+            return n;
+        }
+    }
+    *pos = pg->nmembers;
+    return grow ? new_node (e, k, pg) : NULL;
+}
+
+static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg, bool grow)
+{
+    size_t mark = ccas_undo_mark (e->undo);
+    uint32_t slot = 0;
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        const struct ccas_chunk *ch = &j->chunks[ci];
+        uint32_t pos = 0;
+        for (uint32_t k = 0; k < ch->count; k++) {
+            struct ccas_node *n = pg_slot (e, j, ch->cons, pg, &pos, grow);
+            if (!n) {
+                ccas_undo_rollback (e->undo, mark);
+                return false;
+            }
+            take_slot (e, ch->cons, n);
+            j->slots[slot++] = n;
+        }
+    }
+    return true;
+}
+
+static bool bucket_fits_all (struct engine *e, const struct ccas_job *j, struct ccas_bucket *b)
+{
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    for (uint32_t ci = 0; ci < j->nchunks; ci++)
+        if (!ccas_constraint_fits (j->chunks[ci].cons, &b->template_node, &ev, NULL, 0))
+            return false;
+    (void)e;
+    return true;
+}
+
+/* The ways to place a colocated job, in this order. */
+enum { PG_EXISTING = 1, PG_GROW = 2 };
+
+/* `colocated_nodearrays_only`: for a job colocated only because its preferred
+ * nodearray is.  With PG_EXISTING, existing members of existing groups in any
+ * bucket the job allows come first, so that idle nodes are used before a node
+ * is made anywhere (a preferred bucket without such nodes would otherwise
+ * open a new group); with PG_GROW, then, bucket by bucket, an existing group
+ * grown with new nodes, then a new group. */
+static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only, int ways)
+{
+    const struct ccas_constraint *k0 = j->chunks[0].cons;
+    struct shape *s = shape_of (e, k0);
+    if (shape_buckets (e, k0, s) < 0)
+        return false;
+    for (uint32_t bi = 0; bi < s->nbuckets && (ways & PG_EXISTING); bi++) {
+        struct ccas_bucket *b = s->buckets[bi];
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
+            continue;
+        for (size_t p = 0; p < b->npgs; p++)
+            if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
+                return true;
+    }
+    if (!(ways & PG_GROW))
+        return false;
+    for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
+        struct ccas_bucket *b = s->buckets[bi];
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
+            continue;
+        size_t npgs = b->npgs;
+        for (size_t p = 0; p < npgs; p++)
+            if (try_pg (e, j, b->pgs[p], true))
+                return true;
+        if (ccas_bucket_available (b, NULL, 0) < 1)
+            continue;
+        size_t mark = ccas_undo_mark (e->undo);
+        struct ccas_pg *pg = ccas_cluster_pg (e->c, b, NULL, e->undo);
+        if (pg && try_pg (e, j, pg, true))
+            return true;
+        ccas_undo_rollback (e->undo, mark);
+    }
+    return false;
+}
+
+/* ---- explaining a miss --------------------------------------------------------------- */
+
+static const char *keep (struct engine *e, const char *text)
+{
+    size_t size = strlen (text) + 1;
+    char *p = ccas_jobs_alloc (e->jobs, size);
+    if (p)
+        memcpy (p, text, size);
+    return p ? p : "out of memory";
+}
+
+static const char *why_no_bucket (struct engine *e, const struct ccas_constraint *k)
+{
+    struct ccas_cluster *c = e->c;
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    const struct ccas_bucket *best = NULL;
+    double best_score = 0;
+    char text[800];
+
+    if (c->nbuckets == 0)
+        return keep (e, "the cluster has no buckets");
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        double score = ccas_constraint_closeness (k, &c->buckets[i].template_node);
+        if (!best || score > best_score) {
+            best = &c->buckets[i];
+            best_score = score;
+        }
+    }
+    if (!best)
+        return keep (e, "the cluster has no buckets");
+    ccas_constraint_fits (k, &best->template_node, &ev, e->why, sizeof (e->why));
+    if (ccas_constraint_info (k)->never)
+        return keep (e, e->why);
+    snprintf (text, sizeof (text), "no bucket fits; closest %s/%s: %s", best->na->name, best->machine_type, e->why);
+    return keep (e, text);
+}
+
+static const char *why_no_room (struct engine *e, struct ccas_job *j, const struct ccas_constraint *k,
+                                struct shape *s)
+{
+    char text[640], avail_why[400];
+    int64_t total = 0;
+    struct ccas_bucket *first = s->buckets[0];
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    /* what changed since the shape's buckets were chosen: a shared pool ran dry */
+    if (!ccas_constraint_fits (k, &first->template_node, &ev, e->why, sizeof (e->why)))
+        return keep (e, e->why);
+    for (uint32_t i = 0; i < s->nbuckets; i++)
+        total += ccas_bucket_available (s->buckets[i], NULL, 0);
+    if (j->colocated) {
+        struct ccas_bucket *b = first;
+        if (b->max_pg_size != CCAS_UNLIMITED && j->packing == CCAS_SCATTER && (int64_t)j->nslots > b->max_pg_size) {
+            snprintf (text, sizeof (text), "needs %u nodes in one placement group; %s/%s: maxPlacementGroupSize %lld",
+                      j->nslots, b->na->name, b->machine_type, (long long)b->max_pg_size);
+            return keep (e, text);
+        }
+    }
+    ccas_bucket_available (first, avail_why, sizeof (avail_why));
+    if (total == 0)
+        snprintf (text, sizeof (text), "%s/%s: %s", first->na->name, first->machine_type, avail_why);
+    else
+        snprintf (text, sizeof (text), "needs %u slot%s, room for fewer: %lld more node%s allowed in %s/%s%s",
+                  j->nslots, j->nslots == 1 ? "" : "s", (long long)total, total == 1 ? "" : "s",
+                  first->na->name, first->machine_type, s->nbuckets > 1 ? " and others" : "");
+    return keep (e, text);
+}
+
+static const char *explain (struct engine *e, struct ccas_job *j)
+{
+    const struct ccas_constraint *k = j->chunks[0].cons;
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        struct shape *cs = shape_of (e, j->chunks[ci].cons);
+        if (shape_buckets (e, j->chunks[ci].cons, cs) == 0 && cs->nbuckets == 0) {
+            k = j->chunks[ci].cons;
+            break;
+        }
+    }
+    struct shape *s = shape_of (e, k);
+    if (s->reason && s->reason_slots == j->nslots && s->reason_colocated == j->colocated)
+        return s->reason;
+    const char *r = s->nbuckets == 0 ? why_no_bucket (e, k) : why_no_room (e, j, k, s);
+    s->reason = r;
+    s->reason_slots = j->nslots;
+    s->reason_colocated = j->colocated;
+    return r;
+}
+
+/* ---- running jobs --------------------------------------------------------------------- */
+
+static void apply_running (struct engine *e, struct ccas_job *j)
+{
+    for (uint32_t i = 0; i < j->nrunning_on; i++) {
+        struct ccas_node *n = ccas_cluster_find_node (e->c, j->running_on[i]);
+        if (!n) {
+            ccas_log (LOG_INFO, "job %s: runs on '%s', which CycleCloud does not know", j->id, j->running_on[i]);
+            continue;
+        }
+        struct ccas_eval ev = { .job = e->job };
+        for (uint32_t ci = 0; ci < j->nchunks; ci++)
+            if (ccas_constraint_fits (j->chunks[ci].cons, n, &ev, NULL, 0))
+                ccas_constraint_take (j->chunks[ci].cons, n, &ev);
+        n->busy = true;
+        n->matched = true;
+        n->sched_jobs++;
+    }
+}
+
+/* ---- the pass --------------------------------------------------------------------------- */
+
+/* Try the job as colocated; undone, and not colocated, when it fails. */
+static bool attempt_colocated (struct engine *e, struct ccas_job *j, bool colocated_nodearrays_only, int ways)
+{
+    size_t mark = ccas_undo_mark (e->undo);
+    j->colocated = true;
+    if (place_colocated (e, j, colocated_nodearrays_only, ways))
+        return true;
+    ccas_undo_rollback (e->undo, mark);
+    j->colocated = false;
+    return false;
+}
+
+/* Spread over nodes outside any placement group only (PBS's "_none_" set). */
+static bool place_outside_groups (struct engine *e, struct ccas_job *j)
+{
+    size_t mark = ccas_undo_mark (e->undo);
+    e->outside_groups = true;
+    bool ok = place_spread (e, j);
+    e->outside_groups = false;
+    if (!ok)
+        ccas_undo_rollback (e->undo, mark);
+    return ok;
+}
+
+/* A job is colocated when it asks to be.  One whose preferred bucket is in a
+ * colocated nodearray (InfiniBand, or configured so) is placed as colocated
+ * too — its nodes there share one placement group whether it said so or not —
+ * and, failing that, spread over the other nodearrays (spreading never makes
+ * a colocated nodearray's nodes outside a group, unless the job asks for
+ * in-a-placement-group false).  A job that must keep its nodes in one
+ * placement set (single_set: one group, or none) takes idle members of an
+ * existing group, else nodes outside any group, else a group grown or made. */
+static bool place (struct engine *e, struct ccas_job *j)
+{
+    bool forbids = false;
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        if (ccas_constraint_info (j->chunks[ci].cons)->wants_pg)
+            j->colocated = true;
+        forbids = forbids || ccas_constraint_info (j->chunks[ci].cons)->forbids_pg;
+    }
+    if (j->colocated)
+        return place_colocated (e, j, false, PG_EXISTING | PG_GROW);
+    struct shape *s = shape_of (e, j->chunks[0].cons);
+    if (!forbids && shape_buckets (e, j->chunks[0].cons, s) == 0 && s->prefers_colocated) {
+        if (attempt_colocated (e, j, true, PG_EXISTING | PG_GROW))
+            return true;
+        return j->single_set ? place_outside_groups (e, j) : place_spread (e, j);
+    }
+    if (j->single_set)
+        return attempt_colocated (e, j, false, PG_EXISTING) || place_outside_groups (e, j)
+               || attempt_colocated (e, j, false, PG_GROW);
+    return place_spread (e, j);
+}
+
+int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
+                struct ccas_error *err)
+{
+    struct engine e = { .c = c, .jobs = jobs };
+    struct ccas_match_stats st = { 0 };
+    int rc = -1;
+
+    e.nshapes = ccas_cons_cache_count (c->cons) + 1;
+    if (!(e.shapes = calloc (e.nshapes, sizeof (*e.shapes))) || !(e.undo = ccas_undo_create ())) {
+        ccas_errorf (err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < jobs->n; i++)
+        if (jobs->v[i].running) {
+            e.job = (int32_t)i;
+            apply_running (&e, &jobs->v[i]);
+        }
+    for (size_t i = 0; i < jobs->n; i++) {
+        struct ccas_job *j = &jobs->v[i];
+        if (j->running || j->ignore)
+            continue;
+        st.jobs++;
+        e.job = (int32_t)i;
+        e.committed = (uint32_t)c->nnodes;
+        if (!(j->slots = ccas_jobs_alloc (jobs, j->nslots * sizeof (*j->slots)))) {
+            ccas_errorf (err, "out of memory");
+            goto done;
+        }
+        size_t mark = ccas_undo_mark (e.undo);
+        j->matched = place (&e, j);
+        if (j->matched) {
+            st.matched++;
+            st.slots += j->nslots;
+        } else {
+            ccas_undo_rollback (e.undo, mark);
+            j->reason = explain (&e, j);
+            st.unmatched++;
+        }
+        ccas_undo_clear (e.undo);
+    }
+    for (size_t i = 0; i < c->nnodes; i++) {
+        if (c->nodes[i]->kind == CCAS_NODE_NEW)
+            st.new_nodes++;
+        else if (c->nodes[i]->njobs > 0)
+            st.existing_nodes++;
+    }
+    if (stats)
+        *stats = st;
+    rc = 0;
+done:
+    for (size_t i = 0; e.shapes && i < e.nshapes; i++)
+        free (e.shapes[i].buckets);
+    free (e.shapes);
+    ccas_undo_destroy (e.undo);
+    return rc;
+}

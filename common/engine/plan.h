@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* plan.h: one pass's decisions — what to create, start and terminate, and why.
+ *
+ * A plan is built from a matched model: new nodes grouped into create sets
+ * (one per bucket and placement group), stopped nodes that were given work
+ * (to start), and terminations decided by scale-down.  It says what would
+ * happen; ccas_apply() makes it happen and records the outcome per set and
+ * per node.  The plan borrows the model and the jobs; it must not outlive them.
+ */
+#ifndef CCAS_PLAN_H
+#define CCAS_PLAN_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/cluster.h"
+#include "util/error.h"
+#include "ccapi/failure.h"
+#include "model/job.h"
+
+enum ccas_outcome {
+    CCAS_PLANNED = 0,   /* not carried out (dry run) */
+    CCAS_DONE,
+    CCAS_FAILED,
+};
+
+struct ccas_plan_create {
+    struct ccas_bucket *bucket;
+    struct ccas_pg *pg;            /* or NULL */
+    uint32_t count;
+    struct ccas_node **nodes;      /* the potential nodes, in the order made */
+    bool keep_alive;
+    /* after apply */
+    enum ccas_outcome outcome;
+    int added;
+    const char *message;           /* the server's, when added < count */
+    enum ccas_failure_class cls;   /* when added < count: from the HTTP status when the
+                                    * request failed, else from the server's message */
+};
+
+struct ccas_plan_action {
+    struct ccas_node *node;
+    const char *reason;            /* why this node is started or terminated */
+    enum ccas_outcome outcome;
+    const char *error;             /* when failed */
+};
+
+struct ccas_plan {
+    struct ccas_cluster *cluster;  /* borrowed */
+    struct ccas_jobs *jobs;        /* borrowed, may be NULL */
+    struct ccas_plan_create *creates;
+    size_t ncreates;
+    struct ccas_plan_action *starts;
+    size_t nstarts;
+    struct ccas_plan_action *terminates;
+    size_t nterminates;
+    struct ccas_plan_action *kept; /* would be terminated but KeepAlive */
+    size_t nkept;
+    /* after apply */
+    char request_id[64];
+    const char *create_operation;
+    const char *start_operation;
+    const char *terminate_operation;
+    void *arena;
+};
+
+/* Gather the model's new nodes into create sets and its stopped nodes that
+ * were given work into starts.  Caller frees with ccas_plan_destroy(). */
+struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_error *err);
+void ccas_plan_destroy (struct ccas_plan *plan);
+
+/* Before matching: mark the nodes booting for longer than boot_timeout
+ * (boot_timed_out), so that no job waits on a node that will not come and a
+ * replacement is made in the same pass.  `times` as for ccas_plan_scaledown()
+ * (nodes seen for the first time are entered).  Returns how many it marked,
+ * or -1 when out of memory. */
+int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now);
+
+/* Scale-down: add terminations for nodes that have failed, booted for longer
+ * than boot_timeout, or sat idle longer than idle_timeout (per nodearray),
+ * never for a node with work or KeepAlive (those are listed in `kept`).
+ * `times` is the state object {node_id: {"first_seen": t, "last_busy": t}};
+ * it is updated (nodes seen and busy now, departed nodes dropped). */
+int ccas_plan_scaledown (struct ccas_plan *plan, json_object *times, double now, struct ccas_error *err);
+
+/* Add a termination by hand (the terminate command).  `reason` is copied. */
+int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason);
+
+/* Memory that lives as long as the plan. */
+char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
+
+/* The plan's actions as JSON (caller puts it). */
+json_object *ccas_plan_to_json (const struct ccas_plan *plan);
+
+/* The same with a summary and the jobs, written to `f` one job per line as it
+ * goes (for large queues): per job the nodes it was given (existing names or
+ * new-node placeholders) or its reason.  The members of `extra` (borrowed;
+ * may be NULL) come before "jobs".  Returns -1 if writing failed. */
+int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f);
+
+/* Counts for summaries. */
+uint32_t ccas_plan_new_nodes (const struct ccas_plan *plan);
+
+#endif /* !CCAS_PLAN_H */

@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: MIT */
+/* test_match.c: the allocation engine, plans and scale-down, as a table of scenarios.
+ *
+ * Each scenario starts from data/match-status.json (htc: F2s_v2 and F4s_v2
+ * sharing one family quota; hpc: HB120rs_v3 with InfiniBand and placement
+ * groups of at most 4; gpu: NC24ads_A100_v4, 2 nodes, reported with 0 GPUs),
+ * patches it, adds existing nodes, config and jobs, runs a pass and checks
+ * what the engine decided against expectations written as JSON:
+ *   matched: [ids]          unmatched: {id: "reason substring"}
+ *   new: {"na/mt": count}   (every other bucket must get none)
+ *   new_pgs: n              distinct new placement groups
+ *   uses: {id: [names]}     existing nodes the job must be on
+ *   start / terminate / kept: [names]
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ccapi/ccapi.h"
+#include "model/cluster.h"
+#include "conf/conf.h"
+#include "util/json.h"
+#include "engine/match.h"
+#include "engine/plan.h"
+
+#define NOW 1000000.0
+
+struct scenario {
+    const char *name;
+    const char *patch;   /* {"na/mt": {bucket fields}, "na": {nodearray fields}, "cluster": {...}} */
+    const char *nodes;   /* node records; Status defaults to Ready, NodeId to Name */
+    const char *config;  /* merged into a minimal config */
+    const char *times;   /* scale-down state: {node_id: {first_seen, last_busy}} */
+    const char *jobs;
+    const char *expect;
+};
+
+static const struct scenario scenarios[] = {
+    /* ---- basic placement and packing ---- */
+    { "one core goes to the first bucket", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    { "single-core jobs pack onto the fewest nodes", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}},"
+      " {\"id\": \"3\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"4\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\", \"2\", \"3\", \"4\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
+    { "scatter puts each slot on its own node", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 3}}" },
+    { "pack fills a node before opening another", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
+    { "a minimum picks the bucket that has it", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 3}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "a memory size is a minimum", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"mem\": \"6g\"}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "the built-in GPU table fixes a 0 gpuCount", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
+    { "no bucket offers 8 GPUs", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 8}}]",
+      "{\"unmatched\": {\"1\": \"no bucket fits; closest gpu/Standard_NC24ads_A100_v4: ngpus: needs 8, node has 1\"}, \"new\": {}}" },
+    { "never carries its message", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"never\": \"queue 'old' is closed\"}}]",
+      "{\"unmatched\": {\"1\": \"queue 'old' is closed\"}, \"new\": {}}" },
+    { "a resource nobody defines is a reason, not a crash", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"fpga\": 1}}]",
+      "{\"unmatched\": {\"1\": \"fpga: the node does not define it\"}, \"new\": {}}" },
+    /* ---- properties, lists, wildcards, preference ---- */
+    { "a list prefers its earlier options", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "wildcards in node properties", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": \"Standard_F4*\"}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "wildcards order buckets too", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F*\"]}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}" },
+    { "not on a resource keeps a job off GPU nodes", "{\"htc/Standard_F2s_v2\": {\"availableCount\": 0},"
+      " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}, \"hpc/Standard_HB120rs_v3\": {\"availableCount\": 0}}",
+      NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"not\": {\"ngpus\": 1}}}]",
+      "{\"unmatched\": {\"1\": \"availableCount 0\"}, \"new\": {}}" },
+    { "or takes the first child that fits", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"or\": [{\"ngpus\": 1}, {\"ncpus\": 1}]}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    { "xor needs exactly one", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"xor\": [{\"ngpus\": 1}, {\"node.nodearray\": \"gpu\"}]}}]",
+      "{\"unmatched\": {\"1\": \"no bucket fits\"}, \"new\": {}}" },
+    { "nodearray priority from the configuration", NULL, NULL,
+      "{\"nodearrays\": {\"gpu\": {\"priority\": 10}}}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
+    { "configured machine-type order", NULL, NULL,
+      "{\"nodearrays\": {\"htc\": {\"machine_types\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "a disabled nodearray takes nothing", NULL, NULL,
+      "{\"nodearrays\": {\"htc\": {\"enabled\": false}}}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"htc\"}}]",
+      "{\"unmatched\": {\"1\": \"nodearray disabled in the configuration\"}, \"new\": {}}" },
+    { "an invalid bucket is skipped", "{\"htc/Standard_F2s_v2\": {\"valid\": false, \"invalidReason\": \"retired\"}}",
+      NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    { "capacity-failure-backoff skips a bucket that failed recently",
+      "{\"htc/Standard_F2s_v2\": {\"lastCapacityFailure\": 10}}", NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1, \"capacity-failure-backoff\": 300}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    /* ---- exclusivity ---- */
+    { "exclusive jobs do not share", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
+      " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
+    { "an exclusive job may pack its own slots", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"exclusive\": true, \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    { "exclusive-task gives each slot a node", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1, \"exclusive-task\": true}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
+    { "an exclusive job avoids a busy node", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
+      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}},"
+      " {\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    /* ---- placement groups ---- */
+    { "a colocated job lands in one new placement group", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}" },
+    { "two colocated jobs get two groups", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}},"
+      " {\"id\": \"2\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 8}, \"new_pgs\": 2}" },
+    { "a group never grows past maxPlacementGroupSize", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 5, \"colocated\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group; hpc/Standard_HB120rs_v3: maxPlacementGroupSize 4\"}, \"new\": {}}" },
+    { "small colocated jobs fill an existing group with room", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
+      NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
+    { "idle nodes of a group in a later bucket come before a new group in the first", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
+      NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 2, \"colocated\": true, \"constraints\": {\"ncpus\": 2}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {}, \"new_pgs\": 0}" },
+    { "a full group is left for a new one", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
+      " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
+      NULL, NULL,
+      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-4\"], \"constraints\": {\"exclusive\": true}},"
+      " {\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}" },
+    { "in-a-placement-group false means outside any group", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
+      NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"hpc\", \"in-a-placement-group\": false}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
+    { "a job that lands on a colocated nodearray gets one placement group though it did not ask", NULL, NULL, NULL,
+      NULL, "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}" },
+    { "a job too big for one group of its preferred colocated nodearray goes elsewhere, not split", NULL, NULL, NULL,
+      NULL,
+      "[{\"id\": \"1\", \"node_count\": 5, \"packing\": \"scatter\","
+      " \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F4*\"]}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 5}, \"new_pgs\": 0}" },
+    { "placement-group copies share the bucket's count", "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 4}}",
+      NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}},"
+      " {\"id\": \"2\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"hpc/Standard_HB120rs_v3\"}, \"new\": {\"hpc/Standard_HB120rs_v3\": 3}, \"new_pgs\": 1}" },
+    /* ---- limits and quotas ---- */
+    { "a family quota is shared by the buckets of a family",
+      "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": {\"familyQuotaCoreCount\": 8}}",
+      NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 4, \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}},"
+      " {\"id\": \"2\", \"constraints\": {\"ncpus\": 3, \"node.nodearray\": \"htc\"}}]",
+      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota Standard_Fs_v2: 0 cores left, 4 per node)\"},"
+      " \"new\": {\"htc/Standard_F2s_v2\": 4}}" },
+    { "a job larger than what is available is refused whole", "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3},"
+      " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}}", NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 5, \"constraints\": {\"node.nodearray\": \"htc\"}}]",
+      "{\"unmatched\": {\"1\": \"needs 5 slots, room for fewer: 3 more nodes allowed in htc/Standard_F2s_v2\"}, \"new\": {}}" },
+    { "the nodearray's maxCount holds", "{\"gpu\": {\"maxCount\": 1}}", NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"nodearray gpu limit\"}, \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
+    { "the cluster's core limit holds", "{\"cluster\": {\"maxCoreCount\": 240}}", NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 3, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+      "{\"unmatched\": {\"1\": \"room for fewer: 2 more nodes\"}, \"new\": {}}" },
+    { "priority order: the first job gets the last GPU", "{\"gpu/Standard_NC24ads_A100_v4\": {\"availableCount\": 1}}",
+      NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0\"}, \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
+    { "shared licences run out and never go negative", NULL, NULL,
+      "{\"shared_resources\": {\"licenses\": 3}}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"licenses\": 2}}, {\"id\": \"2\", \"constraints\": {\"licenses\": 2}},"
+      " {\"id\": \"3\", \"constraints\": {\"licenses\": 1}}]",
+      "{\"matched\": [\"1\", \"3\"], \"unmatched\": {\"2\": \"licenses: needs 2, 1 left in the cluster\"},"
+      " \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    { "disable_default_resources leaves ncpus undefined", NULL, NULL,
+      "{\"disable_default_resources\": true}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"unmatched\": {\"1\": \"ncpus: the node does not define it\"}, \"new\": {}}" },
+    { "default_resources define site resources", NULL, NULL,
+      "{\"default_resources\": [{\"select\": {\"node.nodearray\": \"hpc\"}, \"name\": \"slot_type\", \"value\": \"mpi\"}]}", NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"slot_type\": \"mpi\"}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}" },
+    { "a multi-chunk job gets exactly its chunks' nodes", NULL, NULL, NULL, NULL,
+      "[{\"id\": \"1\", \"chunks\": [{\"count\": 1, \"constraints\": {\"ngpus\": 1}},"
+      " {\"count\": 2, \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}}]}]",
+      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1, \"htc/Standard_F4s_v2\": 2}}" },
+    /* ---- existing nodes ---- */
+    { "an idle existing node is used before a new one", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}}" },
+    { "an idle node in any bucket beats a new node anywhere", NULL,
+      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"new\": {}}" },
+    { "ready nodes before booting ones", NULL,
+      "[{\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"},"
+      " {\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 2}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\", \"htc-2\"]}, \"new\": {}}" },
+    { "failed nodes are never matched and are terminated", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Failed\","
+      " \"StatusMessage\": \"disk error\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}" },
+    { "a deallocated node is started, not re-created", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Deallocated\","
+      " \"TargetState\": \"Deallocated\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"start\": [\"htc-1\"]}" },
+    { "a running job's resources are in use", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
+      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 2}},"
+      " {\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    { "a terminating node is not used", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Terminating\","
+      " \"TargetState\": \"Terminated\"}]", NULL, NULL,
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    /* ---- scale-down ---- */
+    { "an idle node past idle_timeout is terminated", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999000}}", "[]",
+      "{\"new\": {}, \"terminate\": [\"htc-1\"]}" },
+    { "an idle node within idle_timeout stays", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999900}}", "[]",
+      "{\"new\": {}, \"terminate\": []}" },
+    { "idle_timeout per nodearray", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
+      " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]",
+      "{\"idle_timeout\": {\"default\": 3600, \"hpc\": 60}}",
+      "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
+      "{\"new\": {}, \"terminate\": [\"hpc-1\"]}" },
+    { "boot_timeout terminates a node stuck booting", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
+      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}", "[]",
+      "{\"new\": {}, \"terminate\": [\"htc-1\"]}" },
+    { "a node stuck booting is terminated, and a job waiting for it gets a new node", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
+      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}",
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}" },
+    { "a node booting within boot_timeout takes the job", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
+      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999900}}",
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}" },
+    { "boot_timeout per nodearray", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"},"
+      " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Status\": \"Preparing\"}]",
+      "{\"boot_timeout\": {\"default\": 3600, \"hpc\": 600}}",
+      "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
+      "{\"new\": {}, \"terminate\": [\"hpc-1\"]}" },
+    { "KeepAlive nodes are kept", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": true}]", NULL,
+      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 990000}}", "[]",
+      "{\"new\": {}, \"terminate\": [], \"kept\": [\"htc-1\"]}" },
+    { "a node with a job is never terminated", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+      "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
+      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}}]",
+      "{\"new\": {}, \"terminate\": []}" },
+    { "a node matched this pass is not idle", NULL,
+      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+      "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
+      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}" },
+};
+
+/* ---- building the inputs -------------------------------------------------------------- */
+
+static json_object *load_status (void)
+{
+    struct ccas_error err = { "" };
+    json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
+    if (!st)
+        fail_msg ("%s", err.text);
+    return st;
+}
+
+static void merge (json_object *dst, json_object *src)
+{
+    json_object_object_foreach (src, k, v)
+        json_object_object_add (dst, k, json_object_get (v));
+}
+
+static void patch_status (json_object *st, const char *patch)
+{
+    json_object *p = patch ? json_tokener_parse (patch) : NULL;
+    if (patch && !p)
+        fail_msg ("bad patch JSON");
+    if (!p)
+        return;
+    json_object_object_foreach (p, key, fields) {
+        if (strcmp (key, "cluster") == 0) {
+            merge (st, fields);
+            continue;
+        }
+        char na[64], mt[64] = "";
+        sscanf (key, "%63[^/]/%63s", na, mt);
+        json_object *nas = json_object_object_get (st, "nodearrays");
+        for (size_t i = 0; i < json_object_array_length (nas); i++) {
+            json_object *a = json_object_array_get_idx (nas, i);
+            if (strcmp (json_object_get_string (json_object_object_get (a, "name")), na) != 0)
+                continue;
+            if (!mt[0]) {
+                merge (a, fields);
+                continue;
+            }
+            json_object *bs = json_object_object_get (a, "buckets");
+            for (size_t j = 0; j < json_object_array_length (bs); j++) {
+                json_object *b = json_object_array_get_idx (bs, j);
+                const char *bmt = json_object_get_string (json_object_object_get (json_object_object_get (b, "definition"), "machineType"));
+                if (strcmp (bmt, mt) == 0)
+                    merge (b, fields);
+            }
+        }
+    }
+    json_object_put (p);
+}
+
+static json_object *make_nodes (const char *text)
+{
+    json_object *arr = json_tokener_parse (text ? text : "[]");
+    for (size_t i = 0; i < json_object_array_length (arr); i++) {
+        json_object *n = json_object_array_get_idx (arr, i);
+        const char *name = json_object_get_string (json_object_object_get (n, "Name"));
+        char ip[32];
+        if (!json_object_object_get (n, "NodeId"))
+            json_object_object_add (n, "NodeId", json_object_new_string (name));
+        if (!json_object_object_get (n, "Status"))
+            json_object_object_add (n, "Status", json_object_new_string ("Ready"));
+        if (!json_object_object_get (n, "TargetState"))
+            json_object_object_add (n, "TargetState", json_object_new_string ("Started"));
+        if (strcmp (json_object_get_string (json_object_object_get (n, "Status")), "Ready") == 0) {
+            snprintf (ip, sizeof (ip), "10.0.0.%zu", i + 4);
+            json_object_object_add (n, "PrivateIp", json_object_new_string (ip));
+            json_object_object_add (n, "Hostname", json_object_new_string (name));
+        }
+    }
+    json_object *root = json_object_new_object ();
+    json_object_object_add (root, "nodes", arr);
+    return root;
+}
+
+static struct ccas_config *make_config (const char *extra)
+{
+    struct ccas_error err = { "" };
+    json_object *root = json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\","
+                                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false}}");
+    if (extra) {
+        json_object *x = json_tokener_parse (extra);
+        if (!x)
+            fail_msg ("bad config JSON");
+        merge (root, x);
+        json_object_put (x);
+    }
+    struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
+    if (!cfg)
+        fail_msg ("%s", err.text);
+    return cfg;
+}
+
+/* ---- checking the outcome --------------------------------------------------------------- */
+
+static const struct ccas_job *job_by_id (const struct ccas_jobs *jobs, const char *id)
+{
+    for (size_t i = 0; i < jobs->n; i++)
+        if (strcmp (jobs->v[i].id, id) == 0)
+            return &jobs->v[i];
+    fail_msg ("no job '%s'", id);
+    return NULL;
+}
+
+static void check_jobs (const char *name, json_object *expect, const struct ccas_jobs *jobs)
+{
+    json_object *matched = json_object_object_get (expect, "matched");
+    json_object *unmatched = json_object_object_get (expect, "unmatched");
+    size_t want_matched = 0;
+
+    for (size_t i = 0; matched && i < json_object_array_length (matched); i++) {
+        const struct ccas_job *j = job_by_id (jobs, json_object_get_string (json_object_array_get_idx (matched, i)));
+        if (!j->matched)
+            fail_msg ("%s: job %s unmatched: %s", name, j->id, j->reason);
+        want_matched++;
+    }
+    if (unmatched) {
+        json_object_object_foreach (unmatched, id, sub) {
+            const struct ccas_job *j = job_by_id (jobs, id);
+            if (j->matched)
+                fail_msg ("%s: job %s matched, expected unmatched", name, id);
+            if (!j->reason || !strstr (j->reason, json_object_get_string (sub)))
+                fail_msg ("%s: job %s reason '%s' lacks '%s'", name, id, j->reason, json_object_get_string (sub));
+        }
+    }
+    size_t got_matched = 0;
+    for (size_t i = 0; i < jobs->n; i++)
+        got_matched += !jobs->v[i].running && jobs->v[i].matched;
+    if (got_matched != want_matched)
+        fail_msg ("%s: %zu jobs matched, expected %zu", name, got_matched, want_matched);
+}
+
+static void check_new (const char *name, json_object *expect, const struct ccas_cluster *c)
+{
+    json_object *want = json_object_object_get (expect, "new");
+    size_t total_want = 0;
+    if (want) {
+        json_object_object_foreach (want, key, count) {
+            size_t got = 0;
+            for (size_t i = c->nexisting; i < c->nnodes; i++) {
+                char label[160];
+                snprintf (label, sizeof (label), "%s/%s", c->nodes[i]->nodearray, c->nodes[i]->vm_size);
+                got += strcmp (label, key) == 0;
+            }
+            if (got != (size_t)json_object_get_int (count))
+                fail_msg ("%s: %zu new nodes in %s, expected %d", name, got, key, json_object_get_int (count));
+            total_want += (size_t)json_object_get_int (count);
+        }
+    }
+    if (want && c->nnodes - c->nexisting != total_want)
+        fail_msg ("%s: %zu new nodes in all, expected %zu", name, c->nnodes - c->nexisting, total_want);
+    json_object *pgs = json_object_object_get (expect, "new_pgs");
+    if (pgs) {
+        int n = 0;
+        for (size_t i = 0; i < c->nbuckets; i++)
+            for (size_t p = 0; p < c->buckets[i].npgs; p++)
+                n += c->buckets[i].pgs[p]->is_new;
+        if (n != json_object_get_int (pgs))
+            fail_msg ("%s: %d new placement groups, expected %d", name, n, json_object_get_int (pgs));
+        /* every slot of a colocated job is in one group */
+    }
+}
+
+static void check_uses (const char *name, json_object *expect, const struct ccas_jobs *jobs)
+{
+    json_object *uses = json_object_object_get (expect, "uses");
+    if (!uses)
+        return;
+    json_object_object_foreach (uses, id, names) {
+        const struct ccas_job *j = job_by_id (jobs, id);
+        for (size_t k = 0; k < json_object_array_length (names); k++) {
+            const char *want = json_object_get_string (json_object_array_get_idx (names, k));
+            bool found = false;
+            for (uint32_t s = 0; s < j->nslots && !found; s++)
+                found = j->slots[s]->name && strcmp (j->slots[s]->name, want) == 0;
+            if (!found)
+                fail_msg ("%s: job %s is not on %s", name, id, want);
+        }
+    }
+}
+
+static void check_colocation (const char *name, const struct ccas_jobs *jobs)
+{
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        if (!j->matched || !j->colocated)
+            continue;
+        for (uint32_t s = 0; s < j->nslots; s++)
+            if (!j->slots[s]->pg || j->slots[s]->pg != j->slots[0]->pg)
+                fail_msg ("%s: colocated job %s spans placement groups", name, j->id);
+    }
+}
+
+static void check_actions (const char *name, const char *key, json_object *expect,
+                           const struct ccas_plan_action *v, size_t n)
+{
+    json_object *want = json_object_object_get (expect, key);
+    if (!want)
+        return;
+    if (json_object_array_length (want) != n)
+        fail_msg ("%s: %zu nodes to %s, expected %zu", name, n, key, json_object_array_length (want));
+    for (size_t k = 0; k < n; k++) {
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            found = strcmp (v[i].node->name, json_object_get_string (json_object_array_get_idx (want, k))) == 0;
+        if (!found)
+            fail_msg ("%s: %s does not include %s", name, key, json_object_get_string (json_object_array_get_idx (want, k)));
+    }
+}
+
+/* ---- the runner ------------------------------------------------------------------------------- */
+
+static size_t distinct_slots (const struct ccas_job *j)
+{
+    size_t n = 0;
+    for (uint32_t s = 0; s < j->nslots; s++) {
+        uint32_t k = 0;
+        while (k < s && j->slots[k] != j->slots[s])
+            k++;
+        n += k == s;
+    }
+    return n;
+}
+
+/* The streamed JSON parses, and names every pending job once, in order, with
+ * its nodes or its reason. */
+static void check_plan_json (const char *name, const struct ccas_plan *plan, const struct ccas_jobs *jobs)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    assert_non_null (f);
+    assert_int_equal (ccas_plan_write_json (plan, NULL, f), 0);
+    fclose (f);
+    json_object *pj = json_tokener_parse (text);
+    if (!pj)
+        fail_msg ("%s: the plan's JSON does not parse: %s", name, text);
+    json_object *arr = json_object_object_get (pj, "jobs");
+    size_t k = 0;
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        if (j->running || j->ignore)
+            continue;
+        json_object *o = json_object_array_get_idx (arr, k++);
+        if (!o || strcmp (json_object_get_string (json_object_object_get (o, "id")), j->id) != 0)
+            fail_msg ("%s: job %s is not job %zu of the plan's JSON", name, j->id, k - 1);
+        assert_int_equal (json_object_get_boolean (json_object_object_get (o, "matched")), j->matched);
+        if (j->matched)
+            assert_int_equal (json_object_array_length (json_object_object_get (o, "nodes")), distinct_slots (j));
+        else
+            assert_string_equal (json_object_get_string (json_object_object_get (o, "reason")),
+                                 j->reason ? j->reason : "unknown");
+    }
+    assert_int_equal (json_object_array_length (arr), k);
+    assert_int_equal (json_object_get_int64 (json_object_object_get (json_object_object_get (pj, "summary"), "jobs")), k);
+    json_object_put (pj);
+    free (text);
+}
+
+static void run (const struct scenario *sc)
+{
+    struct ccas_error err = { "" };
+    struct ccas_config *cfg = make_config (sc->config);
+    json_object *st = load_status ();
+    patch_status (st, sc->patch);
+    struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
+    if (!status)
+        fail_msg ("%s: status: %s", sc->name, err.text);
+    struct ccas_node_list *nodes = ccas_node_list_from_json (make_nodes (sc->nodes), &err);
+    if (!nodes)
+        fail_msg ("%s: nodes: %s", sc->name, err.text);
+    struct ccas_cluster *c = ccas_cluster_create (cfg, status, nodes, &err);
+    if (!c)
+        fail_msg ("%s: model: %s", sc->name, err.text);
+    struct ccas_jobs *jobs = ccas_jobs_from_json (json_tokener_parse (sc->jobs), c->cons, "jobs", &err);
+    if (!jobs)
+        fail_msg ("%s: jobs: %s", sc->name, err.text);
+    /* as the commands do: nodes stuck booting are marked before matching */
+    json_object *times = json_tokener_parse (sc->times ? sc->times : "{}");
+    assert_true (ccas_scaledown_mark_stuck (c, times, NOW) >= 0);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    assert_non_null (plan);
+    assert_int_equal (ccas_plan_scaledown (plan, times, NOW, &err), 0);
+
+    json_object *expect = json_tokener_parse (sc->expect);
+    if (!expect)
+        fail_msg ("%s: bad expectation JSON", sc->name);
+    check_jobs (sc->name, expect, jobs);
+    check_new (sc->name, expect, c);
+    check_uses (sc->name, expect, jobs);
+    check_colocation (sc->name, jobs);
+    check_actions (sc->name, "start", expect, plan->starts, plan->nstarts);
+    check_actions (sc->name, "terminate", expect, plan->terminates, plan->nterminates);
+    check_actions (sc->name, "kept", expect, plan->kept, plan->nkept);
+
+    check_plan_json (sc->name, plan, jobs);
+
+    json_object_put (expect);
+    json_object_put (times);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_cluster_destroy (c);
+    ccas_config_destroy (cfg);
+}
+
+static void test_scenario (void **state)
+{
+    run (*state);
+}
+
+/* Bad jobs name their path and nothing runs. */
+static void test_bad_jobs (void **state)
+{
+    static const struct {
+        const char *json;
+        const char *want;
+    } cases[] = {
+        { "{}", "jobs: expected an array of jobs" },
+        { "[1]", "jobs: [0]: expected a job object" },
+        { "[{\"id\": \"a\", \"node_count\": 0}]", "jobs: [0].node_count: expected a positive integer up to 1000000, got 0" },
+        { "[{\"id\": \"a\", \"node_count\": \"2\"}]", "jobs: [0].node_count: expected a positive integer" },
+        { "[{\"id\": \"a\", \"packing\": \"tight\"}]", "jobs: [0]: packing: expected 'pack' or 'scatter', got 'tight'" },
+        { "[{\"id\": \"a\", \"constraints\": {\"ncpus\": \"x1\"}}, {\"id\": \"b\", \"constraints\": {\"or\": 3}}]",
+          "jobs: [1].constraints.or: expected a list of constraints, got 3" },
+        { "[{\"id\": \"a\", \"colour\": \"red\"}]", "jobs: [0]: unknown key 'colour'" },
+        { "[{\"id\": \"a\", \"chunks\": []}]", "jobs: [0]: chunks: expected a non-empty list of {count, constraints}" },
+        { "[{\"id\": \"a\", \"chunks\": [{\"count\": 1}], \"node_count\": 2}]",
+          "jobs: [0]: give either chunks or node_count/constraints, not both" },
+        { "[{\"id\": \"a\", \"state\": \"running\"}]", "jobs: [0]: nodes: a running job names the nodes it runs on" },
+        { "[{\"id\": {}}]", "jobs: [0]: id: expected a string or a number" },
+        { "[{\"id\": \"a\", \"exclusive\": \"yes\"}]", "jobs: [0].exclusive: expected true or false, got \"yes\"" },
+    };
+    struct ccas_resdict *dict = ccas_resdict_create ();
+    struct ccas_shared *shared = ccas_shared_create ();
+    struct ccas_cons_cache *cache = ccas_cons_cache_create (dict, shared);
+    (void)state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_error err = { "" };
+        struct ccas_jobs *jobs = ccas_jobs_from_json (json_tokener_parse (cases[i].json), cache, "jobs", &err);
+        if (jobs)
+            fail_msg ("case %zu accepted", i);
+        assert_string_equal (err.text, cases[i].want);
+    }
+    ccas_cons_cache_destroy (cache);
+    ccas_shared_destroy (shared);
+    ccas_resdict_destroy (dict);
+}
+
+int main (void)
+{
+    size_t n = sizeof (scenarios) / sizeof (scenarios[0]);
+    struct CMUnitTest *tests = calloc (n + 1, sizeof (*tests));
+    for (size_t i = 0; i < n; i++) {
+        tests[i].name = scenarios[i].name;
+        tests[i].test_func = test_scenario;
+        tests[i].initial_state = (void *)&scenarios[i];
+    }
+    tests[n].name = "bad jobs name their path";
+    tests[n].test_func = test_bad_jobs;
+    int rc = _cmocka_run_group_tests ("match", tests, n + 1, NULL, NULL);
+    free (tests);
+    return rc;
+}

@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster.c: build the model from status + nodes + config; buckets, limits, new nodes. */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "util/arena.h"
+#include "model/cluster.h"
+#include "model/gputable.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "model/vmfamily.h"
+
+#define ARENA(c) ((struct ccas_arena *)(c)->arena)
+
+static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct ccas_node *n);
+
+static int64_t remaining (int64_t max, int64_t used)
+{
+    if (max < 0)
+        return CCAS_UNLIMITED;
+    int64_t r = max - (used > 0 ? used : 0);
+    return r > 0 ? r : 0;
+}
+
+static int64_t min64 (int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- nodearrays and buckets ---------------------------------------------------- */
+
+static bool nodearray_colocated (const struct ccas_config *cfg, const struct ccas_nodearray_status *st)
+{
+    const struct ccas_nodearray_config *set = ccas_config_nodearray (cfg, st->name);
+    if (set && set->colocated >= 0)
+        return set->colocated;
+    if (st->placement_group_id)
+        return true;
+    for (size_t i = 0; i < st->nbuckets; i++)
+        if (st->buckets[i].vm.infiniband)
+            return true;
+    return false;
+}
+
+static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
+                            const struct ccas_nodearray_status *st)
+{
+    const struct ccas_nodearray_config *set = ccas_config_nodearray (c->cfg, st->name);
+    int64_t active = 0, active_cores = 0;
+    na->name = st->name;
+    na->st = st;
+    na->priority = st->priority;
+    if (set && !isnan (set->priority))
+        na->priority = (int)set->priority;
+    /* a nodearray the cluster does not autoscale (Microsoft's templates mark the
+     * login nodes so) takes no new nodes unless the configuration says otherwise */
+    na->enabled = st->autoscale_enabled;
+    if (set && set->enabled >= 0)
+        na->enabled = set->enabled;
+    na->colocated = nodearray_colocated (c->cfg, st);
+    for (size_t i = 0; i < st->nbuckets; i++) {
+        active += st->buckets[i].active_count > 0 ? st->buckets[i].active_count : 0;
+        active_cores += st->buckets[i].active_core_count > 0 ? st->buckets[i].active_core_count : 0;
+    }
+    na->limit.what = ccas_arena_printf (ARENA (c), "nodearray %s limit", st->name);
+    na->limit.nodes = remaining (st->max_count, active);
+    na->limit.cores = remaining (st->max_core_count, active_cores);
+}
+
+static struct ccas_limit *family_limit (struct ccas_cluster *c, const char *family,
+                                        const struct ccas_bucket_status *st)
+{
+    for (size_t i = 0; i < c->nfamilies; i++)
+        if (strcmp (c->families[i].what + strlen ("family quota "), family) == 0) {
+            /* buckets of one family should agree; trust the tighter */
+            int64_t r = remaining (st->family_quota_core_count, st->family_consumed_core_count);
+            c->families[i].cores = min64 (c->families[i].cores, r);
+            return &c->families[i];
+        }
+    struct ccas_limit *f = &c->families[c->nfamilies++];
+    f->what = ccas_arena_printf (ARENA (c), "family quota %s", family);
+    f->nodes = CCAS_UNLIMITED;
+    f->cores = remaining (st->family_quota_core_count, st->family_consumed_core_count);
+    return f;
+}
+
+/* Where the configuration lists machine types for a nodearray, that order wins. */
+static int machine_type_rank (const struct ccas_config *cfg, const char *nodearray, const char *mt)
+{
+    const struct ccas_nodearray_config *set = ccas_config_nodearray (cfg, nodearray);
+    json_object *list = set ? set->machine_types : NULL;
+    if (!list)
+        return 0;
+    for (size_t i = 0; i < json_object_array_length (list); i++)
+        if (strcasecmp (json_object_get_string (json_object_array_get_idx (list, i)), mt) == 0)
+            return (int)i;
+    return (int)json_object_array_length (list);
+}
+
+static void init_template (struct ccas_cluster *c, struct ccas_bucket *b)
+{
+    struct ccas_node *t = &b->template_node;
+    const struct ccas_bucket_status *st = b->st;
+    t->kind = CCAS_NODE_NEW;
+    t->nodearray = b->na->name;
+    t->vm_size = b->machine_type;
+    t->vm_family = b->family;
+    t->bucket_id = st->bucket_id;
+    t->location = b->na->st->region;
+    t->vcpu_count = st->vm.vcpu_count;
+    t->pcpu_count = st->vm.pcpu_count > 0 ? st->vm.pcpu_count : st->vm.vcpu_count;
+    t->cores_per_socket = t->pcpu_count;
+    t->gpu_count = ccas_gpu_count (b->machine_type, st->vm.gpu_count, c->cfg->gpu_counts);
+    t->memory = st->vm.memory_gb * 1024.0 * 1024.0 * 1024.0;
+    t->infiniband = st->vm.infiniband;
+    t->spot = b->na->st->interruptible;
+    t->managed = true;
+    t->capfail_age = st->last_capacity_failure;
+    t->bucket = b;
+    t->last_job = -1;
+}
+
+static int cmp_bucket (const void *pa, const void *pb)
+{
+    const struct ccas_bucket *a = pa, *b = pb;
+    if (a->na->priority != b->na->priority)
+        return a->na->priority > b->na->priority ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static void *arena_cb (void *arg, size_t size)
+{
+    return ccas_arena_alloc (arg, size);
+}
+
+static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
+{
+    for (size_t i = 0; i < b->st->npgs; i++) {
+        struct ccas_pg *pg = ccas_cluster_pg (c, b, b->st->pgs[i].name, NULL);
+        if (!pg)
+            return -1;
+        pg->active = b->st->pgs[i].active_count;
+        pg->from_status = true;
+        pg->room = b->max_pg_size == CCAS_UNLIMITED ? CCAS_UNLIMITED
+                                                     : remaining (b->max_pg_size, pg->active);
+    }
+    return 0;
+}
+
+static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
+{
+    const struct ccas_cluster_status *st = c->status;
+    size_t nb = 0, k = 0;
+    int64_t active = 0, active_cores = 0;
+
+    for (size_t i = 0; i < st->nnodearrays; i++)
+        nb += st->nodearrays[i].nbuckets;
+    c->nodearrays = ccas_arena_alloc (ARENA (c), (st->nnodearrays + 1) * sizeof (*c->nodearrays));
+    c->buckets = ccas_arena_alloc (ARENA (c), (nb + 1) * sizeof (*c->buckets));
+    c->families = ccas_arena_alloc (ARENA (c), (nb + 1) * sizeof (*c->families));
+    if (!c->nodearrays || !c->buckets || !c->families)
+        return ccas_errorf (err, "out of memory");
+    c->nnodearrays = st->nnodearrays;
+    c->regional_limit = (struct ccas_limit){ "regional quota", CCAS_UNLIMITED, CCAS_UNLIMITED };
+    for (size_t i = 0; i < st->nnodearrays; i++) {
+        const struct ccas_nodearray_status *nas = &st->nodearrays[i];
+        init_nodearray (c, &c->nodearrays[i], nas);
+        for (size_t j = 0; j < nas->nbuckets; j++, k++) {
+            const struct ccas_bucket_status *bs = &nas->buckets[j];
+            struct ccas_bucket *b = &c->buckets[k];
+            char family[128];
+            b->na = &c->nodearrays[i];
+            b->st = bs;
+            b->machine_type = bs->machine_type;
+            b->family = ccas_arena_strdup (ARENA (c), ccas_vm_family (bs->machine_type, family, sizeof (family)));
+            b->cores_per_vm = bs->vm.vcpu_quota_count > 0 ? bs->vm.vcpu_quota_count : bs->vm.vcpu_count;
+            if (b->cores_per_vm <= 0)
+                b->cores_per_vm = 1;
+            b->available = bs->available_count >= 0 ? bs->available_count : CCAS_UNLIMITED;
+            b->max_pg_size = bs->max_pg_size > 0 ? bs->max_pg_size : CCAS_UNLIMITED;
+            b->family_limit = family_limit (c, b->family, bs);
+            if (bs->regional_quota_core_count >= 0)
+                c->regional_limit.cores = min64 (c->regional_limit.cores,
+                                                 remaining (bs->regional_quota_core_count,
+                                                            bs->regional_consumed_core_count));
+            b->regional_limit = &c->regional_limit;
+            b->cluster_limit = &c->cluster_limit;
+            b->order = (uint32_t)(i * 1000000 + machine_type_rank (c->cfg, nas->name, bs->machine_type) * 1000 + j);
+            active += bs->active_count > 0 ? bs->active_count : 0;
+            active_cores += bs->active_core_count > 0 ? bs->active_core_count : 0;
+        }
+    }
+    c->nbuckets = nb;
+    c->cluster_limit = (struct ccas_limit){ "cluster limit", remaining (st->max_count, active),
+                                            remaining (st->max_core_count, active_cores) };
+    qsort (c->buckets, nb, sizeof (*c->buckets), cmp_bucket);
+    for (size_t i = 0; i < nb; i++) {
+        struct ccas_bucket *b = &c->buckets[i];
+        b->order = (uint32_t)i;
+        init_template (c, b);
+        if (ccas_rules_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0
+            || add_status_pgs (c, b) < 0)
+            return ccas_errorf (err, "out of memory");
+    }
+    return 0;
+}
+
+/* ---- existing nodes ------------------------------------------------------------- */
+
+static enum ccas_node_kind node_kind (const struct ccas_node_record *r)
+{
+    const char *s = r->status ? r->status : "";
+    const char *t = r->target_state ? r->target_state : "";
+    if (ccas_node_is_failed (r))
+        return CCAS_NODE_FAILED;
+    if (strcmp (t, "Terminated") == 0 || strcmp (s, "Terminating") == 0 || strcmp (s, "Terminated") == 0)
+        return CCAS_NODE_GOING;
+    if (strcmp (s, "Deallocated") == 0 || strcmp (t, "Deallocated") == 0 || strcmp (s, "Off") == 0)
+        return CCAS_NODE_STOPPED;
+    if (strcmp (s, "Deallocating") == 0)
+        return CCAS_NODE_GOING;
+    if (ccas_node_is_ready (r))
+        return CCAS_NODE_READY;
+    return CCAS_NODE_BOOTING;
+}
+
+static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const struct ccas_node_record *r)
+{
+    struct ccas_bucket *b = ccas_cluster_bucket (c, r->nodearray, r->machine_type);
+    if (b)
+        *n = b->template_node; /* sizes and properties of the bucket */
+    else {
+        memset (n, 0, sizeof (*n));
+        n->vcpu_count = r->core_count;
+        n->pcpu_count = r->core_count;
+        n->memory = r->memory_gb * 1024.0 * 1024.0 * 1024.0;
+        n->nodearray = r->nodearray;
+        n->vm_size = r->machine_type;
+    }
+    n->res = NULL;
+    n->avail = NULL;
+    n->nres = 0;
+    n->name = r->name;
+    n->hostname = r->hostname;
+    n->node_id = r->node_id;
+    n->instance_id = r->instance_id;
+    n->private_ip = r->private_ip;
+    n->status = r->status;
+    n->state = r->state;
+    n->target_state = r->target_state;
+    n->status_message = r->status_message;
+    n->placement_group = r->placement_group_id;
+    n->keep_alive = r->keep_alive;
+    n->spot = r->interruptible || n->spot;
+    if (r->region)
+        n->location = r->region;
+    n->kind = node_kind (r);
+    n->managed = true;
+    n->capfail_age = -1;
+    n->bucket = b;
+    n->last_job = -1;
+    if (b && n->placement_group)
+        n->pg = ccas_cluster_pg (c, b, n->placement_group, NULL);
+}
+
+static int kind_order (enum ccas_node_kind k)
+{
+    switch (k) {
+    case CCAS_NODE_READY:
+        return 0;
+    case CCAS_NODE_BOOTING:
+        return 1;
+    case CCAS_NODE_STOPPED:
+        return 2;
+    case CCAS_NODE_NEW:
+        return 3;
+    case CCAS_NODE_FAILED:
+        return 4;
+    case CCAS_NODE_GOING:
+        return 5;
+    }
+    return 6;
+}
+
+static int cmp_node (const void *pa, const void *pb)
+{
+    const struct ccas_node *a = *(struct ccas_node *const *)pa, *b = *(struct ccas_node *const *)pb;
+    int ka = kind_order (a->kind), kb = kind_order (b->kind);
+    if (ka != kb)
+        return ka - kb;
+    uint32_t oa = a->bucket ? a->bucket->order : UINT32_MAX, ob = b->bucket ? b->bucket->order : UINT32_MAX;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    return strcmp (a->name ? a->name : "", b->name ? b->name : "");
+}
+
+static void lower (const char *s, char *buf, size_t size)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < size; i++)
+        buf[i] = (char)tolower ((unsigned char)s[i]);
+    buf[i] = '\0';
+}
+
+/* First node of a name wins, as a linear search in node order would. */
+static int index_one (struct ccas_resdict *d, struct ccas_node **v, const char *key, struct ccas_node *n)
+{
+    size_t before = ccas_resdict_count (d);
+    int id = ccas_resdict_intern (d, key);
+    if (id < 0)
+        return -1;
+    if ((size_t)id == before)
+        v[id] = n;
+    return 0;
+}
+
+static int index_nodes (struct ccas_cluster *c, struct ccas_error *err)
+{
+    char host[256];
+    if (!(c->names = ccas_resdict_create ()) || !(c->hosts = ccas_resdict_create ())
+        || !(c->by_name = calloc (c->nexisting + 1, sizeof (*c->by_name)))
+        || !(c->by_host = calloc (c->nexisting + 1, sizeof (*c->by_host))))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (n->name && index_one (c->names, c->by_name, n->name, n) < 0)
+            return ccas_errorf (err, "out of memory");
+        if (n->hostname) {
+            lower (n->hostname, host, sizeof (host));
+            if (index_one (c->hosts, c->by_host, host, n) < 0)
+                return ccas_errorf (err, "out of memory");
+        }
+    }
+    return 0;
+}
+
+static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
+{
+    /* a nodes response wins; else the nodes a status?nodes=true carried */
+    const struct ccas_node_record *recs = c->nodelist ? c->nodelist->nodes : c->status->nodes;
+    size_t n = c->nodelist ? c->nodelist->nnodes : c->status->nnodes;
+    c->nodecap = n + 64;
+    if (!(c->nodes = malloc (c->nodecap * sizeof (*c->nodes))))
+        return ccas_errorf (err, "out of memory");
+    struct ccas_node *pool = n ? ccas_arena_alloc (ARENA (c), n * sizeof (*pool)) : NULL;
+    if (n && !pool)
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_node_record *r = &recs[i];
+        if (!r->name)
+            continue;
+        node_from_record (c, &pool[i], r);
+        if (ccas_rules_apply (c->rules, &pool[i], arena_cb, ARENA (c)) < 0)
+            return ccas_errorf (err, "out of memory");
+        c->nodes[c->nnodes++] = &pool[i];
+    }
+    qsort (c->nodes, c->nnodes, sizeof (*c->nodes), cmp_node);
+    for (size_t i = 0; i < c->nnodes; i++) {
+        struct ccas_node *node = c->nodes[i];
+        node->index = (uint32_t)i;
+        struct ccas_pg *pg = node->pg;
+        if (pg && !pg->from_status && node->kind != CCAS_NODE_GOING) {
+            /* a group the status did not list: its nodes are its count */
+            pg->active++;
+            if (pg->room != CCAS_UNLIMITED && pg->room > 0)
+                pg->room--;
+        }
+        if (pg && ccas_node_usable (node) && pg_add_member (c, pg, node) < 0)
+            return ccas_errorf (err, "out of memory");
+    }
+    c->nexisting = c->nnodes;
+    return index_nodes (c, err);
+}
+
+/* ---- create / destroy ------------------------------------------------------------- */
+
+static int build_engines (struct ccas_cluster *c, struct ccas_error *err)
+{
+    const struct ccas_config *cfg = c->cfg;
+    c->arena = ccas_arena_create ();
+    c->dict = ccas_resdict_create ();
+    c->shared = ccas_shared_create ();
+    if (!c->arena || !c->dict || !c->shared)
+        return ccas_errorf (err, "out of memory");
+    if (ccas_shared_load (c->shared, cfg->shared_resources, "shared_resources", err) < 0)
+        return -1;
+    if (!(c->cons = ccas_cons_cache_create (c->dict, c->shared)))
+        return ccas_errorf (err, "out of memory");
+    c->rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, c->cons, c->dict,
+                                   "default_resources", err);
+    return c->rules ? 0 : -1;
+}
+
+struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_cluster_status *status,
+                                          struct ccas_node_list *nodes, struct ccas_error *err)
+{
+    struct ccas_cluster *c = calloc (1, sizeof (*c));
+    if (!c) {
+        ccas_cluster_status_destroy (status);
+        ccas_node_list_destroy (nodes);
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    c->cfg = cfg;
+    c->status = status;
+    c->nodelist = nodes;
+    c->now = (double)time (NULL);
+    if (build_engines (c, err) < 0 || build_buckets (c, err) < 0 || build_nodes (c, err) < 0) {
+        ccas_cluster_destroy (c);
+        return NULL;
+    }
+    return c;
+}
+
+void ccas_cluster_destroy (struct ccas_cluster *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        free (c->buckets[i].pgs);
+    free (c->nodes);
+    free (c->by_name);
+    free (c->by_host);
+    ccas_resdict_destroy (c->names);
+    ccas_resdict_destroy (c->hosts);
+    ccas_rules_destroy (c->rules);
+    ccas_cons_cache_destroy (c->cons);
+    ccas_shared_destroy (c->shared);
+    ccas_resdict_destroy (c->dict);
+    ccas_arena_destroy (c->arena);
+    ccas_node_list_destroy (c->nodelist);
+    ccas_cluster_status_destroy (c->status);
+    free (c);
+}
+
+/* ---- queries -------------------------------------------------------------------------- */
+
+struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const char *nodearray,
+                                         const char *machine_type)
+{
+    if (!nodearray || !machine_type)
+        return NULL;
+    for (size_t i = 0; i < c->nbuckets; i++)
+        if (strcmp (c->buckets[i].na->name, nodearray) == 0
+            && strcasecmp (c->buckets[i].machine_type, machine_type) == 0)
+            return &c->buckets[i];
+    return NULL;
+}
+
+struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const char *name)
+{
+    char host[256];
+    int id = ccas_resdict_find (c->names, name);
+    if (id >= 0)
+        return c->by_name[id];
+    lower (name, host, sizeof (host));
+    id = ccas_resdict_find (c->hosts, host);
+    return id >= 0 ? c->by_host[id] : NULL;
+}
+
+/* The nodes limit `l` leaves room for; if it is the smallest so far, remember it. */
+static void limit_count (const struct ccas_limit *l, int64_t cores_per_vm, int64_t *best,
+                         const struct ccas_limit **which)
+{
+    int64_t n = l->nodes;
+    if (l->cores != CCAS_UNLIMITED)
+        n = min64 (n, l->cores / cores_per_vm);
+    if (n < *best) {
+        *best = n;
+        *which = l;
+    }
+}
+
+static void explain_limit (const struct ccas_limit *l, int64_t cores_per_vm, char *why, size_t whysize)
+{
+    if (l->cores != CCAS_UNLIMITED && l->cores / cores_per_vm <= l->nodes)
+        snprintf (why, whysize, "availableCount 0 (%s: %lld cores left, %lld per node)", l->what,
+                  (long long)l->cores, (long long)cores_per_vm);
+    else
+        snprintf (why, whysize, "availableCount 0 (%s: %lld nodes left)", l->what, (long long)l->nodes);
+}
+
+/* The server said 0 and our limits do not say why: read its counts. */
+static void explain_server_zero (const struct ccas_bucket *b, char *why, size_t whysize)
+{
+    const struct ccas_bucket_status *st = b->st;
+    const char *cause = NULL;
+    if (st->max_count >= 0 && st->active_count >= st->max_count)
+        cause = "bucket maxCount";
+    else if (st->quota_count == 0 || st->quota_core_count == 0)
+        cause = "quota";
+    else if (st->last_capacity_failure >= 0)
+        cause = "recent capacity failure";
+    if (cause)
+        snprintf (why, whysize, "availableCount 0 (%s)", cause);
+    else
+        snprintf (why, whysize, "availableCount 0");
+}
+
+int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t whysize)
+{
+    const struct ccas_limit *which = NULL;
+    int64_t m = CCAS_UNLIMITED;
+
+    if (b->hold_reason) {
+        if (why)
+            snprintf (why, whysize, "%s", b->hold_reason);
+        return 0;
+    }
+    if (!b->st->valid) {
+        if (why)
+            snprintf (why, whysize, "bucket not valid: %s",
+                      b->st->invalid_reason ? b->st->invalid_reason : "no reason given");
+        return 0;
+    }
+    if (!b->na->enabled) {
+        if (why)
+            snprintf (why, whysize, "%s", b->na->st->autoscale_enabled
+                                              ? "nodearray disabled in the configuration"
+                                              : "nodearray not autoscaled (its Configuration.autoscale.enabled is false)");
+        return 0;
+    }
+    /* narrower limits first: on a tie the narrower one explains better */
+    limit_count (b->family_limit, b->cores_per_vm, &m, &which);
+    limit_count (&b->na->limit, b->cores_per_vm, &m, &which);
+    limit_count (b->regional_limit, b->cores_per_vm, &m, &which);
+    limit_count (b->cluster_limit, b->cores_per_vm, &m, &which);
+    int64_t n = min64 (b->available, m);
+    if (n <= 0) {
+        if (why && which && m <= 0)
+            explain_limit (which, b->cores_per_vm, why, whysize);
+        else if (why)
+            explain_server_zero (b, why, whysize);
+        return 0;
+    }
+    return n;
+}
+
+int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason)
+{
+    char *r = ccas_arena_strdup (ARENA (c), reason);
+    if (!r)
+        return -1;
+    b->hold_reason = r;
+    return 0;
+}
+
+/* ---- placement groups ------------------------------------------------------------------ */
+
+static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct ccas_node *n)
+{
+    if (pg->nmembers == pg->memcap) {
+        uint32_t cap = pg->memcap ? pg->memcap * 2 : 8;
+        struct ccas_node **v = ccas_arena_alloc (ARENA (c), cap * sizeof (*v));
+        if (!v)
+            return -1;
+        if (pg->nmembers)
+            memcpy (v, pg->members, pg->nmembers * sizeof (*v));
+        pg->members = v;
+        pg->memcap = cap;
+    }
+    pg->members[pg->nmembers++] = n;
+    return 0;
+}
+
+static void pop_member (void *arg)
+{
+    struct ccas_pg *pg = arg;
+    pg->nmembers--;
+}
+
+static void pop_pg (void *arg)
+{
+    struct ccas_bucket *b = arg;
+    b->npgs--;
+}
+
+static const char *new_pg_name (struct ccas_cluster *c, struct ccas_bucket *b)
+{
+    for (unsigned i = 0;; i++) {
+        char name[256];
+        bool used = false;
+        snprintf (name, sizeof (name), "%s_%s_pg%u", b->na->name, b->machine_type, i);
+        for (size_t j = 0; j < b->npgs && !used; j++)
+            used = strcmp (b->pgs[j]->name, name) == 0;
+        if (!used)
+            return ccas_arena_strdup (ARENA (c), name);
+    }
+}
+
+struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
+                                 struct ccas_undo *undo)
+{
+    for (size_t i = 0; name && i < b->npgs; i++)
+        if (strcmp (b->pgs[i]->name, name) == 0)
+            return b->pgs[i];
+    if (b->npgs == b->pgcap) {
+        size_t cap = b->pgcap ? b->pgcap * 2 : 8;
+        struct ccas_pg **v = realloc (b->pgs, cap * sizeof (*v));
+        if (!v)
+            return NULL;
+        b->pgs = v;
+        b->pgcap = cap;
+    }
+    struct ccas_pg *pg = ccas_arena_alloc (ARENA (c), sizeof (*pg));
+    if (!pg)
+        return NULL;
+    pg->bucket = b;
+    pg->is_new = name == NULL;
+    pg->name = name ? name : new_pg_name (c, b);
+    pg->room = b->max_pg_size;
+    if (!pg->name)
+        return NULL;
+    b->pgs[b->npgs++] = pg;
+    ccas_undo_call (undo, pop_pg, b);
+    return pg;
+}
+
+/* ---- new nodes ------------------------------------------------------------------------ */
+
+static void charge (struct ccas_limit *l, int64_t cores, struct ccas_undo *undo)
+{
+    if (l->nodes != CCAS_UNLIMITED) {
+        ccas_undo_i64 (undo, &l->nodes);
+        l->nodes--;
+    }
+    if (l->cores != CCAS_UNLIMITED) {
+        ccas_undo_i64 (undo, &l->cores);
+        l->cores -= cores;
+    }
+}
+
+static void pop_node (void *arg)
+{
+    struct ccas_cluster *c = arg;
+    c->nnodes--;
+}
+
+static bool grow_nodes (struct ccas_cluster *c)
+{
+    if (c->nnodes < c->nodecap)
+        return true;
+    size_t cap = c->nodecap * 2;
+    struct ccas_node **v = realloc (c->nodes, cap * sizeof (*v));
+    if (!v)
+        return false;
+    c->nodes = v;
+    c->nodecap = cap;
+    return true;
+}
+
+struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
+                                         struct ccas_undo *undo)
+{
+    if (ccas_bucket_available (b, NULL, 0) < 1 || (pg && pg->room < 1) || !grow_nodes (c))
+        return NULL;
+    const struct ccas_node *t = &b->template_node;
+    struct ccas_node *n = ccas_arena_alloc (ARENA (c), sizeof (*n));
+    if (!n)
+        return NULL;
+    *n = *t;
+    if (t->nres) {
+        n->res = ccas_arena_alloc (ARENA (c), t->nres * sizeof (*n->res));
+        n->avail = ccas_arena_alloc (ARENA (c), t->nres * sizeof (*n->avail));
+        if (!n->res || !n->avail)
+            return NULL;
+        memcpy (n->res, t->res, t->nres * sizeof (*n->res));
+        memcpy (n->avail, t->avail, t->nres * sizeof (*n->avail));
+    }
+    n->pg = pg;
+    n->placement_group = pg ? pg->name : NULL;
+    n->index = (uint32_t)c->nnodes;
+    n->last_job = -1;
+
+    if (b->available != CCAS_UNLIMITED) {
+        ccas_undo_i64 (undo, &b->available);
+        b->available--;
+    }
+    ccas_undo_u32 (undo, &b->new_nodes);
+    b->new_nodes++;
+    charge (&b->na->limit, b->cores_per_vm, undo);
+    charge (b->family_limit, b->cores_per_vm, undo);
+    charge (b->regional_limit, b->cores_per_vm, undo);
+    charge (b->cluster_limit, b->cores_per_vm, undo);
+    if (pg && pg->room != CCAS_UNLIMITED) {
+        ccas_undo_i64 (undo, &pg->room);
+        pg->room--;
+    }
+    if (pg) {
+        if (pg_add_member (c, pg, n) < 0)
+            return NULL; /* everything charged above is undone by the caller's rollback */
+        ccas_undo_call (undo, pop_member, pg);
+    }
+    c->nodes[c->nnodes++] = n;
+    ccas_undo_call (undo, pop_node, c);
+    return n;
+}
+
+void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount)
+{
+    int id = ccas_resdict_find (c->dict, name);
+    if (id < 0 || (uint32_t)id >= n->nres || n->res[id].type != CCAS_V_NUM)
+        return;
+    n->avail[id] -= amount;
+}
+
+const char *ccas_node_label (const struct ccas_node *n, char *buf, size_t size)
+{
+    if (n->kind != CCAS_NODE_NEW && n->name)
+        snprintf (buf, size, "%s", n->name);
+    else
+        snprintf (buf, size, "new %s/%s%s%s", n->nodearray ? n->nodearray : "?",
+                  n->vm_size ? n->vm_size : "?", n->placement_group ? " in " : "",
+                  n->placement_group ? n->placement_group : "");
+    return buf;
+}
+
+char *ccas_cluster_strdup (struct ccas_cluster *c, const char *s)
+{
+    return ccas_arena_strdup (ARENA (c), s);
+}

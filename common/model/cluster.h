@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* cluster.h: the cluster as the engine sees it — nodearrays, buckets, limits,
+ * placement groups and nodes — built from one status read, one nodes read and
+ * the configuration.
+ *
+ * Invariants:
+ *   - ccas_bucket_available() is never above any limit the bucket draws on:
+ *     its own availableCount, its nodearray's and the cluster's node and core
+ *     limits, its VM family's and the region's core quota, less what this pass
+ *     has already promised anywhere;
+ *   - every change made while placing a job is logged in the undo log passed
+ *     in, so a job that cannot be placed whole leaves the model as it was;
+ *   - nodes are ordered ready, booting, stopped (startable), then new nodes in
+ *     the order they were made; failed and departing nodes come last and are
+ *     never given work.
+ * The model owns the status and node list it was built from; every string in
+ * it is borrowed from them, from the configuration, or from its own arena.
+ */
+#ifndef CCAS_CLUSTER_H
+#define CCAS_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ccapi/ccapi.h"
+#include "conf/conf.h"
+#include "model/constraint.h"
+#include "util/error.h"
+#include "model/node.h"
+#include "model/resources.h"
+#include "model/undo.h"
+
+#define CCAS_UNLIMITED INT64_MAX
+
+/* A pool of nodes and cores that several buckets draw on. */
+struct ccas_limit {
+    const char *what;   /* "cluster", "nodearray hpc", "family quota", "regional quota" */
+    int64_t nodes;      /* remaining, or CCAS_UNLIMITED */
+    int64_t cores;
+};
+
+struct ccas_pg {
+    const char *name;
+    struct ccas_bucket *bucket;
+    int64_t active;     /* nodes in it when the pass began */
+    int64_t room;       /* how many more may join, or CCAS_UNLIMITED */
+    bool is_new;        /* named by this pass */
+    bool from_status;   /* counts came from the status read (else from its nodes) */
+    struct ccas_node **members; /* its usable nodes, existing then new */
+    uint32_t nmembers, memcap;
+    uint32_t closed_prefix; /* matching: members before it are closed to every later job */
+};
+
+struct ccas_nodearray {
+    const char *name;
+    const struct ccas_nodearray_status *st;
+    int priority;
+    bool enabled;       /* the configuration allows creating here */
+    bool colocated;     /* jobs keep their nodes in one placement group */
+    struct ccas_limit limit;
+};
+
+struct ccas_bucket {
+    struct ccas_nodearray *na;
+    const struct ccas_bucket_status *st;
+    const char *machine_type;
+    const char *family;
+    int64_t cores_per_vm;        /* charged against core limits and quotas */
+    int64_t available;           /* the bucket's own count, less what was promised */
+    int64_t max_pg_size;         /* CCAS_UNLIMITED if unknown */
+    struct ccas_limit *family_limit;
+    struct ccas_limit *regional_limit;
+    struct ccas_limit *cluster_limit;
+    struct ccas_node template_node; /* what a new node here would look like */
+    struct ccas_pg **pgs;
+    size_t npgs, pgcap;
+    uint32_t order;              /* position in preference order */
+    uint32_t new_nodes;          /* nodes this pass made here */
+    const char *hold_reason;     /* held back (capacity window, breaker): takes no new nodes */
+};
+
+struct ccas_cluster {
+    const struct ccas_config *cfg;
+    struct ccas_cluster_status *status;   /* owned */
+    struct ccas_node_list *nodelist;      /* owned, may be NULL */
+    struct ccas_resdict *dict;            /* owned */
+    struct ccas_shared *shared;           /* owned */
+    struct ccas_cons_cache *cons;         /* owned */
+    struct ccas_rules *rules;             /* owned */
+
+    struct ccas_nodearray *nodearrays;
+    size_t nnodearrays;
+    struct ccas_bucket *buckets;          /* in preference order */
+    size_t nbuckets;
+    struct ccas_limit cluster_limit;
+    struct ccas_limit regional_limit;
+    struct ccas_limit *families;
+    size_t nfamilies;
+
+    struct ccas_node **nodes;             /* existing, then new */
+    size_t nnodes, nodecap;
+    size_t nexisting;                     /* nodes[0..nexisting) came from CycleCloud */
+    struct ccas_resdict *names, *hosts;   /* owned: existing nodes by name, by lower-case hostname */
+    struct ccas_node **by_name, **by_host; /* indexed by those ids */
+    double now;                           /* wall clock at build time */
+    void *arena;
+};
+
+/* Build the model.  Takes ownership of `status` and `nodes` (either may be
+ * freed on failure too).  `nodes` may be NULL (no existing nodes considered).
+ * `cfg` is borrowed and must outlive the model.  Returns the model (caller
+ * frees with ccas_cluster_destroy()) or NULL with `err` naming what is wrong
+ * (a bad default_resources rule, a bad shared resource ...). */
+/* The model's own nodes are also found by name in O(1): see ccas_cluster_find_node(). */
+struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_cluster_status *status,
+                                          struct ccas_node_list *nodes, struct ccas_error *err);
+void ccas_cluster_destroy (struct ccas_cluster *c);
+
+/* How many more nodes `b` may take now, and if 0, why ("availableCount 0",
+ * "family quota: 8 cores left, 120 per node"); `why` may be NULL. */
+int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t whysize);
+
+/* Hold a bucket back: it takes no new nodes this pass; `reason` is copied. */
+int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason);
+
+/* Find a bucket by nodearray and machine type; NULL if none. */
+struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const char *nodearray,
+                                         const char *machine_type);
+
+/* Find an existing node by name or hostname (case-insensitive for
+ * hostnames); NULL if none.  Borrowed. */
+struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const char *name);
+
+/* Find or make a placement group of `b` named `name` (NULL: make a new name).
+ * New groups are logged in `undo`.  Returns NULL only when out of memory. */
+struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
+                                 struct ccas_undo *undo);
+
+/* Make a potential node in bucket `b` (in `pg`, may be NULL), charging one node
+ * against every limit it draws on, and append it to the node list.  Logged in
+ * `undo`.  Returns the node, or NULL if the bucket has no room (or no memory). */
+struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
+                                         struct ccas_undo *undo);
+
+/* Subtract `amount` of resource `name` from an existing node's free amount
+ * (the scheduler reports it in use).  Unknown resources are ignored. */
+void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount);
+
+/* A copy of `s` that lives as long as the model (e.g. a placement group name
+ * for ccas_cluster_pg(), which borrows it).  NULL when out of memory. */
+char *ccas_cluster_strdup (struct ccas_cluster *c, const char *s);
+
+/* A short label for a potential node: "new hpc/Standard_HB120rs_v3 in pg0". */
+const char *ccas_node_label (const struct ccas_node *n, char *buf, size_t size);
+
+#endif /* !CCAS_CLUSTER_H */

@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: MIT */
+/* constraint.c: compile constraint JSON into terms; test and take slots on nodes. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+#include "model/constraint.h"
+#include "util/json.h"
+#include "util/units.h"
+
+enum term_kind {
+    T_TRUE,
+    T_AND,
+    T_OR,
+    T_XOR,
+    T_NOT,
+    T_MIN,          /* node resource >= amount; consumes */
+    T_RES_MATCH,    /* node resource matches one of values; read-only */
+    T_PROP,         /* node property matches one of values */
+    T_EXCLUSIVE,
+    T_EXCL_TASK,
+    T_IN_PG,
+    T_NEVER,
+    T_SHARED_MIN,   /* shared pool >= amount; consumes */
+    T_SHARED_MATCH, /* shared value matches one of values */
+    T_CAPFAIL,      /* bucket had no capacity failure in the last `amount` seconds */
+};
+
+struct term {
+    enum term_kind kind;
+    int index;                 /* resource id, property, or shared index */
+    bool flag;                 /* exclusive / in-a-placement-group value */
+    bool size;                 /* amount is bytes (for messages) */
+    double amount;
+    const char *key;           /* as written, for messages */
+    const char *message;       /* T_NEVER */
+    struct ccas_value *values; /* match options */
+    uint32_t nvalues;
+    struct term *kids;
+    uint32_t nkids;
+};
+
+struct ccas_constraint {
+    struct term root;
+    struct ccas_cons_info info;
+    json_object *src;          /* a reference, keeping borrowed strings alive */
+    struct ccas_shared *shared; /* the pool shared resources are taken from */
+    const char *text;
+    uint64_t hash;
+};
+
+struct ccas_cons_cache {
+    struct ccas_resdict *dict;
+    struct ccas_shared *shared;
+    struct ccas_constraint **slots; /* hash table of interned constraints */
+    size_t nslots, count;
+    struct ccas_constraint **byid;
+    struct ccas_arena *arena;   /* terms and values */
+    struct ccas_constraint any;
+};
+
+static void *arena_alloc (struct ccas_cons_cache *c, size_t size)
+{
+    return ccas_arena_alloc (c->arena, size);
+}
+
+/* ---- cache ---------------------------------------------------------------- */
+
+struct ccas_cons_cache *ccas_cons_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared)
+{
+    struct ccas_cons_cache *c = calloc (1, sizeof (*c));
+    if (!c)
+        return NULL;
+    c->dict = dict;
+    c->shared = shared;
+    c->nslots = 64;
+    c->arena = ccas_arena_create ();
+    if (!c->arena || !(c->slots = calloc (c->nslots, sizeof (*c->slots)))) {
+        ccas_arena_destroy (c->arena);
+        free (c);
+        return NULL;
+    }
+    c->any.root.kind = T_TRUE;
+    c->any.info.monotone = true;
+    c->any.text = "{}";
+    return c;
+}
+
+void ccas_cons_cache_destroy (struct ccas_cons_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->count; i++)
+        json_object_put (c->byid[i]->src);
+    ccas_arena_destroy (c->arena);
+    free (c->byid);
+    free (c->slots);
+    free (c);
+}
+
+const struct ccas_constraint *ccas_constraint_any (struct ccas_cons_cache *c)
+{
+    return &c->any;
+}
+
+/* A structural hash: object members combine without order, as JSON objects
+ * compare without order. */
+static uint64_t mix (uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t hash_str (const char *s, uint64_t h)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t hash_json (json_object *j)
+{
+    uint64_t h = 1469598103934665603ULL;
+    switch (json_object_get_type (j)) {
+    case json_type_null:
+        return 1;
+    case json_type_boolean:
+        return json_object_get_boolean (j) ? 2 : 3;
+    case json_type_int:
+    case json_type_double: {
+        double d = json_object_get_double (j);
+        uint64_t bits;
+        memcpy (&bits, &d, sizeof (bits));
+        return mix (bits ^ 5);
+    }
+    case json_type_string:
+        return mix (hash_str (json_object_get_string (j), h));
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length (j); i++)
+            h = mix (h * 31 + hash_json (json_object_array_get_idx (j, i)));
+        return h ^ 7;
+    case json_type_object: {
+        uint64_t sum = 11;
+        json_object_object_foreach (j, key, val)
+            sum += mix (hash_str (key, h) ^ hash_json (val));
+        return sum;
+    }
+    }
+    return 0;
+}
+
+static struct ccas_constraint *cache_find (struct ccas_cons_cache *c, json_object *j, uint64_t h,
+                                           size_t *slot)
+{
+    size_t mask = c->nslots - 1;
+    size_t i = (size_t)h & mask;
+    while (c->slots[i]) {
+        struct ccas_constraint *k = c->slots[i];
+        if (k->hash == h && json_object_equal (k->src, j))
+            return k;
+        i = (i + 1) & mask;
+    }
+    *slot = i;
+    return NULL;
+}
+
+static int cache_add (struct ccas_cons_cache *c, struct ccas_constraint *k, size_t slot)
+{
+    if (c->count % 64 == 0) {
+        struct ccas_constraint **v = realloc (c->byid, (c->count + 64) * sizeof (*v));
+        if (!v)
+            return -1;
+        c->byid = v;
+    }
+    c->slots[slot] = k;
+    c->byid[c->count] = k;
+    k->info.id = (uint32_t)c->count + 1; /* 0 is the always-true constraint */
+    c->count++;
+    if (c->count * 2 > c->nslots) {
+        size_t nslots = c->nslots * 2;
+        struct ccas_constraint **slots = calloc (nslots, sizeof (*slots));
+        if (!slots)
+            return 0; /* the table stays correct, only fuller */
+        free (c->slots);
+        c->slots = slots;
+        c->nslots = nslots;
+        for (size_t i = 0; i < c->count; i++) {
+            size_t s = (size_t)c->byid[i]->hash & (nslots - 1);
+            while (c->slots[s])
+                s = (s + 1) & (nslots - 1);
+            c->slots[s] = c->byid[i];
+        }
+    }
+    return 0;
+}
+
+/* ---- compile ---------------------------------------------------------------- */
+
+struct compiler {
+    struct ccas_cons_cache *cache;
+    struct ccas_constraint *k;
+    struct ccas_error *err;
+};
+
+static int compile_term (struct compiler *cc, json_object *j, const char *path, struct term *t);
+
+static int fail (struct compiler *cc, const char *path, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+static int fail (struct compiler *cc, const char *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    return ccas_errorf (cc->err, "%s: %s", path && *path ? path : "constraint", msg);
+}
+
+static int compile_list (struct compiler *cc, json_object *arr, const char *path, struct term *t)
+{
+    size_t n = json_object_array_length (arr);
+    t->nkids = (uint32_t)n;
+    if (n && !(t->kids = arena_alloc (cc->cache, n * sizeof (*t->kids))))
+        return fail (cc, path, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char sub[512];
+        ccas_json_path_index (sub, sizeof (sub), path, i);
+        if (compile_term (cc, json_object_array_get_idx (arr, i), sub, &t->kids[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int compile_bool_key (struct compiler *cc, json_object *val, const char *path, bool *out)
+{
+    char brief[64];
+    if (!json_object_is_type (val, json_type_boolean))
+        return fail (cc, path, "expected true or false, got %s", ccas_json_brief (val, brief, sizeof (brief)));
+    *out = json_object_get_boolean (val);
+    return 0;
+}
+
+/* One scalar into a match option: strings stay strings, except sizes,
+ * which become numbers of bytes. */
+static int scalar_value (struct compiler *cc, json_object *val, const char *path, struct ccas_value *out)
+{
+    char brief[64];
+    switch (json_object_get_type (val)) {
+    case json_type_int:
+    case json_type_double:
+        *out = ccas_value_num (json_object_get_double (val));
+        return 0;
+    case json_type_boolean:
+        *out = ccas_value_bool (json_object_get_boolean (val));
+        return 0;
+    case json_type_string:
+        *out = ccas_value_str (json_object_get_string (val));
+        return 0;
+    default:
+        return fail (cc, path, "expected a number, string or boolean, got %s",
+                     ccas_json_brief (val, brief, sizeof (brief)));
+    }
+}
+
+static int compile_options (struct compiler *cc, json_object *val, const char *path, struct term *t)
+{
+    bool is_list = json_object_is_type (val, json_type_array);
+    size_t n = is_list ? json_object_array_length (val) : 1;
+    if (n == 0)
+        return fail (cc, path, "an empty list matches nothing; remove the key or give options");
+    if (!(t->values = arena_alloc (cc->cache, n * sizeof (*t->values))))
+        return fail (cc, path, "out of memory");
+    t->nvalues = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        char sub[512];
+        json_object *e = is_list ? json_object_array_get_idx (val, i) : val;
+        if (is_list)
+            ccas_json_path_index (sub, sizeof (sub), path, i);
+        else
+            snprintf (sub, sizeof (sub), "%s", path);
+        if (scalar_value (cc, e, sub, &t->values[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int compile_property (struct compiler *cc, const char *key, json_object *val, const char *path,
+                             struct term *t)
+{
+    int prop = ccas_node_prop_parse (key + 5);
+    if (prop < 0)
+        return fail (cc, path, "unknown node property '%s'", key);
+    t->kind = T_PROP;
+    t->index = prop;
+    return compile_options (cc, val, path, t);
+}
+
+/* A resource key: a number (or a size string) is a minimum that consumes;
+ * anything else is a read-only match.  Shared resources go to the pool. */
+static int compile_resource (struct compiler *cc, const char *key, json_object *val, const char *path,
+                             struct term *t)
+{
+    int shared = ccas_shared_find (cc->cache->shared, key);
+    bool number = json_object_is_type (val, json_type_int) || json_object_is_type (val, json_type_double);
+    const char *str = json_object_is_type (val, json_type_string) ? json_object_get_string (val) : NULL;
+
+    if (number || (str && ccas_units_looks_like_size (str))) {
+        double amount;
+        if (number)
+            amount = json_object_get_double (val);
+        else if (ccas_units_parse (str, 1, &amount, cc->err) < 0)
+            return ccas_error_prefix (cc->err, "%s", path);
+        if (amount < 0 || !isfinite (amount))
+            return fail (cc, path, "a minimum must be a non-negative number");
+        t->kind = shared >= 0 ? T_SHARED_MIN : T_MIN;
+        t->amount = amount;
+        t->size = !number;
+    } else {
+        if (compile_options (cc, val, path, t) < 0)
+            return -1;
+        /* a size among the options compares as bytes */
+        for (uint32_t i = 0; i < t->nvalues; i++)
+            if (t->values[i].type == CCAS_V_STR && ccas_units_is_size (t->values[i].u.str)) {
+                double b;
+                if (ccas_units_parse (t->values[i].u.str, 1, &b, cc->err) < 0)
+                    return ccas_error_prefix (cc->err, "%s", path);
+                t->values[i] = ccas_value_num (b);
+                t->values[i].size = true;
+            }
+        t->kind = shared >= 0 ? T_SHARED_MATCH : T_RES_MATCH;
+    }
+    if (shared >= 0)
+        t->index = shared;
+    else if ((t->index = ccas_resdict_intern (cc->cache->dict, key)) < 0)
+        return fail (cc, path, "out of memory");
+    return 0;
+}
+
+static int compile_key (struct compiler *cc, const char *key, json_object *val, const char *path,
+                        struct term *t)
+{
+    char brief[64];
+    t->key = key;
+    if (!val)
+        return fail (cc, path, "null is not a constraint");
+    if (strcmp (key, "and") == 0 || strcmp (key, "or") == 0 || strcmp (key, "xor") == 0) {
+        if (!json_object_is_type (val, json_type_array))
+            return fail (cc, path, "expected a list of constraints, got %s",
+                         ccas_json_brief (val, brief, sizeof (brief)));
+        if (key[0] == 'x' && json_object_array_length (val) < 2)
+            return fail (cc, path, "xor needs at least two constraints");
+        t->kind = key[0] == 'a' ? T_AND : key[0] == 'o' ? T_OR : T_XOR;
+        if (t->kind != T_AND)
+            cc->k->info.monotone = cc->k->info.monotone && t->kind == T_OR;
+        return compile_list (cc, val, path, t);
+    }
+    if (strcmp (key, "not") == 0) {
+        t->kind = T_NOT;
+        t->nkids = 1;
+        if (!(t->kids = arena_alloc (cc->cache, sizeof (*t->kids))))
+            return fail (cc, path, "out of memory");
+        return compile_term (cc, val, path, t->kids);
+    }
+    if (strcmp (key, "exclusive") == 0) {
+        t->kind = T_EXCLUSIVE;
+        return compile_bool_key (cc, val, path, &t->flag);
+    }
+    if (strcmp (key, "exclusive-task") == 0 || strcmp (key, "exclusive_task") == 0) {
+        t->kind = T_EXCL_TASK;
+        return compile_bool_key (cc, val, path, &t->flag);
+    }
+    if (strcmp (key, "in-a-placement-group") == 0) {
+        t->kind = T_IN_PG;
+        return compile_bool_key (cc, val, path, &t->flag);
+    }
+    if (strcmp (key, "never") == 0) {
+        if (!json_object_is_type (val, json_type_string))
+            return fail (cc, path, "expected a message, got %s", ccas_json_brief (val, brief, sizeof (brief)));
+        t->kind = T_NEVER;
+        t->message = json_object_get_string (val);
+        return 0;
+    }
+    if (strcmp (key, "capacity-failure-backoff") == 0) {
+        if (!json_object_is_type (val, json_type_int) && !json_object_is_type (val, json_type_double))
+            return fail (cc, path, "expected seconds, got %s", ccas_json_brief (val, brief, sizeof (brief)));
+        t->kind = T_CAPFAIL;
+        t->amount = json_object_get_double (val);
+        if (t->amount < 0)
+            return fail (cc, path, "seconds cannot be negative");
+        return 0;
+    }
+    if (strncmp (key, "node.", 5) == 0)
+        return compile_property (cc, key, val, path, t);
+    if (json_object_is_type (val, json_type_object))
+        return fail (cc, path, "expected a value or a list of values, got an object");
+    return compile_resource (cc, key, val, path, t);
+}
+
+static int compile_object (struct compiler *cc, json_object *j, const char *path, struct term *t)
+{
+    size_t n = (size_t)json_object_object_length (j);
+    if (n == 0) {
+        t->kind = T_TRUE;
+        return 0;
+    }
+    if (n == 1) {
+        json_object_object_foreach (j, key, val) {
+            char sub[512];
+            ccas_json_path_key (sub, sizeof (sub), path, key);
+            return compile_key (cc, key, val, sub, t);
+        }
+    }
+    t->kind = T_AND;
+    t->nkids = (uint32_t)n;
+    if (!(t->kids = arena_alloc (cc->cache, n * sizeof (*t->kids))))
+        return fail (cc, path, "out of memory");
+    size_t i = 0;
+    json_object_object_foreach (j, key2, val2) {
+        char sub[512];
+        ccas_json_path_key (sub, sizeof (sub), path, key2);
+        if (compile_key (cc, key2, val2, sub, &t->kids[i++]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int compile_term (struct compiler *cc, json_object *j, const char *path, struct term *t)
+{
+    char brief[64];
+    if (!j) {
+        t->kind = T_TRUE;
+        return 0;
+    }
+    if (json_object_is_type (j, json_type_array)) {
+        t->kind = T_AND;
+        return compile_list (cc, j, path, t);
+    }
+    if (!json_object_is_type (j, json_type_object))
+        return fail (cc, path, "expected a constraint object, got %s", ccas_json_brief (j, brief, sizeof (brief)));
+    return compile_object (cc, j, path, t);
+}
+
+/* Facts the engine needs are read off the top-level AND only: a flag buried
+ * in an "or" is a choice, not a requirement of the job. */
+static void collect_info (const struct term *t, struct ccas_cons_info *info)
+{
+    switch (t->kind) {
+    case T_AND:
+        for (uint32_t i = 0; i < t->nkids; i++)
+            collect_info (&t->kids[i], info);
+        break;
+    case T_EXCLUSIVE:
+        info->exclusive = info->exclusive || t->flag;
+        break;
+    case T_EXCL_TASK:
+        info->exclusive_task = info->exclusive_task || t->flag;
+        break;
+    case T_IN_PG:
+        if (t->flag)
+            info->wants_pg = true;
+        else
+            info->forbids_pg = true;
+        break;
+    case T_NEVER:
+        info->never = true;
+        break;
+    case T_CAPFAIL:
+        if (t->amount > info->capacity_backoff)
+            info->capacity_backoff = t->amount;
+        break;
+    default:
+        break;
+    }
+}
+
+const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *cache, json_object *json,
+                                                       const char *path, struct ccas_error *err)
+{
+    if (!json || (json_object_is_type (json, json_type_object) && json_object_object_length (json) == 0))
+        return &cache->any;
+    uint64_t h = hash_json (json);
+    size_t slot = 0;
+    struct ccas_constraint *k = cache_find (cache, json, h, &slot);
+    if (k)
+        return k;
+    if (!(k = arena_alloc (cache, sizeof (*k)))) {
+        ccas_errorf (err, "%s: out of memory", path);
+        return NULL;
+    }
+    k->info.monotone = true;
+    k->shared = cache->shared;
+    struct compiler cc = { cache, k, err };
+    if (compile_term (&cc, json, path, &k->root) < 0)
+        return NULL; /* the arena keeps the partial terms until the cache goes */
+    collect_info (&k->root, &k->info);
+    if (k->info.wants_pg && k->info.forbids_pg) {
+        ccas_errorf (err, "%s: in-a-placement-group is both true and false", path);
+        return NULL;
+    }
+    k->src = json_object_get (json);
+    k->hash = h;
+    k->text = json_object_to_json_string_ext (json, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (cache_add (cache, k, slot) < 0) {
+        json_object_put (k->src);
+        ccas_errorf (err, "%s: out of memory", path);
+        return NULL;
+    }
+    return k;
+}
+
+const struct ccas_cons_info *ccas_constraint_info (const struct ccas_constraint *c)
+{
+    return &c->info;
+}
+
+const char *ccas_constraint_text (const struct ccas_constraint *c)
+{
+    return c->text;
+}
+
+/* ---- evaluate ----------------------------------------------------------------- */
+
+struct judge {
+    const struct ccas_eval *ev;
+    struct ccas_shared *shared;
+    bool total;     /* inside "not": judge what the node has, not what is free */
+    char *why;
+    size_t whysize;
+};
+
+static void say (struct judge *jg, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void say (struct judge *jg, const char *fmt, ...)
+{
+    if (!jg->why)
+        return;
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (jg->why, jg->whysize, fmt, ap);
+    va_end (ap);
+}
+
+static bool fits (struct judge *jg, const struct term *t, const struct ccas_node *n);
+
+static const char *fmt_amount (double a, bool size, char *buf, size_t n)
+{
+    struct ccas_value v = ccas_value_num (a);
+    v.size = size;
+    return ccas_value_format (&v, buf, n);
+}
+
+static bool fits_min (struct judge *jg, const struct term *t, const struct ccas_node *n)
+{
+    const struct ccas_value *v = ccas_node_res (n, t->index);
+    char a[32], b[32];
+    if (v->type != CCAS_V_NUM) {
+        say (jg, "%s: the node does not define it", t->key);
+        return false;
+    }
+    double have = jg->total ? v->u.num : n->avail[t->index];
+    if (have + 1e-9 >= t->amount)
+        return true;
+    if (jg->why) /* formatting the amounts is most of a miss's cost: only when asked why */
+        say (jg, "%s: needs %s, node has %s%s", t->key, fmt_amount (t->amount, t->size || v->size, a, sizeof (a)),
+         fmt_amount (have, t->size || v->size, b, sizeof (b)), jg->total ? "" : " free");
+    return false;
+}
+
+static bool any_matches (const struct term *t, const struct ccas_value *v)
+{
+    for (uint32_t i = 0; i < t->nvalues; i++)
+        if (ccas_value_matches (&t->values[i], v))
+            return true;
+    return false;
+}
+
+static void say_mismatch (struct judge *jg, const char *what, const struct term *t,
+                          const struct ccas_value *v)
+{
+    char want[96], have[96];
+    if (!jg->why)
+        return;
+    ccas_value_format (&t->values[0], want, sizeof (want));
+    ccas_value_format (v, have, sizeof (have));
+    say (jg, "%s: wants %s%s, %s %s", t->key, t->nvalues > 1 ? "one of " : "", want,
+         what, have);
+}
+
+static bool fits_list (struct judge *jg, const struct term *t, const struct ccas_node *n)
+{
+    char why0[256] = "";
+    uint32_t matched = 0;
+    for (uint32_t i = 0; i < t->nkids; i++) {
+        struct judge sub = *jg;
+        sub.why = i == 0 ? why0 : NULL;
+        sub.whysize = sizeof (why0);
+        if (fits (&sub, &t->kids[i], n)) {
+            if (t->kind == T_OR)
+                return true;
+            matched++;
+        }
+    }
+    if (t->kind == T_XOR && matched == 1)
+        return true;
+    if (t->kind == T_XOR && matched > 1)
+        say (jg, "xor: %u options match, exactly one must", matched);
+    else
+        say (jg, "%s: none of %u options match (first: %s)", t->kind == T_OR ? "or" : "xor", t->nkids, why0);
+    return false;
+}
+
+static bool fits (struct judge *jg, const struct term *t, const struct ccas_node *n)
+{
+    switch (t->kind) {
+    case T_TRUE:
+        return true;
+    case T_AND:
+        for (uint32_t i = 0; i < t->nkids; i++)
+            if (!fits (jg, &t->kids[i], n))
+                return false;
+        return true;
+    case T_OR:
+    case T_XOR:
+        return fits_list (jg, t, n);
+    case T_NOT: {
+        struct judge sub = *jg;
+        sub.total = true;
+        sub.why = NULL;
+        if (!fits (&sub, t->kids, n))
+            return true;
+        say (jg, "not: the node satisfies what is excluded");
+        return false;
+    }
+    case T_MIN:
+        return fits_min (jg, t, n);
+    case T_RES_MATCH: {
+        const struct ccas_value *v = ccas_node_res (n, t->index);
+        if (any_matches (t, v))
+            return true;
+        say_mismatch (jg, "node has", t, v);
+        return false;
+    }
+    case T_PROP: {
+        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index);
+        if (any_matches (t, &v))
+            return true;
+        say_mismatch (jg, "node is", t, &v);
+        return false;
+    }
+    case T_EXCLUSIVE:
+        if (!t->flag || jg->total || jg->ev->template_node)
+            return true;
+        if (!n->busy && (n->njobs == 0 || (n->exclusive && n->last_job == jg->ev->job && !n->excl_task_used)))
+            return true;
+        say (jg, "exclusive: the node already has other work");
+        return false;
+    case T_EXCL_TASK:
+        if (!t->flag || jg->total || jg->ev->template_node)
+            return true;
+        if (!n->busy && n->njobs == 0)
+            return true;
+        say (jg, "exclusive-task: the node already has work");
+        return false;
+    case T_IN_PG:
+        if (jg->ev->template_node)
+            return true;
+        if ((n->placement_group != NULL) == t->flag)
+            return true;
+        say (jg, t->flag ? "in-a-placement-group: the node is in none"
+                         : "in-a-placement-group: the node is in '%s'",
+             n->placement_group ? n->placement_group : "");
+        return false;
+    case T_NEVER:
+        say (jg, "%s", t->message);
+        return false;
+    case T_SHARED_MIN: {
+        const struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
+        char a[32], b[32];
+        if (v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount)
+            return true;
+        say (jg, "%s: needs %s, %s left in the cluster", t->key, fmt_amount (t->amount, t->size, a, sizeof (a)),
+             v->type == CCAS_V_NUM ? fmt_amount (v->u.num, t->size, b, sizeof (b)) : "none");
+        return false;
+    }
+    case T_SHARED_MATCH: {
+        const struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
+        if (any_matches (t, v))
+            return true;
+        say_mismatch (jg, "the cluster has", t, v);
+        return false;
+    }
+    case T_CAPFAIL:
+        if (!jg->ev->template_node || n->capfail_age < 0 || n->capfail_age >= t->amount)
+            return true;
+        say (jg, "capacity failure %.0f s ago (back-off %.0f s)", n->capfail_age, t->amount);
+        return false;
+    }
+    return false;
+}
+
+bool ccas_constraint_fits (const struct ccas_constraint *c, const struct ccas_node *n,
+                           const struct ccas_eval *ev, char *why, size_t whysize)
+{
+    struct judge jg = { ev, c->shared, false, why, whysize };
+    if (why && whysize)
+        why[0] = '\0';
+    return fits (&jg, &c->root, n);
+}
+
+/* ---- take ------------------------------------------------------------------------ */
+
+static void take (struct judge *jg, const struct term *t, struct ccas_node *n)
+{
+    struct ccas_undo *u = jg->ev->undo;
+    switch (t->kind) {
+    case T_AND:
+        for (uint32_t i = 0; i < t->nkids; i++)
+            take (jg, &t->kids[i], n);
+        break;
+    case T_OR:
+    case T_XOR:
+        /* the first child that fits is the one that consumes */
+        for (uint32_t i = 0; i < t->nkids; i++)
+            if (fits (jg, &t->kids[i], n)) {
+                take (jg, &t->kids[i], n);
+                break;
+            }
+        break;
+    case T_MIN:
+        ccas_undo_double (u, &n->avail[t->index]);
+        n->avail[t->index] -= t->amount;
+        break;
+    case T_SHARED_MIN: {
+        struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
+        ccas_undo_double (u, &v->u.num);
+        v->u.num -= t->amount;
+        if (v->u.num < 0)
+            v->u.num = 0; /* never below zero, even through rounding */
+        break;
+    }
+    case T_EXCLUSIVE:
+        if (t->flag && !n->exclusive) {
+            ccas_undo_bool (u, &n->exclusive);
+            n->exclusive = true;
+        }
+        break;
+    case T_EXCL_TASK:
+        if (t->flag) {
+            ccas_undo_bool (u, &n->exclusive);
+            ccas_undo_bool (u, &n->excl_task_used);
+            n->exclusive = true;
+            n->excl_task_used = true;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n,
+                           const struct ccas_eval *ev)
+{
+    struct judge jg = { ev, c->shared, false, NULL, 0 };
+    take (&jg, &c->root, n);
+}
+
+static uint32_t rank (struct judge *jg, const struct term *t, const struct ccas_node *n)
+{
+    uint32_t r = 0;
+    switch (t->kind) {
+    case T_AND:
+        for (uint32_t i = 0; i < t->nkids; i++)
+            r += rank (jg, &t->kids[i], n);
+        return r;
+    case T_OR:
+        /* "or" chooses what consumes, not which bucket is preferred */
+        for (uint32_t i = 0; i < t->nkids; i++)
+            if (fits (jg, &t->kids[i], n))
+                return rank (jg, &t->kids[i], n);
+        return 0;
+    case T_PROP: {
+        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index);
+        for (uint32_t i = 0; i < t->nvalues; i++)
+            if (ccas_value_matches (&t->values[i], &v))
+                return i;
+        return t->nvalues;
+    }
+    case T_RES_MATCH: {
+        const struct ccas_value *v = ccas_node_res (n, t->index);
+        for (uint32_t i = 0; i < t->nvalues; i++)
+            if (ccas_value_matches (&t->values[i], v))
+                return i;
+        return t->nvalues;
+    }
+    default:
+        return 0;
+    }
+}
+
+uint32_t ccas_constraint_rank (const struct ccas_constraint *c, const struct ccas_node *n)
+{
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct judge jg = { &ev, c->shared, false, NULL, 0 };
+    return rank (&jg, &c->root, n);
+}
+
+size_t ccas_cons_cache_count (const struct ccas_cons_cache *cache)
+{
+    return cache->count;
+}
+
+/* A term's share of being satisfied: 1 if it holds, have/needed for an
+ * unmet minimum, else 0. */
+static double term_closeness (struct judge *jg, const struct term *t, const struct ccas_node *n)
+{
+    if (fits (jg, t, n))
+        return 1;
+    if (t->kind == T_MIN && t->amount > 0) {
+        const struct ccas_value *v = ccas_node_res (n, t->index);
+        return v->type == CCAS_V_NUM && v->u.num > 0 ? v->u.num / t->amount : 0;
+    }
+    return 0;
+}
+
+double ccas_constraint_closeness (const struct ccas_constraint *c, const struct ccas_node *n)
+{
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct judge jg = { &ev, c->shared, false, NULL, 0 };
+    if (c->root.kind != T_AND)
+        return term_closeness (&jg, &c->root, n);
+    double k = 0;
+    for (uint32_t i = 0; i < c->root.nkids; i++)
+        k += term_closeness (&jg, &c->root.kids[i], n);
+    return k;
+}

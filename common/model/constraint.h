@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* constraint.h: the constraint language — parse from JSON, test a node, take from it.
+ *
+ * A constraint is a JSON object; several keys in one object are ANDed, a list
+ * of objects is ANDed too.  Keys:
+ *   "ncpus": 4                 resource minimum; taking a slot consumes it
+ *   "mem": "4g"                the same, as a size
+ *   "slot_type": "execute"     read-only match of a string or boolean resource
+ *   "slot_type": ["a", "b"]    one of (earlier preferred when ordering buckets)
+ *   "node.vm_size": "Standard_F*"   node property match (shell wildcards), or a list
+ *   "and" / "or" / "xor": [c, ...]  "or" consumes through its first matching child;
+ *                              "xor" needs exactly one matching child
+ *   "not": c                   c must not hold; judged on what the node has in
+ *                              total, so {"not": {"ngpus": 1}} means "not a GPU node"
+ *   "exclusive": true          the job owns the whole node
+ *   "exclusive-task": true     each slot owns a whole node
+ *   "in-a-placement-group": b  true: inside one placement group; false: outside any
+ *   "never": "message"         never matches; the message is the reason
+ *   "capacity-failure-backoff": s   skip buckets with a capacity failure in the last s seconds
+ *   a shared resource (ccas_shared): a minimum consumes from the cluster-wide
+ *   pool, never below zero; a string or boolean compares with the pool's value.
+ *
+ * Compiled constraints are interned in a ccas_cons_cache: structurally equal
+ * JSON compiles once and yields the same pointer, which the matching engine
+ * uses as the key of its per-shape caches.  The cache holds a reference to the
+ * first JSON of each shape, and compiled terms borrow strings from it.
+ */
+#ifndef CCAS_CONSTRAINT_H
+#define CCAS_CONSTRAINT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/error.h"
+#include "model/node.h"
+#include "model/resdict.h"
+#include "model/shared.h"
+#include "model/undo.h"
+
+struct ccas_constraint;
+struct ccas_cons_cache;
+
+/* `dict` and `shared` are borrowed and must outlive the cache.  Caller frees
+ * with ccas_cons_cache_destroy(), which frees every constraint it made. */
+struct ccas_cons_cache *ccas_cons_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared);
+void ccas_cons_cache_destroy (struct ccas_cons_cache *cache);
+
+/* Compile `json` (an object, an array of objects meaning AND, or NULL meaning
+ * "anything").  `path` names it in errors ("jobs[3].constraints.or[1]: ...").
+ * Returns a constraint owned by the cache, or NULL with `err`.  Does not take
+ * a reference to `json` unless the shape is new (then the cache keeps one). */
+const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *cache, json_object *json,
+                                                       const char *path, struct ccas_error *err);
+
+/* How many shapes the cache holds; ids run from 0 (the always-true
+ * constraint) to this number inclusive. */
+size_t ccas_cons_cache_count (const struct ccas_cons_cache *cache);
+
+/* The always-true constraint of this cache. */
+const struct ccas_constraint *ccas_constraint_any (struct ccas_cons_cache *cache);
+
+/* Facts about a compiled constraint, for the engine. */
+struct ccas_cons_info {
+    uint32_t id;             /* dense, per cache: index for per-shape caches */
+    bool exclusive;          /* contains a top-level exclusive: true */
+    bool exclusive_task;     /* exclusive-task: true */
+    bool wants_pg;           /* in-a-placement-group: true at top level */
+    bool forbids_pg;         /* in-a-placement-group: false at top level */
+    bool monotone;           /* once a node fails it fails for the rest of the pass */
+    bool never;              /* can never match */
+    double capacity_backoff; /* seconds, or 0 */
+};
+const struct ccas_cons_info *ccas_constraint_info (const struct ccas_constraint *c);
+
+/* How a test is judged. */
+struct ccas_eval {
+    int32_t job;             /* index of the job asking, for exclusivity */
+    bool template_node;      /* testing a bucket's potential node: placement is decided later */
+    struct ccas_undo *undo;  /* where ccas_constraint_take() records changes, or NULL */
+};
+
+/* Does node `n` have room for one more slot of `c`?  On a miss, when `why` is
+ * not NULL, it receives the reason ("ncpus: needs 4, node has 2 free").
+ * `whysize` is its size. */
+bool ccas_constraint_fits (const struct ccas_constraint *c, const struct ccas_node *n,
+                           const struct ccas_eval *ev, char *why, size_t whysize);
+
+/* Take one slot of `c` from `n`: consume minimums (through the first matching
+ * "or" child), mark exclusivity, consume shared resources.  Call only after
+ * ccas_constraint_fits() said yes.  Changes are recorded in ev->undo. */
+void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n,
+                           const struct ccas_eval *ev);
+
+/* Preference rank of `n` under `c`: for list-valued matches, the index of the
+ * first listed option the node satisfies, summed over the terms; lower is
+ * preferred.  Used to order buckets. */
+uint32_t ccas_constraint_rank (const struct ccas_constraint *c, const struct ccas_node *n);
+
+/* How close `n` comes to satisfying `c`: its top-level terms that hold count
+ * 1 each, an unmet minimum counts have/needed (judged as a bucket's potential
+ * node).  For "closest miss" reasons. */
+double ccas_constraint_closeness (const struct ccas_constraint *c, const struct ccas_node *n);
+
+/* The constraint as canonical JSON text, for output.  Borrowed; lives as long as the cache. */
+const char *ccas_constraint_text (const struct ccas_constraint *c);
+
+#endif /* !CCAS_CONSTRAINT_H */

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/* resources.c: compile default_resources rules and apply them to nodes. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "model/resources.h"
+#include "util/units.h"
+
+enum modifier { MOD_NONE, MOD_ADD, MOD_SUBTRACT, MOD_MULTIPLY, MOD_DIVIDE, MOD_DIVIDE_FLOOR };
+
+static const char *const modifier_keys[] = {
+    [MOD_ADD] = "add",
+    [MOD_SUBTRACT] = "subtract",
+    [MOD_MULTIPLY] = "multiply",
+    [MOD_DIVIDE] = "divide",
+    [MOD_DIVIDE_FLOOR] = "divide_floor",
+};
+
+struct rule {
+    const struct ccas_constraint *select;
+    int res;                   /* resdict id of the name */
+    int prop;                  /* >= 0: value is this node property */
+    struct ccas_value literal; /* otherwise this */
+    enum modifier mod;
+    double operand;
+};
+
+struct ccas_rules {
+    struct rule *v;
+    size_t n;
+    json_object *builtin_json; /* owns the strings of the built-in rules */
+    struct ccas_resdict *dict;
+};
+
+static const char builtin_rules[] =
+    "["
+    "{\"select\": {}, \"name\": \"ncpus\", \"value\": \"node.vcpu_count\"},"
+    "{\"select\": {}, \"name\": \"pcpus\", \"value\": \"node.pcpu_count\"},"
+    "{\"select\": {}, \"name\": \"ngpus\", \"value\": \"node.gpu_count\"},"
+    "{\"select\": {}, \"name\": \"mem\", \"value\": \"node.memory\"},"
+    "{\"select\": {}, \"name\": \"memgb\", \"value\": \"node.memory\", \"divide\": 1073741824},"
+    "{\"select\": {}, \"name\": \"nodearray\", \"value\": \"node.nodearray\"},"
+    "{\"select\": {}, \"name\": \"vm_size\", \"value\": \"node.vm_size\"}"
+    "]";
+
+void ccas_rules_destroy (struct ccas_rules *r)
+{
+    if (!r)
+        return;
+    json_object_put (r->builtin_json);
+    free (r->v);
+    free (r);
+}
+
+static int parse_operand (json_object *val, const char *path, double *out, struct ccas_error *err)
+{
+    char brief[64];
+    if (json_object_is_type (val, json_type_int) || json_object_is_type (val, json_type_double)) {
+        *out = json_object_get_double (val);
+        return 0;
+    }
+    if (json_object_is_type (val, json_type_string) && ccas_units_is_size (json_object_get_string (val))) {
+        if (ccas_units_parse (json_object_get_string (val), 1, out, err) < 0)
+            return ccas_error_prefix (err, "%s", path);
+        return 0;
+    }
+    return ccas_errorf (err, "%s: expected a number or a size, got %s", path,
+                        ccas_json_brief (val, brief, sizeof (brief)));
+}
+
+static int parse_value (json_object *val, const char *path, struct rule *rule, struct ccas_error *err)
+{
+    char brief[64];
+    rule->prop = -1;
+    switch (json_object_get_type (val)) {
+    case json_type_int:
+    case json_type_double:
+        rule->literal = ccas_value_num (json_object_get_double (val));
+        return 0;
+    case json_type_boolean:
+        rule->literal = ccas_value_bool (json_object_get_boolean (val));
+        return 0;
+    case json_type_string:
+        break;
+    default:
+        return ccas_errorf (err, "%s: expected a number, string, boolean or node.<property>, got %s", path,
+                            val ? ccas_json_brief (val, brief, sizeof (brief)) : "nothing");
+    }
+    const char *s = json_object_get_string (val);
+    if (strncmp (s, "node.", 5) == 0) {
+        if ((rule->prop = ccas_node_prop_parse (s + 5)) < 0)
+            return ccas_errorf (err, "%s: unknown node property '%s'", path, s);
+        return 0;
+    }
+    if (ccas_units_is_size (s)) {
+        double bytes;
+        if (ccas_units_parse (s, 1, &bytes, err) < 0)
+            return ccas_error_prefix (err, "%s", path);
+        rule->literal = ccas_value_num (bytes);
+        rule->literal.size = true;
+        return 0;
+    }
+    rule->literal = ccas_value_str (s);
+    return 0;
+}
+
+static int parse_modifier (json_object *obj, const char *path, struct rule *rule, struct ccas_error *err)
+{
+    for (int m = MOD_ADD; m <= MOD_DIVIDE_FLOOR; m++) {
+        json_object *val = ccas_json_get (obj, modifier_keys[m]);
+        if (!val)
+            continue;
+        char sub[512];
+        ccas_json_path_key (sub, sizeof (sub), path, modifier_keys[m]);
+        if (rule->mod != MOD_NONE)
+            return ccas_errorf (err, "%s: only one of add, subtract, multiply, divide, divide_floor", sub);
+        if (parse_operand (val, sub, &rule->operand, err) < 0)
+            return -1;
+        if ((m == MOD_DIVIDE || m == MOD_DIVIDE_FLOOR) && rule->operand == 0)
+            return ccas_errorf (err, "%s: cannot divide by zero", sub);
+        rule->mod = (enum modifier)m;
+    }
+    return 0;
+}
+
+static int check_keys (json_object *obj, const char *path, struct ccas_error *err)
+{
+    static const char *const known[] = { "select", "name", "value", "add", "subtract",
+                                         "multiply", "divide", "divide_floor" };
+    json_object_object_foreach (obj, key, val) {
+        bool ok = false;
+        (void)val;
+        for (size_t i = 0; i < sizeof (known) / sizeof (known[0]); i++)
+            ok = ok || strcmp (key, known[i]) == 0;
+        if (!ok)
+            return ccas_errorf (err, "%s.%s: unknown key (a rule has select, name, value and one modifier)",
+                                path, key);
+    }
+    return 0;
+}
+
+static int compile_rule (json_object *obj, const char *path, struct ccas_cons_cache *cache,
+                         struct ccas_resdict *dict, struct rule *rule, struct ccas_error *err)
+{
+    char sub[512], brief[64];
+    const char *name = NULL;
+    if (!json_object_is_type (obj, json_type_object))
+        return ccas_errorf (err, "%s: expected a rule {select, name, value}, got %s", path,
+                            ccas_json_brief (obj, brief, sizeof (brief)));
+    if (check_keys (obj, path, err) < 0)
+        return -1;
+    ccas_json_path_key (sub, sizeof (sub), path, "name");
+    int rc = ccas_json_get_str (obj, path, "name", &name, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0 || !*name)
+        return ccas_errorf (err, "%s: missing", sub);
+    if (strncmp (name, "node.", 5) == 0)
+        return ccas_errorf (err, "%s: '%s' is a node property, not a resource name", sub, name);
+    if ((rule->res = ccas_resdict_intern (dict, name)) < 0)
+        return ccas_errorf (err, "%s: out of memory", sub);
+    ccas_json_path_key (sub, sizeof (sub), path, "select");
+    json_object *sel = ccas_json_get (obj, "select");
+    if (!(rule->select = ccas_constraint_compile (cache, sel, sub, err)))
+        return -1;
+    ccas_json_path_key (sub, sizeof (sub), path, "value");
+    if (parse_value (ccas_json_get (obj, "value"), sub, rule, err) < 0)
+        return -1;
+    if (parse_modifier (obj, path, rule, err) < 0)
+        return -1;
+    if (rule->mod != MOD_NONE && rule->prop < 0 && rule->literal.type != CCAS_V_NUM)
+        return ccas_errorf (err, "%s: a modifier needs a numeric value", path);
+    return 0;
+}
+
+static int compile_array (struct ccas_rules *r, json_object *arr, const char *path,
+                          struct ccas_cons_cache *cache, struct ccas_error *err)
+{
+    size_t n = json_object_array_length (arr);
+    struct rule *v = realloc (r->v, (r->n + n + 1) * sizeof (*v));
+    if (!v)
+        return ccas_errorf (err, "%s: out of memory", path);
+    r->v = v;
+    for (size_t i = 0; i < n; i++) {
+        char sub[512];
+        ccas_json_path_index (sub, sizeof (sub), path, i);
+        memset (&r->v[r->n], 0, sizeof (r->v[r->n]));
+        if (compile_rule (json_object_array_get_idx (arr, i), sub, cache, r->dict, &r->v[r->n], err) < 0)
+            return -1;
+        r->n++;
+    }
+    return 0;
+}
+
+struct ccas_rules *ccas_rules_compile (json_object *rules, bool builtins, struct ccas_cons_cache *cache,
+                                       struct ccas_resdict *dict, const char *path, struct ccas_error *err)
+{
+    char brief[64];
+    struct ccas_rules *r = calloc (1, sizeof (*r));
+    if (!r) {
+        ccas_errorf (err, "%s: out of memory", path);
+        return NULL;
+    }
+    r->dict = dict;
+    if (rules && !json_object_is_type (rules, json_type_array)) {
+        ccas_errorf (err, "%s: expected an array of rules, got %s", path,
+                     ccas_json_brief (rules, brief, sizeof (brief)));
+        goto error;
+    }
+    if (rules && compile_array (r, rules, path, cache, err) < 0)
+        goto error;
+    if (builtins) {
+        r->builtin_json = json_tokener_parse (builtin_rules);
+        if (!r->builtin_json || compile_array (r, r->builtin_json, "built-in rules", cache, err) < 0)
+            goto error;
+    }
+    return r;
+error:
+    ccas_rules_destroy (r);
+    return NULL;
+}
+
+static struct ccas_value rule_value (const struct rule *rule, const struct ccas_node *n)
+{
+    struct ccas_value v = rule->prop >= 0 ? ccas_node_prop (n, (enum ccas_node_prop)rule->prop) : rule->literal;
+    if (rule->mod == MOD_NONE || v.type != CCAS_V_NUM)
+        return v;
+    switch (rule->mod) {
+    case MOD_ADD:
+        v.u.num += rule->operand;
+        break;
+    case MOD_SUBTRACT:
+        v.u.num -= rule->operand;
+        break;
+    case MOD_MULTIPLY:
+        v.u.num *= rule->operand;
+        break;
+    case MOD_DIVIDE:
+        v.u.num /= rule->operand;
+        v.size = false; /* bytes / bytes-per-unit is a count */
+        break;
+    case MOD_DIVIDE_FLOOR:
+        v.u.num = floor (v.u.num / rule->operand);
+        v.size = false;
+        break;
+    case MOD_NONE:
+        break;
+    }
+    return v;
+}
+
+int ccas_rules_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg)
+{
+    size_t nres = ccas_resdict_count (r->dict);
+    struct ccas_eval ev = { .job = -1 };
+    if (nres) {
+        if (!(n->res = alloc (arg, nres * sizeof (*n->res))) || !(n->avail = alloc (arg, nres * sizeof (*n->avail))))
+            return -1;
+    }
+    n->nres = (uint32_t)nres;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rule *rule = &r->v[i];
+        if (n->res[rule->res].type != CCAS_V_NONE)
+            continue; /* an earlier rule defined it */
+        if (!ccas_constraint_fits (rule->select, n, &ev, NULL, 0))
+            continue;
+        n->res[rule->res] = rule_value (rule, n);
+        if (n->res[rule->res].type == CCAS_V_NUM)
+            n->avail[rule->res] = n->res[rule->res].u.num;
+    }
+    return 0;
+}

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/* test_constraint.c: the constraint language — bad input first, each term both ways, decrements. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/arena.h"
+#include "model/constraint.h"
+#include "model/resources.h"
+
+struct fixture {
+    struct ccas_arena *arena;
+    struct ccas_resdict *dict;
+    struct ccas_shared *shared;
+    struct ccas_cons_cache *cache;
+    struct ccas_rules *rules;
+    json_object *rules_json;
+    struct ccas_node cpu, gpu, pg;  /* an HTC node, a GPU node, a node in a placement group */
+};
+
+static void *alloc_cb (void *arg, size_t size)
+{
+    return ccas_arena_alloc (arg, size);
+}
+
+static void make_node (struct fixture *f, struct ccas_node *n, const char *name, const char *na, const char *vm,
+                       int vcpu, int gpus, double mem_gb, const char *pg)
+{
+    memset (n, 0, sizeof (*n));
+    n->name = name;
+    n->hostname = name;
+    n->nodearray = na;
+    n->vm_size = vm;
+    n->vcpu_count = vcpu;
+    n->pcpu_count = vcpu;
+    n->gpu_count = gpus;
+    n->memory = mem_gb * 1024 * 1024 * 1024;
+    n->placement_group = pg;
+    n->kind = CCAS_NODE_READY;
+    n->last_job = -1;
+    n->capfail_age = -1;
+    assert_int_equal (ccas_rules_apply (f->rules, n, alloc_cb, f->arena), 0);
+}
+
+static int setup (void **state)
+{
+    static struct fixture f;
+    struct ccas_error err = { "" };
+    memset (&f, 0, sizeof (f));
+    f.arena = ccas_arena_create ();
+    f.dict = ccas_resdict_create ();
+    f.shared = ccas_shared_create ();
+    json_object *shared = json_tokener_parse ("{\"licenses\": 3, \"version\": \"2.1\"}");
+    assert_int_equal (ccas_shared_load (f.shared, shared, "shared_resources", &err), 0);
+    json_object_put (shared);
+    f.cache = ccas_cons_cache_create (f.dict, f.shared);
+    f.rules_json = json_tokener_parse (
+        "[{\"select\": {\"node.nodearray\": \"htc\"}, \"name\": \"slot_type\", \"value\": \"execute\"},"
+        " {\"select\": {\"node.nodearray\": \"gpu\"}, \"name\": \"slot_type\", \"value\": \"gpu\"},"
+        " {\"select\": {}, \"name\": \"disk\", \"value\": \"size::20g\"}]");
+    f.rules = ccas_rules_compile (f.rules_json, true, f.cache, f.dict, "default_resources", &err);
+    assert_non_null (f.rules);
+    make_node (&f, &f.cpu, "htc-1", "htc", "Standard_F4s_v2", 4, 0, 8, NULL);
+    make_node (&f, &f.gpu, "gpu-1", "gpu", "Standard_NC24ads_A100_v4", 24, 1, 220, NULL);
+    make_node (&f, &f.pg, "hpc-1", "hpc", "Standard_HB120rs_v3", 120, 0, 456, "hpc_pg0");
+    *state = &f;
+    return 0;
+}
+
+static int teardown (void **state)
+{
+    struct fixture *f = *state;
+    ccas_rules_destroy (f->rules);
+    json_object_put (f->rules_json);
+    ccas_cons_cache_destroy (f->cache);
+    ccas_shared_destroy (f->shared);
+    ccas_resdict_destroy (f->dict);
+    ccas_arena_destroy (f->arena);
+    return 0;
+}
+
+static const struct ccas_constraint *compile (struct fixture *f, const char *text, struct ccas_error *err)
+{
+    json_object *j = json_tokener_parse (text);
+    if (!j)
+        fail_msg ("bad test JSON: %s", text);
+    const struct ccas_constraint *c = ccas_constraint_compile (f->cache, j, "c", err);
+    json_object_put (j);
+    return c;
+}
+
+static void test_bad_input (void **state)
+{
+    static const struct {
+        const char *json;
+        const char *want;
+    } cases[] = {
+        { "5", "c: expected a constraint object, got 5" },
+        { "{\"or\": {}}", "c.or: expected a list of constraints, got {}" },
+        { "{\"xor\": [{}]}", "c.xor: xor needs at least two constraints" },
+        { "{\"exclusive\": \"yes\"}", "c.exclusive: expected true or false, got \"yes\"" },
+        { "{\"node.vmsize\": \"x\"}", "c.node.vmsize: unknown node property 'node.vmsize'" },
+        { "{\"ncpus\": -1}", "c.ncpus: a minimum must be a non-negative number" },
+        { "{\"mem\": \"4gbb\"}", "c.mem: '4gbb': unknown unit suffix 'gbb'" },
+        { "{\"slot_type\": []}", "c.slot_type: an empty list matches nothing; remove the key or give options" },
+        { "{\"slot_type\": [{}]}", "c.slot_type[0]: expected a number, string or boolean, got {}" },
+        { "{\"ncpus\": {\"min\": 1}}", "c.ncpus: expected a value or a list of values, got an object" },
+        { "{\"never\": 1}", "c.never: expected a message, got 1" },
+        { "{\"and\": [{\"or\": [{\"ncpus\": null}]}]}", "c.and[0].or[0].ncpus: null is not a constraint" },
+        { "{\"in-a-placement-group\": true, \"and\": [{\"in-a-placement-group\": false}]}",
+          "c: in-a-placement-group is both true and false" },
+        { "{\"capacity-failure-backoff\": -5}", "c.capacity-failure-backoff: seconds cannot be negative" },
+    };
+    struct fixture *f = *state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_error err = { "" };
+        if (compile (f, cases[i].json, &err))
+            fail_msg ("case %zu accepted: %s", i, cases[i].json);
+        assert_string_equal (err.text, cases[i].want);
+    }
+}
+
+static bool fits (struct fixture *f, const char *text, const struct ccas_node *n, char *why, size_t size)
+{
+    struct ccas_error err = { "" };
+    const struct ccas_constraint *c = compile (f, text, &err);
+    if (!c)
+        fail_msg ("%s: %s", text, err.text);
+    struct ccas_eval ev = { .job = 0 };
+    return ccas_constraint_fits (c, n, &ev, why, size);
+}
+
+/* Each term both ways: {constraint, node, expected, reason substring on a miss}. */
+static void test_terms_both_ways (void **state)
+{
+    struct fixture *f = *state;
+    const struct {
+        const char *json;
+        const struct ccas_node *node;
+        bool want;
+        const char *why;
+    } cases[] = {
+        { "{}", &f->cpu, true, NULL },
+        { "{\"ncpus\": 4}", &f->cpu, true, NULL },
+        { "{\"ncpus\": 5}", &f->cpu, false, "ncpus: needs 5, node has 4 free" },
+        { "{\"mem\": \"8g\"}", &f->cpu, true, NULL },
+        { "{\"mem\": \"9g\"}", &f->cpu, false, "mem: needs 9g, node has 8g free" },
+        { "{\"memgb\": 8}", &f->cpu, true, NULL },
+        { "{\"disk\": \"20g\"}", &f->cpu, true, NULL },
+        { "{\"ngpus\": 1}", &f->gpu, true, NULL },
+        { "{\"ngpus\": 1}", &f->cpu, false, "ngpus: needs 1, node has 0 free" },
+        { "{\"nosuch\": 1}", &f->cpu, false, "nosuch: the node does not define it" },
+        { "{\"slot_type\": \"execute\"}", &f->cpu, true, NULL },
+        { "{\"slot_type\": \"execute\"}", &f->gpu, false, "slot_type: wants 'execute', node has 'gpu'" },
+        { "{\"slot_type\": [\"gpu\", \"execute\"]}", &f->cpu, true, NULL },
+        { "{\"node.vm_size\": \"Standard_F*\"}", &f->cpu, true, NULL },
+        { "{\"node.vm_size\": \"Standard_F*\"}", &f->gpu, false, "node.vm_size: wants 'Standard_F*', node is" },
+        { "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F4s_v2\"]}", &f->cpu, true, NULL },
+        { "{\"node.vcpu_count\": 4}", &f->cpu, true, NULL },
+        { "{\"node.nodearray\": \"htc\", \"ncpus\": 2}", &f->cpu, true, NULL },
+        { "{\"node.nodearray\": \"htc\", \"ncpus\": 8}", &f->cpu, false, "ncpus: needs 8" },
+        { "{\"and\": [{\"ncpus\": 1}, {\"node.nodearray\": \"gpu\"}]}", &f->cpu, false, "node.nodearray" },
+        { "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL },
+        { "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 64}]}", &f->cpu, false, "or: none of 2 options match" },
+        { "{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL },
+        { "{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->gpu, false, "xor: 2 options match" },
+        { "{\"not\": {\"ngpus\": 1}}", &f->cpu, true, NULL },
+        { "{\"not\": {\"ngpus\": 1}}", &f->gpu, false, "not:" },
+        { "{\"exclusive\": true}", &f->cpu, true, NULL },
+        { "{\"exclusive-task\": true}", &f->cpu, true, NULL },
+        { "{\"in-a-placement-group\": true}", &f->pg, true, NULL },
+        { "{\"in-a-placement-group\": true}", &f->cpu, false, "in-a-placement-group: the node is in none" },
+        { "{\"in-a-placement-group\": false}", &f->cpu, true, NULL },
+        { "{\"in-a-placement-group\": false}", &f->pg, false, "in-a-placement-group: the node is in 'hpc_pg0'" },
+        { "{\"never\": \"this queue is closed\"}", &f->cpu, false, "this queue is closed" },
+        { "{\"licenses\": 2}", &f->cpu, true, NULL },
+        { "{\"licenses\": 4}", &f->cpu, false, "licenses: needs 4, 3 left in the cluster" },
+        { "{\"version\": \"2.*\"}", &f->cpu, true, NULL },
+        { "{\"version\": \"3.0\"}", &f->cpu, false, "version: wants '3.0', the cluster has '2.1'" },
+        { "{\"capacity-failure-backoff\": 300}", &f->cpu, true, NULL },
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        char why[256] = "";
+        bool got = fits (f, cases[i].json, cases[i].node, why, sizeof (why));
+        if (got != cases[i].want)
+            fail_msg ("case %zu: %s on %s: got %d (%s)", i, cases[i].json, cases[i].node->name, got, why);
+        if (!got && !strstr (why, cases[i].why))
+            fail_msg ("case %zu: reason '%s' lacks '%s'", i, why, cases[i].why);
+    }
+}
+
+static double avail (struct fixture *f, const struct ccas_node *n, const char *res)
+{
+    return n->avail[ccas_resdict_find (f->dict, res)];
+}
+
+/* "or" consumes only through its first matching child, and rollback restores. */
+static void test_or_decrements_first_match (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    struct ccas_undo *u = ccas_undo_create ();
+    struct ccas_eval ev = { .job = 1, .undo = u };
+    const struct ccas_constraint *c = compile (f, "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 3}]}", &err);
+    assert_non_null (c);
+    assert_true (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0));
+    ccas_constraint_take (c, &f->gpu, &ev);
+    assert_true (avail (f, &f->gpu, "ngpus") == 0);
+    assert_true (avail (f, &f->gpu, "ncpus") == 24); /* the second child was not charged */
+    assert_true (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0)); /* now the ncpus child matches */
+    ccas_constraint_take (c, &f->gpu, &ev);
+    assert_true (avail (f, &f->gpu, "ncpus") == 21);
+    ccas_undo_rollback (u, 0);
+    assert_true (avail (f, &f->gpu, "ngpus") == 1);
+    assert_true (avail (f, &f->gpu, "ncpus") == 24);
+    ccas_undo_destroy (u);
+}
+
+/* {"not": {"ngpus": 1}} judges what the node has, not what is free: a GPU
+ * node whose GPU is taken is still a GPU node. */
+static void test_not_on_resources (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    struct ccas_undo *u = ccas_undo_create ();
+    struct ccas_eval ev = { .job = 1, .undo = u };
+    const struct ccas_constraint *take_gpu = compile (f, "{\"ngpus\": 1}", &err);
+    const struct ccas_constraint *no_gpu = compile (f, "{\"not\": {\"ngpus\": 1}}", &err);
+    ccas_constraint_take (take_gpu, &f->gpu, &ev);
+    assert_true (avail (f, &f->gpu, "ngpus") == 0);
+    assert_false (ccas_constraint_fits (no_gpu, &f->gpu, &ev, NULL, 0));
+    assert_true (ccas_constraint_fits (no_gpu, &f->cpu, &ev, NULL, 0));
+    ccas_undo_rollback (u, 0);
+    ccas_undo_destroy (u);
+}
+
+/* A shared consumable never goes below zero and is restored by rollback. */
+static void test_shared_consumable (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    struct ccas_undo *u = ccas_undo_create ();
+    struct ccas_eval ev = { .job = 1, .undo = u };
+    const struct ccas_constraint *c = compile (f, "{\"licenses\": 2}", &err);
+    struct ccas_value *lic = ccas_shared_value (f->shared, ccas_shared_find (f->shared, "licenses"));
+    assert_true (ccas_constraint_fits (c, &f->cpu, &ev, NULL, 0));
+    ccas_constraint_take (c, &f->cpu, &ev);
+    assert_true (lic->u.num == 1);
+    assert_false (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0)); /* 1 left, needs 2 */
+    assert_true (lic->u.num >= 0);
+    ccas_undo_rollback (u, 0);
+    assert_true (lic->u.num == 3);
+    ccas_undo_destroy (u);
+}
+
+/* exclusive: the node must be free of other work; exclusive-task: one slot. */
+static void test_exclusivity (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    struct ccas_undo *u = ccas_undo_create ();
+    struct ccas_eval ev1 = { .job = 1, .undo = u }, ev2 = { .job = 2, .undo = u };
+    const struct ccas_constraint *excl = compile (f, "{\"ncpus\": 1, \"exclusive\": true}", &err);
+    const struct ccas_constraint *task = compile (f, "{\"ncpus\": 1, \"exclusive-task\": true}", &err);
+    struct ccas_node *n = &f->cpu;
+
+    ccas_constraint_take (excl, n, &ev1);
+    n->njobs = 1;
+    n->last_job = 1;
+    assert_true (ccas_constraint_fits (excl, n, &ev1, NULL, 0));  /* the owner may pack more */
+    assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0)); /* another job may not */
+    assert_false (ccas_constraint_fits (task, n, &ev1, NULL, 0)); /* one slot per node */
+    ccas_undo_rollback (u, 0);
+    n->njobs = 0;
+    n->last_job = -1;
+    assert_false (n->exclusive);
+    assert_true (ccas_constraint_fits (task, n, &ev2, NULL, 0));
+    n->busy = true; /* the scheduler runs something here */
+    assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0));
+    n->busy = false;
+    ccas_undo_destroy (u);
+}
+
+/* Equal JSON compiles once, whatever the key order. */
+static void test_interning (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    const struct ccas_constraint *a = compile (f, "{\"ncpus\": 2, \"node.nodearray\": \"htc\"}", &err);
+    const struct ccas_constraint *b = compile (f, "{\"node.nodearray\": \"htc\", \"ncpus\": 2}", &err);
+    const struct ccas_constraint *c = compile (f, "{\"node.nodearray\": \"htc\", \"ncpus\": 3}", &err);
+    assert_ptr_equal (a, b);
+    assert_ptr_not_equal (a, c);
+    assert_true (ccas_constraint_info (a)->monotone);
+    assert_false (ccas_constraint_info (compile (f, "{\"xor\": [{\"ncpus\": 1}, {\"ngpus\": 1}]}", &err))->monotone);
+    assert_ptr_equal (ccas_constraint_compile (f->cache, NULL, "c", &err), ccas_constraint_any (f->cache));
+}
+
+static void test_rank_prefers_earlier_options (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    const struct ccas_constraint *c = compile (f, "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F*\"]}", &err);
+    assert_true (ccas_constraint_rank (c, &f->gpu) < ccas_constraint_rank (c, &f->cpu));
+}
+
+static void test_capacity_backoff_on_templates (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    const struct ccas_constraint *c = compile (f, "{\"capacity-failure-backoff\": 300}", &err);
+    struct ccas_node t = f->cpu;
+    struct ccas_eval ev = { .job = -1, .template_node = true };
+    t.kind = CCAS_NODE_NEW;
+    t.capfail_age = 40;
+    char why[128];
+    assert_false (ccas_constraint_fits (c, &t, &ev, why, sizeof (why)));
+    assert_string_equal (why, "capacity failure 40 s ago (back-off 300 s)");
+    t.capfail_age = 400;
+    assert_true (ccas_constraint_fits (c, &t, &ev, NULL, 0));
+}
+
+static void test_rules_errors (void **state)
+{
+    static const struct {
+        const char *json;
+        const char *want;
+    } cases[] = {
+        { "{}", "dr: expected an array of rules, got {}" },
+        { "[1]", "dr[0]: expected a rule {select, name, value}, got 1" },
+        { "[{\"select\": {}, \"value\": 1}]", "dr[0].name: missing" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"node.vmsize\"}]", "dr[0].value: unknown node property 'node.vmsize'" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"size::4gbb\"}]", "dr[0].value: 'size::4gbb': unknown unit suffix 'gbb'" },
+        { "[{\"select\": {\"node.bogus\": 1}, \"name\": \"x\", \"value\": 1}]", "dr[0].select.node.bogus: unknown node property 'node.bogus'" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"divide\": 0}]", "dr[0].divide: cannot divide by zero" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"add\": 1, \"subtract\": 1}]",
+          "dr[0].subtract: only one of add, subtract, multiply, divide, divide_floor" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"sum\": 1}]",
+          "dr[0].sum: unknown key (a rule has select, name, value and one modifier)" },
+        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"abc\", \"add\": 1}]", "dr[0]: a modifier needs a numeric value" },
+    };
+    struct fixture *f = *state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_error err = { "" };
+        json_object *j = json_tokener_parse (cases[i].json);
+        struct ccas_rules *r = ccas_rules_compile (j, false, f->cache, f->dict, "dr", &err);
+        json_object_put (j);
+        if (r)
+            fail_msg ("case %zu accepted", i);
+        assert_string_equal (err.text, cases[i].want);
+    }
+}
+
+/* First rule per name wins; modifiers; disable_default_resources leaves only configured ones. */
+static void test_rules_semantics (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = { "" };
+    json_object *j = json_tokener_parse (
+        "[{\"select\": {\"node.vm_size\": \"Standard_F4*\"}, \"name\": \"ncpus\", \"value\": \"node.vcpu_count\", \"subtract\": 1},"
+        " {\"select\": {}, \"name\": \"ncpus\", \"value\": 99},"
+        " {\"select\": {}, \"name\": \"half\", \"value\": \"node.vcpu_count\", \"divide_floor\": 3},"
+        " {\"select\": {}, \"name\": \"memx\", \"value\": \"node.memory\", \"multiply\": 0.5}]");
+    struct ccas_rules *r = ccas_rules_compile (j, false, f->cache, f->dict, "dr", &err);
+    assert_non_null (r);
+    struct ccas_node n;
+    memset (&n, 0, sizeof (n));
+    n.vm_size = "Standard_F4s_v2";
+    n.vcpu_count = 4;
+    n.memory = 8.0 * 1024 * 1024 * 1024;
+    assert_int_equal (ccas_rules_apply (r, &n, alloc_cb, f->arena), 0);
+    assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "ncpus"))->u.num == 3);
+    assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "half"))->u.num == 1);
+    assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "memx"))->u.num == 4.0 * 1024 * 1024 * 1024);
+    assert_int_equal (ccas_node_res (&n, ccas_resdict_find (f->dict, "ngpus"))->type, CCAS_V_NONE);
+    n.vm_size = "Standard_D2";
+    memset (&n.res, 0, sizeof (n.res));
+    assert_int_equal (ccas_rules_apply (r, &n, alloc_cb, f->arena), 0);
+    assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "ncpus"))->u.num == 99);
+    ccas_rules_destroy (r);
+    json_object_put (j);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_bad_input),
+        cmocka_unit_test (test_terms_both_ways),
+        cmocka_unit_test (test_or_decrements_first_match),
+        cmocka_unit_test (test_not_on_resources),
+        cmocka_unit_test (test_shared_consumable),
+        cmocka_unit_test (test_exclusivity),
+        cmocka_unit_test (test_interning),
+        cmocka_unit_test (test_rank_prefers_earlier_options),
+        cmocka_unit_test (test_capacity_backoff_on_templates),
+        cmocka_unit_test (test_rules_errors),
+        cmocka_unit_test (test_rules_semantics),
+    };
+    return cmocka_run_group_tests (tests, setup, teardown);
+}

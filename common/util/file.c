@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* file.c: read a whole file under a cap; replace one atomically. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/failpoint.h"
+#include "util/file.h"
+
+char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct ccas_error *err)
+{
+    struct stat st;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ccas_errorf (err, "%s: %s", path, strerror (errno));
+        return NULL;
+    }
+    if (fstat (fd, &st) < 0) {
+        ccas_errorf (err, "%s: %s", path, strerror (errno));
+        close (fd);
+        return NULL;
+    }
+    if (S_ISDIR (st.st_mode)) {
+        ccas_errorf (err, "%s: is a directory", path);
+        close (fd);
+        return NULL;
+    }
+    /* stdin or pipes have no size: read until EOF within the cap */
+    /* a regular file's size and room for the NUL and the read that sees EOF,
+     * so that a file read whole is never copied into a buffer twice its size */
+    size_t cap = S_ISREG (st.st_mode) ? (size_t)st.st_size + 2 : 65536;
+    if (S_ISREG (st.st_mode) && (size_t)st.st_size > max_bytes) {
+        ccas_errorf (err, "%s: too large (%lld bytes, limit %zu)", path,
+                     (long long)st.st_size, max_bytes);
+        close (fd);
+        return NULL;
+    }
+    char *buf = malloc (cap);
+    size_t len = 0;
+    while (buf) {
+        if (len + 1 >= cap) { /* room for the terminating NUL too */
+            if (cap > max_bytes) {
+                ccas_errorf (err, "%s: too large (limit %zu bytes)", path, max_bytes);
+                free (buf);
+                close (fd);
+                return NULL;
+            }
+            char *nbuf = realloc (buf, cap * 2);
+            if (!nbuf) {
+                free (buf);
+                buf = NULL;
+                break;
+            }
+            buf = nbuf;
+            cap *= 2;
+        }
+        ssize_t n = read (fd, buf + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ccas_errorf (err, "%s: %s", path, strerror (errno));
+            free (buf);
+            close (fd);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close (fd);
+    if (!buf) {
+        ccas_errorf (err, "%s: out of memory", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    *lenp = len;
+    return buf;
+}
+
+int ccas_file_make_dirs (const char *dir, struct ccas_error *err)
+{
+    char buf[4096];
+    snprintf (buf, sizeof (buf), "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+            return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
+        *p = '/';
+    }
+    if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
+    return 0;
+}
+
+static int write_all (int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err)
+{
+    return ccas_file_write_replace (path, data, len, mode, true, err);
+}
+
+/* A run killed between writing a temporary and renaming it (a power cut,
+ * SIGKILL) leaves "NAME.tmp.PID" behind.  The next writer of NAME removes
+ * those whose process is gone; a live writer's (kill says it exists, even
+ * as another user's) is left alone. */
+static void remove_dead_temporaries (const char *dir, const char *path)
+{
+    char prefix[4096];
+    const char *base = strrchr (path, '/');
+    snprintf (prefix, sizeof (prefix), "%s.tmp.", base ? base + 1 : path);
+    size_t plen = strlen (prefix);
+    DIR *d = opendir (dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir (d))) {
+        char *end;
+        if (strncmp (e->d_name, prefix, plen) != 0 || !e->d_name[plen])
+            continue;
+        errno = 0;
+        long pid = strtol (e->d_name + plen, &end, 10);
+        if (*end || errno || pid <= 0 || pid == (long)getpid ())
+            continue;
+        if (kill ((pid_t)pid, 0) < 0 && errno == ESRCH)
+            (void)unlinkat (dirfd (d), e->d_name, 0);
+    }
+    closedir (d);
+}
+
+int ccas_file_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
+                        struct ccas_error *err)
+{
+    char tmp[4096], dirbuf[4096];
+    snprintf (dirbuf, sizeof (dirbuf), "%s", path);
+    const char *dir = dirname (dirbuf);
+    if (ccas_file_make_dirs (dir, err) < 0)
+        return -1;
+    if (snprintf (tmp, sizeof (tmp), "%s.tmp.%d", path, (int)getpid ()) >= (int)sizeof (tmp))
+        return ccas_errorf (err, "%s: path too long", path);
+    /* the directory may be SlurmUser's and this run root's (the sync timer):
+     * the temporary is made new — never a file, or a symlink, someone else
+     * put at its name — and the rename then replaces the name, not a target */
+    if (unlink (tmp) < 0 && errno != ENOENT)
+        return ccas_errorf (err, "%s: cannot remove a stale temporary: %s", tmp, strerror (errno));
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
+    if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {
+        ccas_errorf (err, "%s: cannot write: %s", tmp, strerror (errno));
+        close (fd);
+        unlink (tmp);
+        return -1;
+    }
+    ccas_failpoint ("state:before-rename");
+    if (close (fd) < 0 || rename (tmp, path) < 0) {
+        ccas_errorf (err, "%s: cannot replace: %s", path, strerror (errno));
+        unlink (tmp);
+        return -1;
+    }
+    int dfd = durable ? open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (dfd >= 0) {
+        fsync (dfd); /* the rename itself must reach the disk */
+        close (dfd);
+    }
+    remove_dead_temporaries (dir, path);
+    return 0;
+}

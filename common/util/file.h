@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* file.h: whole files — read under a size cap, replace atomically.
+ *
+ * Replacing writes a new temporary beside the file (O_EXCL|O_NOFOLLOW, so
+ * never through a link someone planted), optionally fsyncs it, renames it
+ * over the name and fsyncs the directory: a crash leaves the old content or
+ * the new, never half.  Calls nothing above util/.
+ */
+#ifndef CCAS_FILE_H
+#define CCAS_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* Read a whole file (or pipe), refusing more than `max_bytes`.  Returns
+ * malloc'ed bytes, NUL-terminated (caller frees), and their length. */
+char *ccas_file_read (const char *path, size_t max_bytes, size_t *len, struct ccas_error *err);
+
+/* mkdir -p with mode 0755.  Returns 0 or -1. */
+int ccas_file_make_dirs (const char *dir, struct ccas_error *err);
+
+/* Replace `path` with `len` bytes of `data`, mode `mode`, creating its
+ * directory; `durable` fsyncs the file and the directory.  Returns 0 or -1. */
+int ccas_file_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
+                             struct ccas_error *err);
+
+/* ccas_file_write_replace() with durable true. */
+int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err);
+
+#endif /* !CCAS_FILE_H */
