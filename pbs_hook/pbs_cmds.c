@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/failpoint.h"
-#include "util/log.h"
+#include "model/resdict.h"
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
-#include "model/resdict.h"
 #include "run.h"
+#include "util/failpoint.h"
+#include "util/log.h"
 
 #define MAX_OUTPUT ((size_t)2 << 30)
 
@@ -48,7 +48,7 @@ static int run_for_output (char *const argv[], struct ccas_run_result *r, struct
 
 int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err)
 {
-    char *argv[] = { "qstat", "-f", "-t", "-F", "json", NULL };
+    char *argv[] = {"qstat", "-f", "-t", "-F", "json", NULL};
     struct ccas_run_result r;
     if (run_for_output (argv, &r, err) < 0)
         return -1;
@@ -59,18 +59,19 @@ int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err)
 
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err)
 {
-    char *argv[] = { "pbsnodes", "-a", "-F", "json", NULL };
+    char *argv[] = {"pbsnodes", "-a", "-F", "json", NULL};
     struct ccas_run_result r;
     if (run_for_output (argv, &r, err) < 0)
         return NULL;
-    json_object *doc = ccas_pbs_json_parse (r.out, r.outlen, "pbsnodes", "nodes", log_skipped, (void *)"node", err);
+    json_object *doc =
+        ccas_pbs_json_parse (r.out, r.outlen, "pbsnodes", "nodes", log_skipped, (void *)"node", err);
     free (r.out);
     return doc;
 }
 
 static int qmgr (const char *directive, struct ccas_error *err)
 {
-    char *argv[] = { "qmgr", "-c", (char *)directive, NULL };
+    char *argv[] = {"qmgr", "-c", (char *)directive, NULL};
     ccas_log (LOG_DEBUG, "pbs: qmgr -c '%s'", directive);
     return ccas_run_ok (argv, timeout, err);
 }
@@ -79,7 +80,7 @@ static int qmgr (const char *directive, struct ccas_error *err)
  * refuses a fraction for them. */
 static bool long_resource (const char *name)
 {
-    static const char *const names[] = { "ncpus", "ngpus", "mpiprocs", "ompthreads", NULL };
+    static const char *const names[] = {"ncpus", "ngpus", "mpiprocs", "ompthreads", NULL};
     for (int i = 0; names[i]; i++)
         if (strcmp (name, names[i]) == 0)
             return true;
@@ -140,7 +141,8 @@ static void add_setting (struct setlist *s, const char *name, const struct ccas_
 {
     char val[512];
     if (!ccas_pbs_name_valid (name) || format_value (name, v, val, sizeof (val)) < 0) {
-        ccas_log (LOG_WARNING, "pbs: resource '%s' not set: its name or value cannot be written for qmgr", name);
+        ccas_log (LOG_WARNING, "pbs: resource '%s' not set: its name or value cannot be written for qmgr",
+                  name);
         return;
     }
     char probe[300];
@@ -194,12 +196,13 @@ static int hold_offline (const char *host, const struct ccas_pbs_node *p, struct
 {
     char cmd[512];
     if (!p) {
-        snprintf (cmd, sizeof (cmd), "create node %s state=offline, comment=\"%s\"", host, CCAS_PBS_JOINING_COMMENT);
+        snprintf (cmd, sizeof (cmd), "create node %s state=offline, comment=\"%s\"", host,
+                  CCAS_PBS_JOINING_COMMENT);
         return qmgr (cmd, err);
     }
     if (ccas_pbs_node_joining (p))
         return 0;
-    char *argv[] = { "pbsnodes", "-o", (char *)host, "-C", CCAS_PBS_JOINING_COMMENT, NULL };
+    char *argv[] = {"pbsnodes", "-o", (char *)host, "-C", CCAS_PBS_JOINING_COMMENT, NULL};
     return ccas_run_ok (argv, timeout, err);
 }
 
@@ -210,7 +213,8 @@ int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char
     if (!ccas_pbs_name_valid (host))
         return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
     if (!n->node_id || !ccas_pbs_name_valid (n->node_id))
-        return ccas_errorf (err, "%s: node id '%s' cannot be written for qmgr", host, n->node_id ? n->node_id : "");
+        return ccas_errorf (err, "%s: node id '%s' cannot be written for qmgr", host,
+                            n->node_id ? n->node_id : "");
     if (hold_offline (host, p, err) < 0)
         return -1;
     if (set_resources (c, n, host, names, err) < 0)
@@ -219,7 +223,7 @@ int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char
     snprintf (cmd, sizeof (cmd), "set node %s resources_available.ccnodeid = %s", host, n->node_id);
     if (qmgr (cmd, err) < 0)
         return -1;
-    char *argv[] = { "pbsnodes", "-r", (char *)host, "-C", CCAS_PBS_JOIN_COMMENT, NULL };
+    char *argv[] = {"pbsnodes", "-r", (char *)host, "-C", CCAS_PBS_JOIN_COMMENT, NULL};
     return ccas_run_ok (argv, timeout, err);
 }
 
@@ -229,7 +233,7 @@ int ccas_pbs_drain (const char *host, const char *why, struct ccas_error *err)
     if (!ccas_pbs_name_valid (host))
         return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
     snprintf (comment, sizeof (comment), "%s: %s", CCAS_PBS_DRAIN_COMMENT, why);
-    char *argv[] = { "pbsnodes", "-o", (char *)host, "-C", comment, NULL };
+    char *argv[] = {"pbsnodes", "-o", (char *)host, "-C", comment, NULL};
     return ccas_run_ok (argv, timeout, err);
 }
 

@@ -16,8 +16,8 @@
 #include <json-c/json.h>
 
 #include "model/cluster.h"
-#include "util/error.h"
 #include "pbs_nodes.h"
+#include "util/error.h"
 
 /* Time limit of one PBS command (pbs.command_timeout). */
 void ccas_pbs_set_timeout (double seconds);

@@ -8,13 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/arena.h"
-#include "util/json.h"
-#include "util/log.h"
+#include "model/resdict.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
-#include "model/resdict.h"
+#include "util/arena.h"
+#include "util/json.h"
+#include "util/log.h"
 #include "util/units.h"
 
 #define MAX_CHUNKS 64
@@ -26,8 +26,8 @@ struct shape {
     uint32_t nchunks;
     enum ccas_packing packing;
     bool colocated;
-    bool single_set;           /* one placement group, or none: see compile_shape */
-    char *error;               /* why jobs of this shape cannot be read */
+    bool single_set; /* one placement group, or none: see compile_shape */
+    char *error;     /* why jobs of this shape cannot be read */
 };
 
 struct shapes {
@@ -39,7 +39,8 @@ struct shapes {
 /* Chunk resources that say nothing about which node a VM must be. */
 static bool ignored (const char *name)
 {
-    static const char *const names[] = { "mpiprocs", "ompthreads", "arch", "aoe", "group_id", "ungrouped", NULL };
+    static const char *const names[] = {"mpiprocs", "ompthreads", "arch", "aoe",
+                                        "group_id", "ungrouped",  NULL};
     for (int i = 0; names[i]; i++)
         if (strcmp (name, names[i]) == 0)
             return true;
@@ -50,8 +51,7 @@ static json_object *field_value (const char *v)
 {
     char *end;
     double d = strtod (v, &end);
-    if (*v && !*end && end != v)
-    {
+    if (*v && !*end && end != v) {
         int64_t i = ccas_double_to_int64 (d); /* saturated: a cast of 1e30 is undefined */
         return (double)i == d ? json_object_new_int64 (i) : json_object_new_double (d);
     }
@@ -94,24 +94,28 @@ static void add_placement (json_object *o, enum grouping ug, const char *ugtext,
     if (ug == UG_TRUE && !colocated)
         json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (0));
     else if (ug == UG_TRUE)
-        json_object_object_add (o, "never", json_object_new_string ("ungrouped=true asks for nodes outside any "
-                                                                    "placement group, and ungrouped=false elsewhere "
-                                                                    "in the job for one placement group"));
+        json_object_object_add (o, "never",
+                                json_object_new_string ("ungrouped=true asks for nodes outside any "
+                                                        "placement group, and ungrouped=false elsewhere "
+                                                        "in the job for one placement group"));
     if (ug == UG_OTHER) {
         char msg[256];
-        snprintf (msg, sizeof (msg), "ungrouped='%s': the nodes ccautoscale joins have ungrouped 'true' or 'false' "
-                  "(PBS compares strings exactly)", ugtext);
+        snprintf (msg, sizeof (msg),
+                  "ungrouped='%s': the nodes ccautoscale joins have ungrouped 'true' or 'false' "
+                  "(PBS compares strings exactly)",
+                  ugtext);
         json_object_object_add (o, "never", json_object_new_string (msg));
     }
 }
 
-static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch, bool excl,
-                                      bool colocated)
+static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch,
+                                      bool excl, bool colocated)
 {
     json_object *o = json_object_new_object ();
     for (uint32_t i = 0; i < ch->nfields; i++)
         if (!ignored (ch->fields[i].name))
-            json_object_object_add (o, constraint_key (c, ch->fields[i].name), field_value (ch->fields[i].value));
+            json_object_object_add (o, constraint_key (c, ch->fields[i].name),
+                                    field_value (ch->fields[i].value));
     add_placement (o, chunk_grouping (ch), ccas_pbs_chunk_get (ch, "ungrouped"), excl, colocated);
     return o;
 }
@@ -145,8 +149,8 @@ static json_object *amount_value (double amount, bool size)
 
 /* Add `times` of chunk field `fd` to the one host's request `o`: amounts add
  * up; anything else must agree, else `why` says which field clashes. */
-static void pack_field (const struct ccas_cluster *c, json_object *o, const struct ccas_pbs_field *fd, uint32_t times,
-                        char *why, size_t whysize)
+static void pack_field (const struct ccas_cluster *c, json_object *o, const struct ccas_pbs_field *fd,
+                        uint32_t times, char *why, size_t whysize)
 {
     const char *key = constraint_key (c, fd->name);
     json_object *v = field_value (fd->value), *old = NULL;
@@ -158,8 +162,9 @@ static void pack_field (const struct ccas_cluster *c, json_object *o, const stru
     } else if (number && amount_of (old, &b, &bsize)) {
         json_object_object_add (o, key, amount_value (b + a * times, asize || bsize));
     } else if (!json_object_equal (old, v)) {
-        snprintf (why, whysize, "place=pack puts every chunk on one host, but its chunks ask for %s=%s and %s=%s",
-                  fd->name, json_object_get_string (old), fd->name, fd->value);
+        snprintf (why, whysize,
+                  "place=pack puts every chunk on one host, but its chunks ask for %s=%s and %s=%s", fd->name,
+                  json_object_get_string (old), fd->name, fd->value);
     }
     json_object_put (v);
 }
@@ -176,8 +181,10 @@ static json_object *pack_constraint (const struct ccas_cluster *c, const struct 
     for (int i = 0; i < n && !why[0]; i++) {
         enum grouping g = chunk_grouping (&chunks[i]);
         if (g != UG_ANY && ug != UG_ANY && strcmp (ugtext, ccas_pbs_chunk_get (&chunks[i], "ungrouped")) != 0)
-            snprintf (why, sizeof (why), "place=pack puts every chunk on one host, but its chunks ask for "
-                      "ungrouped=%s and ungrouped=%s", ugtext, ccas_pbs_chunk_get (&chunks[i], "ungrouped"));
+            snprintf (why, sizeof (why),
+                      "place=pack puts every chunk on one host, but its chunks ask for "
+                      "ungrouped=%s and ungrouped=%s",
+                      ugtext, ccas_pbs_chunk_get (&chunks[i], "ungrouped"));
         if (g != UG_ANY) {
             ug = g;
             ugtext = ccas_pbs_chunk_get (&chunks[i], "ungrouped");
@@ -228,7 +235,8 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
     for (int i = 0; i < n; i++)
         slots += chunks[i].count;
     s->single_set = !s->colocated && !any_true && pl.arrangement != CCAS_PBS_PACK && slots > 1;
-    s->packing = pl.arrangement == CCAS_PBS_SCATTER || pl.arrangement == CCAS_PBS_VSCATTER ? CCAS_SCATTER : CCAS_PACK;
+    s->packing =
+        pl.arrangement == CCAS_PBS_SCATTER || pl.arrangement == CCAS_PBS_VSCATTER ? CCAS_SCATTER : CCAS_PACK;
     bool pack = pl.arrangement == CCAS_PBS_PACK;
     s->nchunks = pack ? 1 : (uint32_t)n;
     int rc = 0;
@@ -272,7 +280,7 @@ static const struct shape *shape_of (struct ccas_cluster *c, struct shapes *sh, 
         sh->cap = cap;
     }
     struct shape *s = &sh->v[sh->n++];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     memset (s, 0, sizeof (*s));
     if (compile_shape (c, select, place, s, &err) < 0)
         s->error = strdup (err.text);
@@ -334,7 +342,8 @@ static const char *job_select (json_object *job, char *buf, size_t size)
     return s;
 }
 
-static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct shape *s, struct ccas_error *err)
+static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct shape *s,
+                    struct ccas_error *err)
 {
     struct ccas_job *j = ccas_jobs_add (jobs, q->id, s->nchunks);
     if (!j)
@@ -403,7 +412,8 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     return 0;
 }
 
-static int queue_entry (const char *key, json_object *value, bool in_section, void *arg, struct ccas_error *err)
+static int queue_entry (const char *key, json_object *value, bool in_section, void *arg,
+                        struct ccas_error *err)
 {
     if (in_section)
         return ccas_pbs_queue_add (arg, key, value, err);
@@ -415,7 +425,7 @@ static int queue_entry (const char *key, json_object *value, bool in_section, vo
 int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len, ccas_pbs_skipped_f skipped,
                          void *arg, struct ccas_error *err)
 {
-    struct ccas_pbs_scan_cb cb = { "Jobs", queue_entry, q, skipped, arg };
+    struct ccas_pbs_scan_cb cb = {"Jobs", queue_entry, q, skipped, arg};
     return ccas_pbs_json_each (text, len, "qstat", &cb, err);
 }
 
@@ -423,7 +433,7 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
                                        struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
 {
     struct ccas_pbs_jobs_stats st = q->stats;
-    struct shapes sh = { .keys = ccas_resdict_create () };
+    struct shapes sh = {.keys = ccas_resdict_create ()};
     struct ccas_jobs *jobs = ccas_jobs_create (q->n + 1);
     if (!sh.keys || !jobs) {
         ccas_errorf (err, "out of memory");

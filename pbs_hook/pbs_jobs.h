@@ -27,9 +27,9 @@
 #include "pbs_json.h"
 
 struct ccas_pbs_jobs_stats {
-    size_t seen;       /* entries in Jobs */
-    size_t queued;     /* made into core jobs */
-    size_t skipped;    /* unreadable: reason logged */
+    size_t seen;    /* entries in Jobs */
+    size_t queued;  /* made into core jobs */
+    size_t skipped; /* unreadable: reason logged */
 };
 
 /* Queued jobs read from qstat, one entry at a time, before translation. */

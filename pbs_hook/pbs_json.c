@@ -92,7 +92,7 @@ static int repair_line (struct buf *b, const char *line, const char *end)
 
 static char *repair (const char *text, size_t len, size_t *outlen)
 {
-    struct buf b = { 0 };
+    struct buf b = {0};
     const char *p = text, *end = text + len;
     if (put (&b, "", 0) < 0)
         return NULL;
@@ -137,7 +137,8 @@ static bool take (struct scan *s, char c)
         s->at++;
         return true;
     }
-    snprintf (s->why, sizeof (s->why), s->at < s->n ? "expected '%c'" : "unexpected end of input (expected '%c')", c);
+    snprintf (s->why, sizeof (s->why),
+              s->at < s->n ? "expected '%c'" : "unexpected end of input (expected '%c')", c);
     return false;
 }
 
@@ -276,7 +277,7 @@ int ccas_pbs_json_each (const char *text, size_t len, const char *what, const st
         return ccas_errorf (err, "%s: no JSON object in the output (%zu bytes)", what, len);
     if (len >= (size_t)1 << 31)
         return ccas_errorf (err, "%s: output too large (%zu bytes)", what, len);
-    struct scan s = { 0 };
+    struct scan s = {0};
     char *fixed = repair (brace, len - (size_t)(brace - text), &s.n);
     s.tok = fixed ? json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH) : NULL;
     if (!s.tok) {
@@ -299,7 +300,8 @@ struct build {
     const char *name;
 };
 
-static int build_entry (const char *key, json_object *value, bool in_section, void *arg, struct ccas_error *err)
+static int build_entry (const char *key, json_object *value, bool in_section, void *arg,
+                        struct ccas_error *err)
 {
     struct build *b = arg;
     json_object *into = b->doc;
@@ -310,7 +312,8 @@ static int build_entry (const char *key, json_object *value, bool in_section, vo
         b->section = NULL;
     if (in_section) {
         if (!b->section) {
-            if (!(b->section = json_object_new_object ()) || json_object_object_add (b->doc, b->name, b->section) < 0)
+            if (!(b->section = json_object_new_object ()) ||
+                json_object_object_add (b->doc, b->name, b->section) < 0)
                 return ccas_errorf (err, "out of memory");
         }
         into = b->section;
@@ -323,12 +326,12 @@ static int build_entry (const char *key, json_object *value, bool in_section, vo
 json_object *ccas_pbs_json_parse (const char *text, size_t len, const char *what, const char *section,
                                   ccas_pbs_skipped_f skipped, void *arg, struct ccas_error *err)
 {
-    struct build b = { json_object_new_object (), NULL, section };
+    struct build b = {json_object_new_object (), NULL, section};
     if (!b.doc) {
         ccas_errorf (err, "out of memory");
         return NULL;
     }
-    struct ccas_pbs_scan_cb cb = { section, build_entry, &b, skipped, arg };
+    struct ccas_pbs_scan_cb cb = {section, build_entry, &b, skipped, arg};
     if (ccas_pbs_json_each (text, len, what, &cb, err) < 0) {
         json_object_put (b.doc);
         return NULL;

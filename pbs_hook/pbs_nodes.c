@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "pbs_nodes.h"
 #include "util/json.h"
 #include "util/log.h"
-#include "pbs_nodes.h"
 #include "util/units.h"
 
 static bool has_state (const char *states, const char *word)
@@ -33,7 +33,8 @@ static void read_node (struct ccas_pbs_node *p, const char *name, json_object *o
     p->offline = has_state (state, "offline");
     p->down = has_state (state, "down") || has_state (state, "state-unknown");
     p->changed = ccas_json_double (o, "last_state_change_time", 0);
-    p->njobs = jobs && json_object_is_type (jobs, json_type_array) ? (unsigned)json_object_array_length (jobs) : 0;
+    p->njobs =
+        jobs && json_object_is_type (jobs, json_type_array) ? (unsigned)json_object_array_length (jobs) : 0;
     p->assigned = ccas_json_get (o, "resources_assigned");
 }
 
@@ -57,7 +58,8 @@ struct ccas_pbs_nodes *ccas_pbs_nodes_from_json (json_object *doc, struct ccas_e
         ccas_errorf (err, "out of memory");
         goto fail;
     }
-    json_object_object_foreach (all, name, o) {
+    json_object_object_foreach (all, name, o)
+    {
         if (!o || !json_object_is_type (o, json_type_object)) {
             ccas_log (LOG_WARNING, "pbs: node %s skipped: its pbsnodes entry is not an object", name);
             continue;
@@ -85,7 +87,8 @@ static void use_assigned (struct ccas_cluster *c, struct ccas_node *n, json_obje
 {
     if (!assigned || !json_object_is_type (assigned, json_type_object))
         return;
-    json_object_object_foreach (assigned, key, val) {
+    json_object_object_foreach (assigned, key, val)
+    {
         double amount = 0;
         if (json_object_is_type (val, json_type_int) || json_object_is_type (val, json_type_double))
             amount = json_object_get_double (val);
@@ -104,11 +107,11 @@ static void use_assigned (struct ccas_cluster *c, struct ccas_node *n, json_obje
  * has failed its join pass after pass: PBS runs nothing there, so it stops
  * counting as capacity — its jobs get other nodes and it idles out — while
  * a join that failed once is simply tried again. */
-static bool join_stuck (const struct ccas_cluster *c, const struct ccas_pbs_node *p, const struct ccas_node *n,
-                        double now)
+static bool join_stuck (const struct ccas_cluster *c, const struct ccas_pbs_node *p,
+                        const struct ccas_node *n, double now)
 {
-    return ccas_pbs_node_joining (p) && p->changed > 0
-           && now - p->changed > ccas_config_boot_timeout (c->cfg, n->nodearray);
+    return ccas_pbs_node_joining (p) && p->changed > 0 &&
+           now - p->changed > ccas_config_boot_timeout (c->cfg, n->nodearray);
 }
 
 void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
@@ -135,8 +138,8 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
         n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || p->down;
         if (join_stuck (c, p, n, now)) {
             n->boot_timed_out = true;
-            ccas_log (LOG_WARNING, "pbs: %s: joining for %.0f s, more than boot_timeout: no work goes there", p->name,
-                      now - p->changed);
+            ccas_log (LOG_WARNING, "pbs: %s: joining for %.0f s, more than boot_timeout: no work goes there",
+                      p->name, now - p->changed);
         }
         use_assigned (c, n, p->assigned);
     }

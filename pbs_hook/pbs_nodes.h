@@ -20,25 +20,25 @@
 #include "model/cluster.h"
 
 #define CCAS_PBS_COMMENT_PREFIX "ccautoscale: "
-#define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining"   /* followed by ": <why>" */
+#define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining" /* followed by ": <why>" */
 #define CCAS_PBS_JOIN_COMMENT "ccautoscale: joined"
 #define CCAS_PBS_JOINING_COMMENT "ccautoscale: joining"
 
 struct ccas_pbs_node {
-    const char *name;           /* borrowed from the pbsnodes document */
+    const char *name; /* borrowed from the pbsnodes document */
     const char *comment;
-    const char *ccnodeid;       /* resources_available.ccnodeid, or NULL */
+    const char *ccnodeid; /* resources_available.ccnodeid, or NULL */
     bool offline, down;
-    double changed;             /* last_state_change_time (epoch seconds), or 0 */
+    double changed; /* last_state_change_time (epoch seconds), or 0 */
     unsigned njobs;
-    json_object *assigned;      /* resources_assigned, borrowed */
-    struct ccas_node *cc;       /* the CycleCloud node it stands for, or NULL */
+    json_object *assigned; /* resources_assigned, borrowed */
+    struct ccas_node *cc;  /* the CycleCloud node it stands for, or NULL */
 };
 
 struct ccas_pbs_nodes {
     struct ccas_pbs_node *v;
     size_t n;
-    json_object *doc;           /* owned */
+    json_object *doc;               /* owned */
     struct ccas_pbs_node **by_node; /* by model node index, after merge */
     size_t nby;
 };

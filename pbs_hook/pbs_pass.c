@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/events.h"
-#include "util/log.h"
 #include "pbs_cmds.h"
 #include "pbs_pass.h"
+#include "util/events.h"
+#include "util/log.h"
 
 static struct ccas_pbs_action *add (struct ccas_pbs_actions *a, size_t *cap, enum ccas_pbs_act_kind kind,
-                                    const char *host, struct ccas_node *n, struct ccas_pbs_node *p, const char *why)
+                                    const char *host, struct ccas_node *n, struct ccas_pbs_node *p,
+                                    const char *why)
 {
     if (a->n == *cap) {
         size_t c = *cap ? *cap * 2 : 16;
@@ -34,8 +35,8 @@ static struct ccas_pbs_action *add (struct ccas_pbs_actions *a, size_t *cap, enu
 
 /* Sort the plan's terminations into what PBS must do first; keep those that
  * may go now.  Returns -1 when out of memory. */
-static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
-                              size_t *cap)
+static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes,
+                              struct ccas_pbs_actions *a, size_t *cap)
 {
     size_t kept = 0;
     for (size_t i = 0; i < plan->nterminates; i++) {
@@ -51,8 +52,8 @@ static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pno
             continue;
         }
         if (p && idle && p->offline && !ccas_pbs_node_draining (p)) {
-            ccas_log (LOG_INFO, "pbs: %s: offline by the administrator (%s); not given back",
-                      host, p->comment ? p->comment : "no comment");
+            ccas_log (LOG_INFO, "pbs: %s: offline by the administrator (%s); not given back", host,
+                      p->comment ? p->comment : "no comment");
             continue;
         }
         if (p && idle && !p->offline) {
@@ -80,7 +81,8 @@ static bool wants_join (const struct ccas_node *n, const struct ccas_pbs_node *p
     if (!p)
         return true;
     if (p->offline && !ccas_pbs_node_joining (p)) {
-        ccas_log (LOG_DEBUG, "pbs: %s: offline (%s); not joined", p->name, p->comment ? p->comment : "no comment");
+        ccas_log (LOG_DEBUG, "pbs: %s: offline (%s); not joined", p->name,
+                  p->comment ? p->comment : "no comment");
         return false;
     }
     return !p->ccnodeid || ccas_pbs_node_joining (p);
@@ -148,10 +150,11 @@ void ccas_pbs_actions_free (struct ccas_pbs_actions *a)
 
 static void outcome (struct ccas_pbs_action *x, int rc, const struct ccas_error *err, const char *verb)
 {
-    static const char *const events[] = { "joined", "drained", "deleted", "deleted" };
+    static const char *const events[] = {"joined", "drained", "deleted", "deleted"};
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "node", json_object_new_string (x->host));
-    json_object_object_add (o, "node_id", x->node && x->node->node_id ? json_object_new_string (x->node->node_id) : NULL);
+    json_object_object_add (o, "node_id",
+                            x->node && x->node->node_id ? json_object_new_string (x->node->node_id) : NULL);
     json_object_object_add (o, "why", json_object_new_string (x->why));
     json_object_object_add (o, "error", rc < 0 ? json_object_new_string (err->text) : NULL);
     ccas_event (rc < 0 ? "pbs_action_failed" : events[x->kind], o);
@@ -176,7 +179,7 @@ void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
 {
     for (size_t i = 0; i < a->n; i++) {
         struct ccas_pbs_action *x = &a->v[i];
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         switch (x->kind) {
         case CCAS_PBS_DRAIN:
             outcome (x, ccas_pbs_drain (x->host, x->why, &err), &err, "drained");
@@ -199,7 +202,7 @@ void ccas_pbs_apply_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, c
 {
     for (size_t i = 0; i < a->n; i++) {
         struct ccas_pbs_action *x = &a->v[i];
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         if (x->kind == CCAS_PBS_JOIN)
             outcome (x, ccas_pbs_join (c, x->node, x->host, x->pbs, names, &err), &err, "joined");
     }
@@ -215,8 +218,8 @@ size_t ccas_pbs_failures (const struct ccas_pbs_actions *a)
 
 json_object *ccas_pbs_actions_json (const struct ccas_pbs_actions *a, bool applied)
 {
-    static const char *const keys[] = { "join", "drain", "delete", "forget" };
-    static const char *const outcomes[] = { "planned", "done", "failed" };
+    static const char *const keys[] = {"join", "drain", "delete", "forget"};
+    static const char *const outcomes[] = {"planned", "done", "failed"};
     json_object *o = json_object_new_object ();
     json_object *lists[4];
     for (int k = 0; k < 4; k++) {

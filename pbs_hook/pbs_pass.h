@@ -19,17 +19,17 @@
 
 #include <json-c/json.h>
 
-#include "util/error.h"
-#include "pbs_nodes.h"
 #include "engine/plan.h"
+#include "pbs_nodes.h"
+#include "util/error.h"
 
 enum ccas_pbs_act_kind { CCAS_PBS_JOIN, CCAS_PBS_DRAIN, CCAS_PBS_DELETE, CCAS_PBS_FORGET };
 
 struct ccas_pbs_action {
     enum ccas_pbs_act_kind kind;
-    const char *host;              /* borrowed from the model or the pbsnodes document */
-    struct ccas_node *node;        /* NULL for FORGET */
-    struct ccas_pbs_node *pbs;     /* NULL for a JOIN of a node PBS has not seen */
+    const char *host;          /* borrowed from the model or the pbsnodes document */
+    struct ccas_node *node;    /* NULL for FORGET */
+    struct ccas_pbs_node *pbs; /* NULL for a JOIN of a node PBS has not seen */
     char why[200];
     enum ccas_outcome outcome;
     char error[256];

@@ -95,12 +95,14 @@ int ccas_pbs_place_parse (const char *place, struct ccas_pbs_place *out, struct 
             out->sharing = CCAS_PBS_EXCL;
         else if (strcmp (f, "exclhost") == 0)
             out->sharing = CCAS_PBS_EXCLHOST;
-        else if (strncmp (f, "group=", 6) == 0 && ccas_pbs_name_valid (f + 6)
-                 && strlen (f + 6) < sizeof (out->group))
+        else if (strncmp (f, "group=", 6) == 0 && ccas_pbs_name_valid (f + 6) &&
+                 strlen (f + 6) < sizeof (out->group))
             snprintf (out->group, sizeof (out->group), "%s", f + 6);
         else
-            return ccas_errorf (err, "place: '%s': expected free, pack, scatter, vscatter, shared, excl, "
-                                     "exclhost or group=RESOURCE", f);
+            return ccas_errorf (err,
+                                "place: '%s': expected free, pack, scatter, vscatter, shared, excl, "
+                                "exclhost or group=RESOURCE",
+                                f);
     }
     return 0;
 }

@@ -34,7 +34,7 @@ enum ccas_pbs_sharing { CCAS_PBS_SHARED_DEFAULT, CCAS_PBS_SHARED, CCAS_PBS_EXCL,
 struct ccas_pbs_place {
     enum ccas_pbs_arrangement arrangement;
     enum ccas_pbs_sharing sharing;
-    char group[64];                /* "group_id", or "" */
+    char group[64]; /* "group_id", or "" */
 };
 
 /* Split `select` (modified in place) into at most `max` chunks.  Returns the

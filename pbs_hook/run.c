@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util/clock.h"
 #include "run.h"
+#include "util/clock.h"
 
 extern char **environ;
 
@@ -157,7 +157,7 @@ static int collect (int outfd, int errfd, double deadline, struct sink *out, str
         double left = deadline - ccas_clock_monotonic ();
         if (left <= 0)
             return -1;
-        struct pollfd p[2] = { { out_open ? outfd : -1, POLLIN, 0 }, { err_open ? errfd : -1, POLLIN, 0 } };
+        struct pollfd p[2] = {{out_open ? outfd : -1, POLLIN, 0}, {err_open ? errfd : -1, POLLIN, 0}};
         int n = poll (p, 2, (int)(left * 1000) + 1);
         if (n < 0 && errno != EINTR)
             return -1;
@@ -179,11 +179,11 @@ static int collect (int outfd, int errfd, double deadline, struct sink *out, str
 }
 
 static int run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
-               struct ccas_error *err)
+                struct ccas_error *err)
 {
     char path[PATH_MAX];
-    int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
-    struct sink so = { .max = max_out }, se = { .max = 4096 };
+    int out[2] = {-1, -1}, errp[2] = {-1, -1};
+    struct sink so = {.max = max_out}, se = {.max = 4096};
     pid_t pid;
     memset (res, 0, sizeof (*res));
     if (resolve (argv[0], path, sizeof (path)) < 0)

@@ -14,10 +14,10 @@
 #include "util/error.h"
 
 struct ccas_run_result {
-    int status;        /* exit status, or 128 + signal */
-    char *out;         /* stdout, NUL-terminated; caller frees */
+    int status; /* exit status, or 128 + signal */
+    char *out;  /* stdout, NUL-terminated; caller frees */
     size_t outlen;
-    char err[512];     /* the first line(s) of stderr, for messages */
+    char err[512]; /* the first line(s) of stderr, for messages */
 };
 
 /* Where PBS commands live: `bin_dir` (may be NULL) is borrowed and must

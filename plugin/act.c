@@ -22,8 +22,8 @@ struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, c
         size_t len = strlen (known);
         snprintf (known + len, sizeof (known) - len, "%s'%s'", i ? ", " : "", c->nodearrays[i].name);
     }
-    cli_fail (cli, EXIT_USAGE, "nodearray '%s' not found in cluster '%s' (it has %s)", name, cli->cfg->cluster_name,
-              known[0] ? known : "none");
+    cli_fail (cli, EXIT_USAGE, "nodearray '%s' not found in cluster '%s' (it has %s)", name,
+              cli->cfg->cluster_name, known[0] ? known : "none");
     return NULL;
 }
 
@@ -41,8 +41,8 @@ struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct 
         snprintf (known + len, sizeof (known) - len, "%s'%s'", len ? ", " : "", b->machine_type);
     }
     if (machine_type)
-        cli_fail (cli, EXIT_USAGE, "nodearray '%s' has no machine type '%s' (it has %s)", na->name, machine_type,
-                  known[0] ? known : "none");
+        cli_fail (cli, EXIT_USAGE, "nodearray '%s' has no machine type '%s' (it has %s)", na->name,
+                  machine_type, known[0] ? known : "none");
     else
         cli_fail (cli, EXIT_PARTIAL, "nodearray '%s' has no valid bucket", na->name);
     return NULL;
@@ -65,7 +65,7 @@ static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied,
  * terminated ones until gone. */
 static int follow (struct cli *cli, const struct ccas_plan *plan, double timeout, json_object **report)
 {
-    struct wait_spec spec = { .goal = WAIT_READY, .timeout = timeout, .request_id = plan->request_id };
+    struct wait_spec spec = {.goal = WAIT_READY, .timeout = timeout, .request_id = plan->request_id};
     bool created = false;
     for (size_t i = 0; i < plan->ncreates; i++)
         created = created || (plan->creates[i].outcome == CCAS_DONE && plan->creates[i].added > 0);

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "cli.h"
-#include "model/cluster.h"
 #include "engine/plan.h"
+#include "model/cluster.h"
 
 /* Find a nodearray by name; prints the known names and returns NULL if absent. */
 struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name);

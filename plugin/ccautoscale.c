@@ -12,15 +12,15 @@
 #include "thp.h"
 
 static const struct cmd config_cmds[] = {
-    { "check", cmd_config_check, NEED_CONFIG, &help_config_check, NULL },
-    { "keys", cmd_config_keys, 0, &help_config_keys, NULL },
-    { NULL, NULL, 0, NULL, NULL },
+    {"check", cmd_config_check, NEED_CONFIG, &help_config_check, NULL},
+    {"keys", cmd_config_keys, 0, &help_config_keys, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 static const struct cmd breaker_cmds[] = {
-    { "list", cmd_breaker_list, NEED_CONFIG, &help_breaker_list, NULL },
-    { "reset", cmd_breaker_reset, NEED_LOCK, &help_breaker_reset, NULL },
-    { NULL, NULL, 0, NULL, NULL },
+    {"list", cmd_breaker_list, NEED_CONFIG, &help_breaker_list, NULL},
+    {"reset", cmd_breaker_reset, NEED_LOCK, &help_breaker_reset, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 static const struct cmd_help help_breaker = {
@@ -31,11 +31,11 @@ static const struct cmd_help help_breaker = {
 };
 
 static const struct cmd pbs_cmds[] = {
-    { "analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL },
-    { "autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL },
-    { "demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL },
-    { "install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL },
-    { NULL, NULL, 0, NULL, NULL },
+    {"analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL},
+    {"autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL},
+    {"demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL},
+    {"install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 static const struct cmd_help help_pbs = {
@@ -47,10 +47,10 @@ static const struct cmd_help help_pbs = {
 
 #ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
-    { "conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL },
-    { "demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL },
-    { "sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL },
-    { NULL, NULL, 0, NULL, NULL },
+    {"conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL},
+    {"demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL},
+    {"sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 #endif
 
@@ -74,35 +74,34 @@ static const struct cmd_help help_slurm = {
 
 /* Sorted by name; `help` walks it in this order. */
 static const struct cmd commands[] = {
-    { "analyze", cmd_analyze, NEED_API, &help_analyze, NULL },
-    { "breaker", NULL, 0, &help_breaker, breaker_cmds },
-    { "buckets", cmd_buckets, NEED_API, &help_buckets, NULL },
-    { "config", NULL, 0, &help_config, config_cmds },
-    { "create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL },
-    { "demand", cmd_demand, NEED_API, &help_demand, NULL },
-    { "initconfig", cmd_initconfig, 0, &help_initconfig, NULL },
-    { "metrics", cmd_metrics, NEED_CONFIG, &help_metrics, NULL },
-    { "nodes", cmd_nodes, NEED_API, &help_nodes, NULL },
-    { "pbs", NULL, 0, &help_pbs, pbs_cmds },
-    { "scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL },
+    {"analyze", cmd_analyze, NEED_API, &help_analyze, NULL},
+    {"breaker", NULL, 0, &help_breaker, breaker_cmds},
+    {"buckets", cmd_buckets, NEED_API, &help_buckets, NULL},
+    {"config", NULL, 0, &help_config, config_cmds},
+    {"create", cmd_create, NEED_API | NEED_LOCK, &help_create, NULL},
+    {"demand", cmd_demand, NEED_API, &help_demand, NULL},
+    {"initconfig", cmd_initconfig, 0, &help_initconfig, NULL},
+    {"metrics", cmd_metrics, NEED_CONFIG, &help_metrics, NULL},
+    {"nodes", cmd_nodes, NEED_API, &help_nodes, NULL},
+    {"pbs", NULL, 0, &help_pbs, pbs_cmds},
+    {"scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL},
 #ifdef WITH_SLURM
-    { "slurm", NULL, 0, &help_slurm, slurm_cmds },
+    {"slurm", NULL, 0, &help_slurm, slurm_cmds},
 #endif
-    { "status", cmd_status, NEED_API, &help_status, NULL },
-    { "terminate", cmd_terminate, NEED_API | NEED_LOCK, &help_terminate, NULL },
-    { NULL, NULL, 0, NULL, NULL },
+    {"status", cmd_status, NEED_API, &help_status, NULL},
+    {"terminate", cmd_terminate, NEED_API | NEED_LOCK, &help_terminate, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 static const struct cmd_help help_main = {
     .synopsis = "[-c FILE] [-v] [--json] COMMAND [ARGS]",
     .summary = "autoscale Slurm and PBS clusters on Azure CycleCloud",
-    .description =
-        "ccautoscale starts the virtual machines that queued jobs need, in the right machine\n"
-        "types and placement groups and within quotas, and gives them back when idle or broken.\n"
-        "This command is the administrator's tool: look first, dry-run, then act.\n"
-        "\n"
-        "Run 'ccautoscale COMMAND --help' for a command's options.  Commands that change\n"
-        "anything in CycleCloud print what they would do unless told to act.",
+    .description = "ccautoscale starts the virtual machines that queued jobs need, in the right machine\n"
+                   "types and placement groups and within quotas, and gives them back when idle or broken.\n"
+                   "This command is the administrator's tool: look first, dry-run, then act.\n"
+                   "\n"
+                   "Run 'ccautoscale COMMAND --help' for a command's options.  Commands that change\n"
+                   "anything in CycleCloud print what they would do unless told to act.",
     .examples = "$ ccautoscale status\n"
                 "$ ccautoscale buckets --nodearray hpc\n"
                 "$ ccautoscale demand --jobs jobs.json            # dry run\n"
@@ -131,13 +130,14 @@ static void print_main_help (FILE *f, const char *prog)
     fputs (help_main.description, f);
     fputs ("\n\nCommands:\n", f);
     list_commands (f, commands, "");
-    fprintf (f, "\nGlobal options:\n"
-                "  -c, --config FILE            configuration (default $CCAUTOSCALE_CONFIG, else %s)\n"
-                "  --json                       JSON output for scripts\n"
-                "  -v, --verbose                log more to stderr (repeat for debug)\n"
-                "  -q, --quiet                  log errors only\n"
-                "  -h, --help                   this help; COMMAND --help for a command's\n"
-                "  --version                    print the version\n",
+    fprintf (f,
+             "\nGlobal options:\n"
+             "  -c, --config FILE            configuration (default $CCAUTOSCALE_CONFIG, else %s)\n"
+             "  --json                       JSON output for scripts\n"
+             "  -v, --verbose                log more to stderr (repeat for debug)\n"
+             "  -q, --quiet                  log errors only\n"
+             "  -h, --help                   this help; COMMAND --help for a command's\n"
+             "  --version                    print the version\n",
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
            "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n"
@@ -219,8 +219,8 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
     }
     const struct cmd *c = find_cmd (table, argv[0]);
     if (!c) {
-        fprintf (stderr, "%s: '%s%s%s' is not a command. See '%s --help'.\n", cli->prog,
-                 cli->cmdname, cli->cmdname[0] ? " " : "", argv[0], cli->prog);
+        fprintf (stderr, "%s: '%s%s%s' is not a command. See '%s --help'.\n", cli->prog, cli->cmdname,
+                 cli->cmdname[0] ? " " : "", argv[0], cli->prog);
         return EXIT_USAGE;
     }
     size_t len = strlen (cli->cmdname);
@@ -247,7 +247,7 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
  * (some 17 ms: libslurm, libcurl and TLS loaded twice) for nothing. */
 static bool reads_whole_cluster (const char *command)
 {
-    static const char *const big[] = { "demand", "analyze", "nodes", "pbs", "slurm", NULL };
+    static const char *const big[] = {"demand", "analyze", "nodes", "pbs", "slurm", NULL};
     for (int i = 0; big[i]; i++)
         if (strcmp (command, big[i]) == 0)
             return true;
@@ -256,7 +256,7 @@ static bool reads_whole_cluster (const char *command)
 
 int main (int argc, char **argv)
 {
-    struct cli cli = { .prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO) };
+    struct cli cli = {.prog = "ccautoscale", .interactive = isatty (STDOUT_FILENO)};
     int first = parse_global (&cli, argc, argv);
     if (first < argc && reads_whole_cluster (argv[first]))
         thp_reexec (argv);

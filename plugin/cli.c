@@ -16,23 +16,22 @@
 #include "util/metrics.h"
 
 static const struct cmd_option common_options[] = {
-    { "-c, --config FILE", "configuration file (default $CCAUTOSCALE_CONFIG, else " CCAS_DEFAULT_CONFIG ")" },
-    { "--json", "print JSON for scripts instead of a table" },
-    { "-v, --verbose", "log more (repeat for debug); logs go to stderr" },
-    { "-q, --quiet", "log errors only" },
-    { "-h, --help", "show this help" },
-    { NULL, NULL },
+    {"-c, --config FILE", "configuration file (default $CCAUTOSCALE_CONFIG, else " CCAS_DEFAULT_CONFIG ")"},
+    {"--json", "print JSON for scripts instead of a table"},
+    {"-v, --verbose", "log more (repeat for debug); logs go to stderr"},
+    {"-q, --quiet", "log errors only"},
+    {"-h, --help", "show this help"},
+    {NULL, NULL},
 };
 
 #define MAX_LONGOPTS 64
 
-int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
-                const struct option *longopts)
+int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
     static const struct option common_long[] = {
-        { "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 0x100 },
-        { "verbose", no_argument, NULL, 'v' },      { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
+        {"config", required_argument, NULL, 'c'}, {"json", no_argument, NULL, 0x100},
+        {"verbose", no_argument, NULL, 'v'},      {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
     };
     struct option all[MAX_LONGOPTS];
     char shorts[128];
@@ -80,7 +79,7 @@ int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
  * unless -v or -q say otherwise. */
 static void setup_logging (struct cli *cli)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int level = cli->cfg ? ccas_log_level_parse (cli->cfg->logging.level) : LOG_WARNING;
     unsigned sinks = CCAS_LOG_STDERR;
     /* -v shows info, -vv debug */
@@ -100,7 +99,7 @@ static void setup_logging (struct cli *cli)
 
 int cli_open_client (struct cli *cli)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_ccapi_opts opts;
     ccas_config_client_opts (cli->cfg, &opts);
     if (!(cli->api = ccas_ccapi_create (&opts, &err)))
@@ -110,7 +109,7 @@ int cli_open_client (struct cli *cli)
 
 int cli_prepare (struct cli *cli)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     unsigned flags = cli->cmd->flags;
 
     if (flags & NEED_CONFIG) {
@@ -159,7 +158,7 @@ void cli_start_metrics (struct cli *cli)
 
 void cli_release (struct cli *cli)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (cli->lock) {
         const char *result = cli->rc == EXIT_OK ? "ok" : cli->rc == EXIT_PARTIAL ? "partial" : "failed";
         if (cli->api)
@@ -205,15 +204,15 @@ int cli_usage_error (struct cli *cli, const char *fmt, ...)
     fprintf (stderr, "%s: %s\n", cli->prog, msg);
     if (cli->cmd && cli->cmd->help)
         fprintf (stderr, "usage: %s %s\n", cli->prog, cli->cmd->help->synopsis);
-    fprintf (stderr, "Try '%s%s%s --help' for more information.\n", cli->prog,
-             cli->cmdname[0] ? " " : "", cli->cmdname);
+    fprintf (stderr, "Try '%s%s%s --help' for more information.\n", cli->prog, cli->cmdname[0] ? " " : "",
+             cli->cmdname);
     return EXIT_USAGE;
 }
 
 void cli_print_json (json_object *obj)
 {
-    fputs (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                                                    | JSON_C_TO_STRING_NOSLASHESCAPE),
+    fputs (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
            stdout);
     fputc ('\n', stdout);
 }
@@ -309,8 +308,7 @@ static void roff_options (FILE *f, const struct cmd_option *opts)
 void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h)
 {
     char title[128];
-    snprintf (title, sizeof (title), "%s%s%s", prog, cmdname && *cmdname ? "-" : "",
-              cmdname ? cmdname : "");
+    snprintf (title, sizeof (title), "%s%s%s", prog, cmdname && *cmdname ? "-" : "", cmdname ? cmdname : "");
     for (char *p = title; *p; p++)
         if (*p == ' ')
             *p = '-';

@@ -22,34 +22,34 @@
 /* Documented in ccautoscale(8), EXIT STATUS. */
 enum cli_exit {
     EXIT_OK = 0,
-    EXIT_USAGE = 1,       /* bad command line */
-    EXIT_CONFIG = 2,      /* configuration missing or invalid */
-    EXIT_CYCLECLOUD = 3,  /* CycleCloud unreachable, refused or answered nonsense */
-    EXIT_PARTIAL = 4,     /* done in part: some nodes or jobs could not be served */
-    EXIT_SCHEDULER = 5,   /* Slurm or PBS refused or failed */
-    EXIT_BUSY = 6,        /* another run holds the lock */
-    EXIT_INTERNAL = 7,    /* out of memory, I/O error, a bug */
+    EXIT_USAGE = 1,      /* bad command line */
+    EXIT_CONFIG = 2,     /* configuration missing or invalid */
+    EXIT_CYCLECLOUD = 3, /* CycleCloud unreachable, refused or answered nonsense */
+    EXIT_PARTIAL = 4,    /* done in part: some nodes or jobs could not be served */
+    EXIT_SCHEDULER = 5,  /* Slurm or PBS refused or failed */
+    EXIT_BUSY = 6,       /* another run holds the lock */
+    EXIT_INTERNAL = 7,   /* out of memory, I/O error, a bug */
 };
 
 enum cmd_flags {
-    NEED_CONFIG = 1,      /* load the configuration */
-    NEED_API = 2 | 1,     /* ... and create the CycleCloud client */
-    NEED_LOCK = 4 | 1,    /* ... and hold the lock */
-    NEED_SLURM = 8,       /* the command talks to slurmctld */
+    NEED_CONFIG = 1,   /* load the configuration */
+    NEED_API = 2 | 1,  /* ... and create the CycleCloud client */
+    NEED_LOCK = 4 | 1, /* ... and hold the lock */
+    NEED_SLURM = 8,    /* the command talks to slurmctld */
 };
 
 struct cmd_option {
-    const char *flags;    /* "-n, --nodearray NAME" */
+    const char *flags; /* "-n, --nodearray NAME" */
     const char *doc;
 };
 
 struct cmd_help {
-    const char *synopsis;     /* after "ccautoscale ": "buckets [--nodearray NAME]" */
-    const char *summary;      /* one line, lowercase, no full stop */
-    const char *description;  /* paragraphs separated by blank lines */
+    const char *synopsis;             /* after "ccautoscale ": "buckets [--nodearray NAME]" */
+    const char *summary;              /* one line, lowercase, no full stop */
+    const char *description;          /* paragraphs separated by blank lines */
     const struct cmd_option *options; /* NULL-terminated; the common ones are added */
-    const char *examples;     /* lines "$ command" then output or comment lines */
-    const char *see_also;     /* "ccautoscale-nodes(8), ..." or NULL */
+    const char *examples;             /* lines "$ command" then output or comment lines */
+    const char *see_also;             /* "ccautoscale-nodes(8), ..." or NULL */
 };
 
 struct cli;
@@ -57,33 +57,32 @@ typedef int (*cmd_f) (struct cli *cli, int argc, char **argv);
 
 struct cmd {
     const char *name;
-    cmd_f fn;                 /* NULL for a group */
+    cmd_f fn; /* NULL for a group */
     unsigned flags;
     const struct cmd_help *help;
-    const struct cmd *sub;    /* a group's table, terminated by a NULL name */
+    const struct cmd *sub; /* a group's table, terminated by a NULL name */
 };
 
 struct cli {
-    const char *prog;         /* "ccautoscale" */
-    char cmdname[64];         /* "buckets", "slurm conf" */
+    const char *prog; /* "ccautoscale" */
+    char cmdname[64]; /* "buckets", "slurm conf" */
     const struct cmd *cmd;
     const char *config_path;
     bool json;
-    int verbosity;            /* -v count */
+    int verbosity; /* -v count */
     bool quiet;
-    bool interactive;         /* stdout is a terminal */
+    bool interactive; /* stdout is a terminal */
     struct ccas_config *cfg;
     struct ccas_ccapi *api;
     struct ccas_lock *lock;
-    double t0;                /* monotonic start of the run (its duration metric) */
-    int rc;                   /* the command's exit code, for the metrics (set by main) */
+    double t0; /* monotonic start of the run (its duration metric) */
+    int rc;    /* the command's exit code, for the metrics (set by main) */
 };
 
 /* getopt_long with the common options merged in.  Returns the next
  * command-specific option character, -1 at the end.  On -h prints help and
  * exits 0; on an unknown option prints a hint and exits EXIT_USAGE. */
-int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts,
-                const struct option *longopts);
+int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* For commands with no options and no arguments of their own: the common
  * options only; any other argument is a usage error.  Returns EXIT_OK or
@@ -95,8 +94,7 @@ int cli_no_arguments (struct cli *cli, int argc, char **argv);
 int cli_prepare (struct cli *cli);
 
 /* Print "ccautoscale: <msg>" to stderr and return `code`. */
-int cli_fail (struct cli *cli, int code, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
+int cli_fail (struct cli *cli, int code, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 
 /* Print the error of a failed CycleCloud call and return EXIT_CYCLECLOUD. */
 int cli_fail_api (struct cli *cli, const struct ccas_error *err);
@@ -105,8 +103,7 @@ int cli_fail_api (struct cli *cli, const struct ccas_error *err);
 int cli_open_client (struct cli *cli);
 
 /* Print "usage: ..." plus a hint and return EXIT_USAGE. */
-int cli_usage_error (struct cli *cli, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+int cli_usage_error (struct cli *cli, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* Print `obj` as pretty JSON on stdout (takes no reference). */
 void cli_print_json (json_object *obj);

@@ -12,35 +12,34 @@
 #include "table.h"
 
 static const struct cmd_option options[] = {
-    { "--job ID", "the job to explain (required)" },
-    { "-j, --jobs FILE", "the jobs, as for demand; '-' reads stdin (default '-')" },
-    { "--status FILE", "replay a saved status response" },
-    { "--nodes FILE", "with --status: a saved nodes response" },
-    { NULL, NULL },
+    {"--job ID", "the job to explain (required)"},
+    {"-j, --jobs FILE", "the jobs, as for demand; '-' reads stdin (default '-')"},
+    {"--status FILE", "replay a saved status response"},
+    {"--nodes FILE", "with --status: a saved nodes response"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_analyze = {
     .synopsis = "analyze --job ID [--jobs FILE|-] [--status FILE [--nodes FILE]] [--json]",
     .summary = "explain, bucket by bucket, why a job does or does not match",
-    .description =
-        "Runs the same pass as demand (jobs ahead of this one take their share first), then\n"
-        "shows for each chunk of the job every bucket: whether a new node there would\n"
-        "satisfy the constraint and, if not, which term fails; how many more nodes the bucket\n"
-        "may take after the jobs ahead; and how many existing nodes fit.  Nothing changes.",
+    .description = "Runs the same pass as demand (jobs ahead of this one take their share first), then\n"
+                   "shows for each chunk of the job every bucket: whether a new node there would\n"
+                   "satisfy the constraint and, if not, which term fails; how many more nodes the bucket\n"
+                   "may take after the jobs ahead; and how many existing nodes fit.  Nothing changes.",
     .options = options,
     .examples = "$ ccautoscale analyze --job 1234 --jobs jobs.json",
     .see_also = "ccautoscale-demand(8)",
 };
 
 struct chunk_view {
-    size_t existing_fit;   /* existing nodes that would take a slot if empty */
-    size_t existing_room;  /* ... that have room now */
+    size_t existing_fit;  /* existing nodes that would take a slot if empty */
+    size_t existing_room; /* ... that have room now */
 };
 
 static void existing_counts (struct ccas_cluster *c, const struct ccas_chunk *ch, struct chunk_view *v)
 {
-    struct ccas_eval ev = { .job = -1 };
-    struct ccas_eval tev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1};
+    struct ccas_eval tev = {.job = -1, .template_node = true};
     for (size_t i = 0; i < c->nexisting; i++) {
         const struct ccas_node *n = c->nodes[i];
         if (!ccas_node_usable (n))
@@ -55,7 +54,7 @@ static void existing_counts (struct ccas_cluster *c, const struct ccas_chunk *ch
 static json_object *bucket_json (const struct ccas_bucket *b, const struct ccas_chunk *ch)
 {
     char why[512] = "", avail_why[400] = "";
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     bool fits = ccas_constraint_fits (ch->cons, &b->template_node, &ev, why, sizeof (why));
     int64_t avail = ccas_bucket_available (b, avail_why, sizeof (avail_why));
     json_object *o = json_object_new_object ();
@@ -80,19 +79,22 @@ static json_object *analysis_json (struct ccas_cluster *c, const struct ccas_job
         char label[256];
         for (uint32_t s = 0; s < j->nslots; s++)
             if (s == 0 || j->slots[s] != j->slots[s - 1])
-                json_object_array_add (nodes, json_object_new_string (ccas_node_label (j->slots[s], label, sizeof (label))));
+                json_object_array_add (
+                    nodes, json_object_new_string (ccas_node_label (j->slots[s], label, sizeof (label))));
         json_object_object_add (o, "nodes", nodes);
     }
     for (uint32_t ci = 0; ci < j->nchunks; ci++) {
         const struct ccas_chunk *ch = &j->chunks[ci];
-        struct chunk_view v = { 0, 0 };
+        struct chunk_view v = {0, 0};
         json_object *co = json_object_new_object ();
         json_object *buckets = json_object_new_array ();
         existing_counts (c, ch, &v);
         json_object_object_add (co, "count", json_object_new_int ((int)ch->count));
         json_object_object_add (co, "constraints", json_tokener_parse (ccas_constraint_text (ch->cons)));
-        json_object_object_add (co, "existing_nodes_that_fit", json_object_new_int64 ((int64_t)v.existing_fit));
-        json_object_object_add (co, "existing_nodes_with_room", json_object_new_int64 ((int64_t)v.existing_room));
+        json_object_object_add (co, "existing_nodes_that_fit",
+                                json_object_new_int64 ((int64_t)v.existing_fit));
+        json_object_object_add (co, "existing_nodes_with_room",
+                                json_object_new_int64 ((int64_t)v.existing_room));
         for (size_t i = 0; i < c->nbuckets; i++)
             json_object_array_add (buckets, bucket_json (&c->buckets[i], ch));
         json_object_object_add (co, "buckets", buckets);
@@ -114,12 +116,14 @@ static void print_text (json_object *a)
     for (size_t i = 0; nodes && i < json_object_array_length (nodes); i++)
         printf ("  node: %s\n", json_object_get_string (json_object_array_get_idx (nodes, i)));
     for (size_t ci = 0; ci < json_object_array_length (chunks); ci++) {
-        static const char *const headers[] = { "NODEARRAY", "MACHINE TYPE", "FITS", ">AVAILABLE", "WHY NOT", NULL };
+        static const char *const headers[] = {"NODEARRAY",  "MACHINE TYPE", "FITS",
+                                              ">AVAILABLE", "WHY NOT",      NULL};
         json_object *co = json_object_array_get_idx (chunks, ci);
         json_object *buckets = json_object_object_get (co, "buckets");
         printf ("\nchunk %zu: %d x %s\n  existing nodes that fit: %lld, with room now: %lld\n\n", ci + 1,
                 json_object_get_int (json_object_object_get (co, "count")),
-                json_object_to_json_string_ext (json_object_object_get (co, "constraints"), JSON_C_TO_STRING_PLAIN),
+                json_object_to_json_string_ext (json_object_object_get (co, "constraints"),
+                                                JSON_C_TO_STRING_PLAIN),
                 (long long)json_object_get_int64 (json_object_object_get (co, "existing_nodes_that_fit")),
                 (long long)json_object_get_int64 (json_object_object_get (co, "existing_nodes_with_room")));
         struct table *t = table_create (headers);
@@ -131,9 +135,10 @@ static void print_text (json_object *a)
                                    : json_object_get_string (json_object_object_get (b, "why_not"));
             char av[32];
             snprintf (av, sizeof (av), avail < 0 ? "unlimited" : "%lld", (long long)avail);
-            table_addf (t, "%s\t%s\t%s\t%s\t%s", json_object_get_string (json_object_object_get (b, "nodearray")),
-                        json_object_get_string (json_object_object_get (b, "machine_type")), fits ? "yes" : "no", av,
-                        why ? why : "");
+            table_addf (t, "%s\t%s\t%s\t%s\t%s",
+                        json_object_get_string (json_object_object_get (b, "nodearray")),
+                        json_object_get_string (json_object_object_get (b, "machine_type")),
+                        fits ? "yes" : "no", av, why ? why : "");
         }
         table_print (t, stdout);
         table_destroy (t);
@@ -142,7 +147,7 @@ static void print_text (json_object *a)
 
 int analyze_job (struct cli *cli, struct ccas_cluster *c, struct ccas_jobs *jobs, const char *job_id)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_job *j = NULL;
     for (size_t i = 0; i < jobs->n; i++) {
         if (j && !jobs->v[i].running)
@@ -151,7 +156,8 @@ int analyze_job (struct cli *cli, struct ccas_cluster *c, struct ccas_jobs *jobs
             j = &jobs->v[i];
     }
     if (!j || j->running)
-        return cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id, j ? "is running, not pending" : "not among the jobs given");
+        return cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id,
+                         j ? "is running, not pending" : "not among the jobs given");
     if (ccas_match (c, jobs, NULL, &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     json_object *a = analysis_json (c, j);
@@ -166,11 +172,13 @@ int analyze_job (struct cli *cli, struct ccas_cluster *c, struct ccas_jobs *jobs
 int cmd_analyze (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "job", required_argument, NULL, 0x301 },    { "jobs", required_argument, NULL, 'j' },
-        { "status", required_argument, NULL, 0x302 }, { "nodes", required_argument, NULL, 0x303 },
-        { NULL, 0, NULL, 0 },
+        {"job", required_argument, NULL, 0x301},
+        {"jobs", required_argument, NULL, 'j'},
+        {"status", required_argument, NULL, 0x302},
+        {"nodes", required_argument, NULL, 0x303},
+        {NULL, 0, NULL, 0},
     };
-    struct model_source src = { .with_nodes = true, .apply_holds = true };
+    struct model_source src = {.with_nodes = true, .apply_holds = true};
     const char *job_id = NULL, *jobs_file = "-";
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;
@@ -192,7 +200,8 @@ int cmd_analyze (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "--job ID is required");
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if ((rc = model_load (cli, &src, &c)) != EXIT_OK || (rc = jobs_load (cli, c, jobs_file, &jobs)) != EXIT_OK)
+    if ((rc = model_load (cli, &src, &c)) != EXIT_OK ||
+        (rc = jobs_load (cli, c, jobs_file, &jobs)) != EXIT_OK)
         goto done;
     rc = analyze_job (cli, c, jobs, job_id);
 done:

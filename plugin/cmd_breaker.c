@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "engine/breaker.h"
 #include "builtins.h"
-#include "util/json.h"
+#include "engine/breaker.h"
 #include "table.h"
+#include "util/json.h"
 
 const struct cmd_help help_breaker_list = {
     .synopsis = "breaker list [--json]",
@@ -33,8 +33,8 @@ const struct cmd_help help_breaker_reset = {
 
 int cmd_breaker_list (struct cli *cli, int argc, char **argv)
 {
-    static const char *const headers[] = { "NODEARRAY", "STATE", ">FAILURES", "UNTIL", "LAST FAILURE", NULL };
-    struct ccas_error err = { "" };
+    static const char *const headers[] = {"NODEARRAY", "STATE", ">FAILURES", "UNTIL", "LAST FAILURE", NULL};
+    struct ccas_error err = {""};
     int rc;
     if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
@@ -46,7 +46,8 @@ int cmd_breaker_list (struct cli *cli, int argc, char **argv)
         cli_print_json (all);
     else {
         struct table *t = table_create (headers);
-        json_object_object_foreach (all, na, o) {
+        json_object_object_foreach (all, na, o)
+        {
             bool open = ccas_json_bool (o, "open", false);
             double until = ccas_json_double (o, "until", 0);
             char when[64] = "-";
@@ -69,7 +70,7 @@ int cmd_breaker_list (struct cli *cli, int argc, char **argv)
 
 int cmd_breaker_reset (struct cli *cli, int argc, char **argv)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int rc;
     while (cli_getopt (cli, argc, argv, "", NULL) != -1)
         ;
@@ -88,7 +89,8 @@ int cmd_breaker_reset (struct cli *cli, int argc, char **argv)
     if (ccas_holds_save (h, &err) < 0 || ccas_breakers_save (b, &err) < 0)
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     else if (!cli->quiet)
-        printf ("%s: breaker %s\n", na, was_open ? "closed; creating may start again" : "was not open (count reset)");
+        printf ("%s: breaker %s\n", na,
+                was_open ? "closed; creating may start again" : "was not open (count reset)");
     ccas_holds_destroy (h);
     ccas_breakers_destroy (b);
     return rc;

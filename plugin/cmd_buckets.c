@@ -10,20 +10,19 @@
 #include "table.h"
 
 static const struct cmd_option options[] = {
-    { "-n, --nodearray NAME", "only this nodearray (shell wildcards allowed)" },
-    { "-t, --machine-type TYPE", "only this machine type (shell wildcards allowed)" },
-    { NULL, NULL },
+    {"-n, --nodearray NAME", "only this nodearray (shell wildcards allowed)"},
+    {"-t, --machine-type TYPE", "only this machine type (shell wildcards allowed)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_buckets = {
     .synopsis = "buckets [--nodearray NAME] [--machine-type TYPE] [--json]",
     .summary = "list buckets: machine types, sizes, available counts, limits and placement groups",
-    .description =
-        "A bucket is one machine type in one nodearray: the unit CycleCloud creates nodes in.\n"
-        "AVAIL is how many more nodes may be created now; it already reflects the bucket's,\n"
-        "the nodearray's and the cluster's limits and the subscription's quotas, which the\n"
-        "other columns show.  PGS lists placement groups as name:active/size.  CAPFAIL is the\n"
-        "time since the last capacity failure.  One status request, nothing else.",
+    .description = "A bucket is one machine type in one nodearray: the unit CycleCloud creates nodes in.\n"
+                   "AVAIL is how many more nodes may be created now; it already reflects the bucket's,\n"
+                   "the nodearray's and the cluster's limits and the subscription's quotas, which the\n"
+                   "other columns show.  PGS lists placement groups as name:active/size.  CAPFAIL is the\n"
+                   "time since the last capacity failure.  One status request, nothing else.",
     .options = options,
     .examples = "$ ccautoscale buckets\n"
                 "$ ccautoscale buckets --nodearray hpc --json | jq '.[].available_count'",
@@ -40,8 +39,7 @@ static void add_count (json_object *o, const char *key, int64_t v)
     json_object_object_add (o, key, v < 0 ? NULL : json_object_new_int64 (v));
 }
 
-static json_object *bucket_json (const struct ccas_nodearray_status *na,
-                                 const struct ccas_bucket_status *b)
+static json_object *bucket_json (const struct ccas_nodearray_status *na, const struct ccas_bucket_status *b)
 {
     json_object *o = json_object_new_object ();
     json_object *pgs = json_object_new_array ();
@@ -149,16 +147,16 @@ static void add_row (struct table *t, const struct ccas_nodearray_status *na,
 int cmd_buckets (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "nodearray", required_argument, NULL, 'n' },
-        { "machine-type", required_argument, NULL, 't' },
-        { NULL, 0, NULL, 0 },
+        {"nodearray", required_argument, NULL, 'n'},
+        {"machine-type", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0},
     };
     static const char *const headers[] = {
-        "NODEARRAY", "MACHINE TYPE", ">VCPU", ">PCPU", ">GPU", ">MEMORY", "IB", ">AVAIL", ">ACTIVE",
-        ">MAX", "FAMILY CORES", "PGS", "CAPFAIL", "VALID", NULL,
+        "NODEARRAY", "MACHINE TYPE", ">VCPU",        ">PCPU", ">GPU",    ">MEMORY", "IB", ">AVAIL",
+        ">ACTIVE",   ">MAX",         "FAMILY CORES", "PGS",   "CAPFAIL", "VALID",   NULL,
     };
     const char *na_pattern = NULL, *mt_pattern = NULL;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster_status *st = NULL;
     int c, rc;
 

@@ -12,11 +12,10 @@
 const struct cmd_help help_config_check = {
     .synopsis = "config check [-c FILE] [--json]",
     .summary = "validate the configuration and print it with defaults filled in",
-    .description =
-        "Loads the configuration exactly as every program does: unknown keys and wrong types\n"
-        "are errors naming their JSON path; a file holding a password must be mode 0600.\n"
-        "Prints the effective configuration, every default filled in, the password as ****.\n"
-        "Nothing is sent to CycleCloud.",
+    .description = "Loads the configuration exactly as every program does: unknown keys and wrong types\n"
+                   "are errors naming their JSON path; a file holding a password must be mode 0600.\n"
+                   "Prints the effective configuration, every default filled in, the password as ****.\n"
+                   "Nothing is sent to CycleCloud.",
     .examples = "$ ccautoscale config check -c /etc/ccautoscale/autoscale.json",
     .see_also = "ccautoscale-config-keys(8)",
 };
@@ -37,9 +36,9 @@ static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
     int rc = -1;
     if (!cache)
         ccas_errorf (err, "out of memory");
-    else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0
-             && (rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, cache, dict,
-                                             "default_resources", err)))
+    else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0 &&
+             (rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, cache,
+                                          dict, "default_resources", err)))
         rc = 0;
     ccas_rules_destroy (rules);
     ccas_cons_cache_destroy (cache);
@@ -50,7 +49,7 @@ static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
 
 int cmd_config_check (struct cli *cli, int argc, char **argv)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int rc;
     if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
         return rc;
@@ -70,7 +69,7 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
 
 int cmd_config_keys (struct cli *cli, int argc, char **argv)
 {
-    static const char *const headers[] = { "KEY", "TYPE", "DEFAULT", "MEANING", NULL };
+    static const char *const headers[] = {"KEY", "TYPE", "DEFAULT", "MEANING", NULL};
     size_t n;
     const struct ccas_config_key_doc *keys = ccas_config_keys (&n);
     int rc;
@@ -93,7 +92,7 @@ int cmd_config_keys (struct cli *cli, int argc, char **argv)
     }
     struct table *t = table_create (headers);
     for (size_t i = 0; i < n; i++) {
-        const char *cells[] = { keys[i].name, keys[i].type, keys[i].dflt, keys[i].doc };
+        const char *cells[] = {keys[i].name, keys[i].type, keys[i].dflt, keys[i].doc};
         table_add (t, cells);
     }
     table_print (t, stdout);

@@ -11,30 +11,30 @@
 #include "wait.h"
 
 static const struct cmd_option options[] = {
-    { "-n, --nodearray NAME", "the nodearray to add nodes to (required)" },
-    { "-t, --machine-type TYPE", "the machine type (default: the nodearray's first valid bucket)" },
-    { "--count N", "how many nodes" },
-    { "--cores C", "enough nodes for C cores (rounded up to whole nodes)" },
-    { "-g, --placement-group NAME", "put the nodes in this placement group (made if new)" },
-    { "--keep-alive", "mark the nodes KeepAlive: scale-down never terminates them" },
-    { "--dry-run", "show what would be created, create nothing" },
-    { "--wait[=SECONDS]", "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)" },
-    { NULL, NULL },
+    {"-n, --nodearray NAME", "the nodearray to add nodes to (required)"},
+    {"-t, --machine-type TYPE", "the machine type (default: the nodearray's first valid bucket)"},
+    {"--count N", "how many nodes"},
+    {"--cores C", "enough nodes for C cores (rounded up to whole nodes)"},
+    {"-g, --placement-group NAME", "put the nodes in this placement group (made if new)"},
+    {"--keep-alive", "mark the nodes KeepAlive: scale-down never terminates them"},
+    {"--dry-run", "show what would be created, create nothing"},
+    {"--wait[=SECONDS]",
+     "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_create = {
     .synopsis = "create --nodearray NAME [--machine-type TYPE] (--count N | --cores C) "
                 "[--placement-group NAME] [--keep-alive] [--dry-run] [--wait[=SECONDS]]",
     .summary = "create nodes in a nodearray by hand, within its limits and quotas",
-    .description =
-        "Checks the bucket's room first (its own count, the nodearray's and cluster's limits,\n"
-        "family and regional quota) and asks only for what fits, saying why when that is\n"
-        "less than asked.  One create request; the new nodes' names are printed.  Exit\n"
-        "status 4 when fewer nodes were created than asked for.\n\n"
-        "With --wait the new nodes are followed (GET /nodes?request_id=) until each is Ready\n"
-        "or Failed: on a terminal one line of counts refreshes in place, otherwise a line is\n"
-        "printed whenever the counts change.  A Failed node, or one still booting when\n"
-        "SECONDS run out, is named on stderr and the exit status is 4.",
+    .description = "Checks the bucket's room first (its own count, the nodearray's and cluster's limits,\n"
+                   "family and regional quota) and asks only for what fits, saying why when that is\n"
+                   "less than asked.  One create request; the new nodes' names are printed.  Exit\n"
+                   "status 4 when fewer nodes were created than asked for.\n\n"
+                   "With --wait the new nodes are followed (GET /nodes?request_id=) until each is Ready\n"
+                   "or Failed: on a terminal one line of counts refreshes in place, otherwise a line is\n"
+                   "printed whenever the counts change.  A Failed node, or one still booting when\n"
+                   "SECONDS run out, is named on stderr and the exit status is 4.",
     .options = options,
     .examples = "$ ccautoscale create --nodearray htc --count 4 --dry-run\n"
                 "$ ccautoscale create --nodearray hpc --cores 480 --placement-group hpc-pg-a\n"
@@ -55,11 +55,15 @@ struct create_opts {
 static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
 {
     static const struct option longopts[] = {
-        { "nodearray", required_argument, NULL, 'n' },      { "machine-type", required_argument, NULL, 't' },
-        { "count", required_argument, NULL, 0x401 },        { "cores", required_argument, NULL, 0x402 },
-        { "placement-group", required_argument, NULL, 'g' }, { "keep-alive", no_argument, NULL, 0x403 },
-        { "dry-run", no_argument, NULL, 0x404 },            { "wait", optional_argument, NULL, 0x405 },
-        { NULL, 0, NULL, 0 },
+        {"nodearray", required_argument, NULL, 'n'},
+        {"machine-type", required_argument, NULL, 't'},
+        {"count", required_argument, NULL, 0x401},
+        {"cores", required_argument, NULL, 0x402},
+        {"placement-group", required_argument, NULL, 'g'},
+        {"keep-alive", no_argument, NULL, 0x403},
+        {"dry-run", no_argument, NULL, 0x404},
+        {"wait", optional_argument, NULL, 0x405},
+        {NULL, 0, NULL, 0},
     };
     int c, rc;
     char *end;
@@ -104,9 +108,9 @@ static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
 
 int cmd_create (struct cli *cli, int argc, char **argv)
 {
-    struct create_opts o = { 0 };
-    struct model_source src = { .with_nodes = false };
-    struct ccas_error err = { "" };
+    struct create_opts o = {0};
+    struct model_source src = {.with_nodes = false};
+    struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_plan *plan = NULL;
     int rc;
@@ -129,12 +133,12 @@ int cmd_create (struct cli *cli, int argc, char **argv)
     if (made < want) {
         char why[400] = "";
         if (pg && pg->room < 1)
-            snprintf (why, sizeof (why), "placement group '%s' is full (maxPlacementGroupSize %lld)", pg->name,
-                      (long long)b->max_pg_size);
+            snprintf (why, sizeof (why), "placement group '%s' is full (maxPlacementGroupSize %lld)",
+                      pg->name, (long long)b->max_pg_size);
         else
             ccas_bucket_available (b, why, sizeof (why));
-        cli_fail (cli, EXIT_PARTIAL, "%s/%s: only %ld of %ld nodes can be created now: %s", na->name, b->machine_type,
-                  made, want, why);
+        cli_fail (cli, EXIT_PARTIAL, "%s/%s: only %ld of %ld nodes can be created now: %s", na->name,
+                  b->machine_type, made, want, why);
     }
     if (!(plan = ccas_plan_create (c, NULL, &err))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);

@@ -7,20 +7,20 @@
 #include <time.h>
 
 #include "builtins.h"
-#include "util/clock.h"
-#include "util/log.h"
 #include "engine/match.h"
 #include "model_load.h"
 #include "pass.h"
 #include "plan_print.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 static const struct cmd_option options[] = {
-    { "-j, --jobs FILE", "pending (and running) jobs as JSON; '-' reads stdin (default '-')" },
-    { "--status FILE", "replay a saved GET /clusters/{c}/status response instead of asking the server" },
-    { "--nodes FILE", "with --status: a saved GET /clusters/{c}/nodes response" },
-    { "--apply", "carry the plan out: create, start and terminate (takes the lock)" },
-    { "--no-scaledown", "do not plan terminations of idle, failed or stuck nodes" },
-    { NULL, NULL },
+    {"-j, --jobs FILE", "pending (and running) jobs as JSON; '-' reads stdin (default '-')"},
+    {"--status FILE", "replay a saved GET /clusters/{c}/status response instead of asking the server"},
+    {"--nodes FILE", "with --status: a saved GET /clusters/{c}/nodes response"},
+    {"--apply", "carry the plan out: create, start and terminate (takes the lock)"},
+    {"--no-scaledown", "do not plan terminations of idle, failed or stuck nodes"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_demand = {
@@ -55,9 +55,9 @@ struct demand_opts {
 static int parse (struct cli *cli, int argc, char **argv, struct demand_opts *o)
 {
     static const struct option longopts[] = {
-        { "jobs", required_argument, NULL, 'j' },      { "status", required_argument, NULL, 0x201 },
-        { "nodes", required_argument, NULL, 0x202 },   { "apply", no_argument, NULL, 0x203 },
-        { "no-scaledown", no_argument, NULL, 0x204 },  { NULL, 0, NULL, 0 },
+        {"jobs", required_argument, NULL, 'j'},     {"status", required_argument, NULL, 0x201},
+        {"nodes", required_argument, NULL, 0x202},  {"apply", no_argument, NULL, 0x203},
+        {"no-scaledown", no_argument, NULL, 0x204}, {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = cli_getopt (cli, argc, argv, "j:", longopts)) != -1) {
@@ -95,8 +95,8 @@ static double now_ms (void)
 
 int cmd_demand (struct cli *cli, int argc, char **argv)
 {
-    struct demand_opts o = { .jobs = "-", .src = { .with_nodes = true, .apply_holds = true }, .scaledown = true };
-    struct ccas_error err = { "" };
+    struct demand_opts o = {.jobs = "-", .src = {.with_nodes = true, .apply_holds = true}, .scaledown = true};
+    struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;
     struct ccas_plan *plan = NULL;

@@ -15,30 +15,30 @@
 #include "util/state.h"
 
 static const struct cmd_option options[] = {
-    { "--url URL", "CycleCloud web server root, e.g. https://cyclecloud.example.com (required)" },
-    { "--username USER", "CycleCloud user (required)" },
-    { "--cluster NAME", "the CycleCloud cluster to scale (required)" },
-    { "--password-file FILE", "read the password from FILE's first line ('-': stdin) and refer to FILE; "
-                              "default: prompt on the terminal and store it in the configuration" },
-    { "--ca-file PEM", "CA bundle for a server certificate signed by a private CA" },
-    { "--insecure", "do not verify the server's certificate (testing only)" },
-    { "-o, --output FILE", "where to write (default $CCAUTOSCALE_CONFIG, else /etc/ccautoscale/autoscale.json)" },
-    { "--force", "replace an existing file (the old one is kept as FILE.bak)" },
-    { "--no-test", "write without asking the server first" },
-    { NULL, NULL },
+    {"--url URL", "CycleCloud web server root, e.g. https://cyclecloud.example.com (required)"},
+    {"--username USER", "CycleCloud user (required)"},
+    {"--cluster NAME", "the CycleCloud cluster to scale (required)"},
+    {"--password-file FILE", "read the password from FILE's first line ('-': stdin) and refer to FILE; "
+                             "default: prompt on the terminal and store it in the configuration"},
+    {"--ca-file PEM", "CA bundle for a server certificate signed by a private CA"},
+    {"--insecure", "do not verify the server's certificate (testing only)"},
+    {"-o, --output FILE",
+     "where to write (default $CCAUTOSCALE_CONFIG, else /etc/ccautoscale/autoscale.json)"},
+    {"--force", "replace an existing file (the old one is kept as FILE.bak)"},
+    {"--no-test", "write without asking the server first"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_initconfig = {
     .synopsis = "initconfig --url URL --username USER --cluster NAME [--password-file FILE] [-o FILE]",
     .summary = "write a first configuration file, after testing that it reaches the cluster",
-    .description =
-        "Builds a configuration from the flags, asks CycleCloud for the cluster's status with\n"
-        "it, and only then writes the file, atomically and with mode 0600 (it may hold a\n"
-        "password).  The password is read from the terminal without echo, or from\n"
-        "--password-file.  Nothing is written when the test fails: the error says whether\n"
-        "the address, the credentials or the cluster name is wrong.  Edit the file\n"
-        "afterwards for nodearrays, timeouts and the Slurm section; 'ccautoscale config keys'\n"
-        "lists every key.",
+    .description = "Builds a configuration from the flags, asks CycleCloud for the cluster's status with\n"
+                   "it, and only then writes the file, atomically and with mode 0600 (it may hold a\n"
+                   "password).  The password is read from the terminal without echo, or from\n"
+                   "--password-file.  Nothing is written when the test fails: the error says whether\n"
+                   "the address, the credentials or the cluster name is wrong.  Edit the file\n"
+                   "afterwards for nodearrays, timeouts and the Slurm section; 'ccautoscale config keys'\n"
+                   "lists every key.",
     .options = options,
     .examples = "$ ccautoscale initconfig --url https://cc.example.com --username admin --cluster hpc1\n"
                 "$ ccautoscale initconfig --url https://cc.example.com --username admin --cluster hpc1 \\\n"
@@ -54,24 +54,42 @@ struct init_opts {
 static int parse (struct cli *cli, int argc, char **argv, struct init_opts *o)
 {
     static const struct option longopts[] = {
-        { "url", required_argument, NULL, 0x301 },     { "username", required_argument, NULL, 0x302 },
-        { "cluster", required_argument, NULL, 0x303 }, { "password-file", required_argument, NULL, 0x304 },
-        { "ca-file", required_argument, NULL, 0x305 }, { "insecure", no_argument, NULL, 0x306 },
-        { "output", required_argument, NULL, 'o' },    { "force", no_argument, NULL, 0x307 },
-        { "no-test", no_argument, NULL, 0x308 },       { NULL, 0, NULL, 0 },
+        {"url", required_argument, NULL, 0x301},     {"username", required_argument, NULL, 0x302},
+        {"cluster", required_argument, NULL, 0x303}, {"password-file", required_argument, NULL, 0x304},
+        {"ca-file", required_argument, NULL, 0x305}, {"insecure", no_argument, NULL, 0x306},
+        {"output", required_argument, NULL, 'o'},    {"force", no_argument, NULL, 0x307},
+        {"no-test", no_argument, NULL, 0x308},       {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = cli_getopt (cli, argc, argv, "o:", longopts)) != -1) {
         switch (c) {
-        case 0x301: o->url = optarg; break;
-        case 0x302: o->username = optarg; break;
-        case 0x303: o->cluster = optarg; break;
-        case 0x304: o->password_file = optarg; break;
-        case 0x305: o->ca_file = optarg; break;
-        case 0x306: o->insecure = true; break;
-        case 'o': o->output = optarg; break;
-        case 0x307: o->force = true; break;
-        case 0x308: o->test = false; break;
+        case 0x301:
+            o->url = optarg;
+            break;
+        case 0x302:
+            o->username = optarg;
+            break;
+        case 0x303:
+            o->cluster = optarg;
+            break;
+        case 0x304:
+            o->password_file = optarg;
+            break;
+        case 0x305:
+            o->ca_file = optarg;
+            break;
+        case 0x306:
+            o->insecure = true;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 0x307:
+            o->force = true;
+            break;
+        case 0x308:
+            o->test = false;
+            break;
         }
     }
     if (optind < argc)
@@ -119,7 +137,8 @@ static int get_password (struct cli *cli, const struct init_opts *o, char *buf, 
 {
     if (!o->password_file) {
         if (prompt_password (buf, size) < 0)
-            return cli_usage_error (cli, "no terminal to ask the password on: give --password-file FILE (or '-')");
+            return cli_usage_error (cli,
+                                    "no terminal to ask the password on: give --password-file FILE (or '-')");
         return EXIT_OK;
     }
     FILE *f = strcmp (o->password_file, "-") == 0 ? stdin : fopen (o->password_file, "re");
@@ -153,7 +172,7 @@ static json_object *build (const struct init_opts *o, const char *password)
 /* Ask the server with the new file; on success the status is summarized. */
 static int test_connection (struct cli *cli, const char *path)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster_status *st = NULL;
     if (!(cli->cfg = ccas_config_load (path, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
@@ -188,8 +207,8 @@ static int install (struct cli *cli, const char *tmp, const char *out, bool forc
 
 int cmd_initconfig (struct cli *cli, int argc, char **argv)
 {
-    struct init_opts o = { .test = true };
-    struct ccas_error err = { "" };
+    struct init_opts o = {.test = true};
+    struct ccas_error err = {""};
     char password[1024] = "", tmp[4096];
     int rc;
 
@@ -199,15 +218,18 @@ int cmd_initconfig (struct cli *cli, int argc, char **argv)
     if (!o.output)
         o.output = env && *env ? env : CCAS_DEFAULT_CONFIG;
     if (!o.force && access (o.output, F_OK) == 0)
-        return cli_fail (cli, EXIT_USAGE, "%s exists; --force replaces it (keeping %s.bak)", o.output, o.output);
+        return cli_fail (cli, EXIT_USAGE, "%s exists; --force replaces it (keeping %s.bak)", o.output,
+                         o.output);
     ccas_secret_no_dump ();
     if ((rc = get_password (cli, &o, password, sizeof (password))) != EXIT_OK)
         return rc;
     json_object *c = build (&o, password);
-    const char *text = json_object_to_json_string_ext (c, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text =
+        json_object_to_json_string_ext (c, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     snprintf (tmp, sizeof (tmp), "%s.new", o.output);
-    rc = ccas_file_write_atomic (tmp, text, strlen (text), 0600, &err) < 0 ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
-                                                                       : EXIT_OK;
+    rc = ccas_file_write_atomic (tmp, text, strlen (text), 0600, &err) < 0
+             ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
+             : EXIT_OK;
     /* c's own buffers, freed next: its text and the password's string */
     ccas_secret_burn ((char *)text, strlen (text));
     json_object *pw = json_object_object_get (c, "password");

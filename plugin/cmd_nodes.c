@@ -11,10 +11,10 @@
 #include "table.h"
 
 static const struct cmd_option options[] = {
-    { "-n, --nodearray NAME", "only nodes of this nodearray (shell wildcards allowed)" },
-    { "-s, --status STATUS", "only nodes in this status (Ready, Acquiring, Failed, ...; case-insensitive)" },
-    { "-N, --name NAME", "only nodes whose name matches (shell wildcards allowed)" },
-    { NULL, NULL },
+    {"-n, --nodearray NAME", "only nodes of this nodearray (shell wildcards allowed)"},
+    {"-s, --status STATUS", "only nodes in this status (Ready, Acquiring, Failed, ...; case-insensitive)"},
+    {"-N, --name NAME", "only nodes whose name matches (shell wildcards allowed)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_nodes = {
@@ -49,9 +49,10 @@ static bool matches (const struct filter *f, const struct ccas_node_record *n)
 static void add_row (struct table *t, const struct ccas_node_record *n)
 {
     const char *cells[] = {
-        n->name,          n->nodearray,     n->machine_type, n->status,
-        n->target_state,  n->hostname,      n->private_ip,   n->placement_group_id,
-        n->keep_alive ? "yes" : "no",       n->status_message,
+        n->name,           n->nodearray,          n->machine_type,
+        n->status,         n->target_state,       n->hostname,
+        n->private_ip,     n->placement_group_id, n->keep_alive ? "yes" : "no",
+        n->status_message,
     };
     table_add (t, cells);
 }
@@ -59,17 +60,17 @@ static void add_row (struct table *t, const struct ccas_node_record *n)
 int cmd_nodes (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "nodearray", required_argument, NULL, 'n' },
-        { "status", required_argument, NULL, 's' },
-        { "name", required_argument, NULL, 'N' },
-        { NULL, 0, NULL, 0 },
+        {"nodearray", required_argument, NULL, 'n'},
+        {"status", required_argument, NULL, 's'},
+        {"name", required_argument, NULL, 'N'},
+        {NULL, 0, NULL, 0},
     };
     static const char *const headers[] = {
-        "NAME", "NODEARRAY", "MACHINE TYPE", "STATUS", "TARGET", "HOSTNAME", "IP", "PG", "KEEPALIVE",
-        "MESSAGE", NULL,
+        "NAME", "NODEARRAY", "MACHINE TYPE", "STATUS",  "TARGET", "HOSTNAME",
+        "IP",   "PG",        "KEEPALIVE",    "MESSAGE", NULL,
     };
-    struct filter f = { NULL, NULL, NULL };
-    struct ccas_error err = { "" };
+    struct filter f = {NULL, NULL, NULL};
+    struct ccas_error err = {""};
     struct ccas_node_list *list = NULL;
     int c, rc;
 

@@ -8,14 +8,11 @@
 #include <time.h>
 
 #include "analyze.h"
-#include "engine/breaker.h"
 #include "builtins.h"
 #include "ccapi/failure.h"
+#include "engine/breaker.h"
 #include "engine/holds.h"
-#include "util/json.h"
-#include "util/log.h"
 #include "engine/match.h"
-#include "util/metrics.h"
 #include "model_load.h"
 #include "pass.h"
 #include "pbs_cmds.h"
@@ -24,6 +21,9 @@
 #include "pbs_pass.h"
 #include "plan_print.h"
 #include "run.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "util/state.h"
 
 #define MAX_NODE_RESOURCES 64
@@ -37,7 +37,7 @@ static void pbs_setup (const struct ccas_config *cfg)
 }
 
 struct pbs_view {
-    struct ccas_holds *holds;      /* capacity windows, shared with the Slurm side */
+    struct ccas_holds *holds; /* capacity windows, shared with the Slurm side */
     struct ccas_breakers *breakers;
     double now;
     struct ccas_cluster *c;
@@ -59,16 +59,16 @@ static void view_free (struct pbs_view *v)
  * cannot be read the pass stops here, before anything changes. */
 static int view_load (struct cli *cli, struct pbs_view *v)
 {
-    struct model_source src = { .with_nodes = true };
-    struct ccas_error err = { "" };
+    struct model_source src = {.with_nodes = true};
+    struct ccas_error err = {""};
     int rc;
     memset (v, 0, sizeof (*v));
     pbs_setup (cli->cfg);
     if ((rc = model_load (cli, &src, &v->c)) != EXIT_OK)
         return rc;
     v->now = (double)time (NULL);
-    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) || !(v->breakers = ccas_breakers_load (cli->cfg, &err))
-        || ccas_holds_apply (v->holds, v->c, v->now) < 0)
+    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) ||
+        !(v->breakers = ccas_breakers_load (cli->cfg, &err)) || ccas_holds_apply (v->holds, v->c, v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
     ccas_breakers_expire (v->breakers, v->now);
     json_object *doc = ccas_pbs_pbsnodes (&err);
@@ -89,7 +89,7 @@ static int view_load (struct cli *cli, struct pbs_view *v)
 /* pbs.node_resources, or its default. */
 static size_t node_resource_names (const struct ccas_config *cfg, const char **names, size_t max)
 {
-    static const char *const dflt[] = { "ncpus", "mem", "ngpus", "disk", "slot_type" };
+    static const char *const dflt[] = {"ncpus", "mem", "ngpus", "disk", "slot_type"};
     json_object *list = cfg->pbs.node_resources;
     size_t n = 0;
     if (list && json_object_is_type (list, json_type_array)) {
@@ -104,11 +104,12 @@ static size_t node_resource_names (const struct ccas_config *cfg, const char **n
 
 static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool applied)
 {
-    static const char *const verbs[] = { "join", "drain", "delete from PBS", "delete stale PBS node" };
+    static const char *const verbs[] = {"join", "drain", "delete from PBS", "delete stale PBS node"};
     for (size_t i = 0; i < a->n; i++) {
         const struct ccas_pbs_action *x = &a->v[i];
-        fprintf (f, "%s %s %s (%s)%s%s\n", applied ? (x->outcome == CCAS_DONE ? "done:" : "FAILED:") : "would",
-                 verbs[x->kind], x->host, x->why, x->error[0] ? ": " : "", x->error);
+        fprintf (f, "%s %s %s (%s)%s%s\n",
+                 applied ? (x->outcome == CCAS_DONE ? "done:" : "FAILED:") : "would", verbs[x->kind], x->host,
+                 x->why, x->error[0] ? ": " : "", x->error);
     }
 }
 
@@ -145,7 +146,7 @@ static void count_failures (struct pbs_view *v, struct ccas_plan *plan)
 /* Joined VMs booted: their nodearray's count starts again. */
 static void count_boots (struct pbs_view *v, const struct ccas_pbs_actions *acts)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     for (size_t i = 0; i < acts->n; i++)
         if (acts->v[i].kind == CCAS_PBS_JOIN && acts->v[i].outcome == CCAS_DONE)
             ccas_breaker_booted (v->breakers, acts->v[i].node->nodearray);
@@ -159,7 +160,7 @@ static void count_boots (struct pbs_view *v, const struct ccas_pbs_actions *acts
  * the jobs allow. */
 static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struct ccas_plan *plan)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     bool held = false;
     double secs = cli->cfg->capacity_failure_backoff;
     ccas_holds_expire (v->holds, v->now, NULL, NULL);
@@ -171,10 +172,12 @@ static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struc
         enum ccas_failure_class cls = s->cls;
         char reason[300];
         ccas_failure_reason (cls, s->message, reason, sizeof (reason));
-        if (!ccas_failure_holds_bucket (cls) || ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
+        if (!ccas_failure_holds_bucket (cls) ||
+            ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
             continue;
         ccas_holds_add (v->holds, b->na->name, b->machine_type, v->now, secs, cls, reason);
-        ccas_log (LOG_WARNING, "pbs: %s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+        ccas_log (LOG_WARNING, "pbs: %s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs,
+                  reason);
         held = true;
     }
     if (ccas_holds_save (v->holds, &err) < 0)
@@ -188,18 +191,19 @@ static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struc
 static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
 {
     struct pbs_view v;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_plan *plan = NULL;
     struct ccas_state *times = NULL;
-    struct ccas_pbs_actions acts = { NULL, 0 };
+    struct ccas_pbs_actions acts = {NULL, 0};
     const char *names[MAX_NODE_RESOURCES];
     int rc = view_load (cli, &v);
     if (rc != EXIT_OK)
         goto done;
     if ((rc = pass_times_load (cli, v.c, &times)) != EXIT_OK)
         goto done;
-    if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err))
-        || (rc = pass_scaledown (cli, plan, &times)) != EXIT_OK || ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
+    if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err)) ||
+        (rc = pass_scaledown (cli, plan, &times)) != EXIT_OK ||
+        ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
         rc = rc != EXIT_OK ? rc : cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
@@ -243,34 +247,34 @@ done:
 }
 
 static const struct cmd_option no_options[] = {
-    { NULL, NULL },
+    {NULL, NULL},
 };
 
 const struct cmd_help help_pbs_autoscale = {
     .synopsis = "pbs autoscale [--json]",
     .summary = "one autoscale pass for PBS: create, join, drain, delete",
-    .description =
-        "What the periodic hook runs.  Reads queued jobs (qstat -f -t -F json) and nodes\n"
-        "(pbsnodes -a -F json), matches every queued job and array subjob whole, in PBS's\n"
-        "order, and then:\n"
-        "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
-        "    ungrouped=false, none for ungrouped=true; place=pack is one node holding all\n"
-        "    chunks), starts deallocated ones;\n"
-        "  - joins Ready VMs: qmgr create node offline with comment 'ccautoscale: joining',\n"
-        "    set resources_available.* (pbs.node_resources, vm_size, nodearray, group_id\n"
-        "    (_none_ outside a placement group), ungrouped, instance_id), then ccnodeid as\n"
-        "    the joined marker, then online (pbsnodes -r, comment 'ccautoscale: joined');\n"
-        "  - drains nodes idle beyond idle_timeout (offline, comment 'ccautoscale: draining');\n"
-        "    on a later pass deletes drained idle nodes from PBS, then terminates their VMs;\n"
-        "    an idle node still joining is deleted at once (it never was online);\n"
-        "  - deletes failed and stuck VMs from PBS and CycleCloud, and PBS nodes of ours\n"
-        "    (ccnodeid, or still joining) whose VM has gone.\n"
-        "Nodes offline with any other comment are the administrator's: never drained, deleted,\n"
-        "joined or put back online.  If qstat or pbsnodes cannot be read the pass changes\n"
-        "nothing.  A failed join step leaves the node offline, joining, for the next pass.\n"
-        "Exit status 4 when some nodes could not be had, 5 when a PBS command failed.",
+    .description = "What the periodic hook runs.  Reads queued jobs (qstat -f -t -F json) and nodes\n"
+                   "(pbsnodes -a -F json), matches every queued job and array subjob whole, in PBS's\n"
+                   "order, and then:\n"
+                   "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
+                   "    ungrouped=false, none for ungrouped=true; place=pack is one node holding all\n"
+                   "    chunks), starts deallocated ones;\n"
+                   "  - joins Ready VMs: qmgr create node offline with comment 'ccautoscale: joining',\n"
+                   "    set resources_available.* (pbs.node_resources, vm_size, nodearray, group_id\n"
+                   "    (_none_ outside a placement group), ungrouped, instance_id), then ccnodeid as\n"
+                   "    the joined marker, then online (pbsnodes -r, comment 'ccautoscale: joined');\n"
+                   "  - drains nodes idle beyond idle_timeout (offline, comment 'ccautoscale: draining');\n"
+                   "    on a later pass deletes drained idle nodes from PBS, then terminates their VMs;\n"
+                   "    an idle node still joining is deleted at once (it never was online);\n"
+                   "  - deletes failed and stuck VMs from PBS and CycleCloud, and PBS nodes of ours\n"
+                   "    (ccnodeid, or still joining) whose VM has gone.\n"
+                   "Nodes offline with any other comment are the administrator's: never drained, deleted,\n"
+                   "joined or put back online.  If qstat or pbsnodes cannot be read the pass changes\n"
+                   "nothing.  A failed join step leaves the node offline, joining, for the next pass.\n"
+                   "Exit status 4 when some nodes could not be had, 5 when a PBS command failed.",
     .options = no_options,
-    .examples = "$ ccautoscale pbs autoscale\n$ ccautoscale pbs demand      # the same pass, changing nothing",
+    .examples =
+        "$ ccautoscale pbs autoscale\n$ ccautoscale pbs demand      # the same pass, changing nothing",
     .see_also = "ccautoscale-pbs-demand(8), ccautoscale-pbs-install-hook(8)",
 };
 
@@ -280,7 +284,8 @@ const struct cmd_help help_pbs_demand = {
     .description = "The pass of 'pbs autoscale' without changing anything in PBS or CycleCloud.\n"
                    "For every queued job that cannot run, the reason of its closest miss.",
     .options = no_options,
-    .examples = "$ ccautoscale pbs demand\n$ ccautoscale pbs demand --json | jq '.jobs[] | select(.matched | not)'",
+    .examples =
+        "$ ccautoscale pbs demand\n$ ccautoscale pbs demand --json | jq '.jobs[] | select(.matched | not)'",
     .see_also = "ccautoscale-pbs-autoscale(8), ccautoscale-pbs-analyze(8)",
 };
 
@@ -324,8 +329,8 @@ int cmd_pbs_demand (struct cli *cli, int argc, char **argv)
 /* ---- pbs analyze ---------------------------------------------------------------------------------- */
 
 static const struct cmd_option analyze_options[] = {
-    { "--job ID", "the PBS job (e.g. 12.server or 13[4].server) to explain (required)" },
-    { NULL, NULL },
+    {"--job ID", "the PBS job (e.g. 12.server or 13[4].server) to explain (required)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_pbs_analyze = {
@@ -340,7 +345,7 @@ const struct cmd_help help_pbs_analyze = {
 
 int cmd_pbs_analyze (struct cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = { { "job", required_argument, NULL, 0x301 }, { NULL, 0, NULL, 0 } };
+    static const struct option longopts[] = {{"job", required_argument, NULL, 0x301}, {NULL, 0, NULL, 0}};
     const char *job = NULL;
     struct pbs_view v;
     int c, rc;

@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "builtins.h"
-#include "util/file.h"
-#include "util/json.h"
 #include "pbs_cmds.h"
 #include "pbs_sched.h"
 #include "run.h"
+#include "util/file.h"
+#include "util/json.h"
 #include "util/state.h"
 
 #ifndef CCAS_PBS_HOOK_DIR
@@ -26,37 +26,36 @@
 static const struct {
     const char *name, *type, *flag;
 } site_resources[] = {
-    { "slot_type", "string", "h" },    { "group_id", "string", "h" },  { "ungrouped", "string", "h" },
-    { "vm_size", "string", "h" },      { "nodearray", "string", "h" }, { "ccnodeid", "string", "h" },
-    { "instance_id", "string", "h" },  { "ngpus", "long", "nh" },      { "disk", "size", "nh" },
+    {"slot_type", "string", "h"},   {"group_id", "string", "h"},  {"ungrouped", "string", "h"},
+    {"vm_size", "string", "h"},     {"nodearray", "string", "h"}, {"ccnodeid", "string", "h"},
+    {"instance_id", "string", "h"}, {"ngpus", "long", "nh"},      {"disk", "size", "nh"},
 };
 
 static const struct cmd_option options[] = {
-    { "--dry-run", "print the qmgr commands instead of running them" },
-    { "--hook-file FILE", "the hook script (default " CCAS_PBS_HOOK_DIR "/ccautoscale_hook.py)" },
-    { NULL, NULL },
+    {"--dry-run", "print the qmgr commands instead of running them"},
+    {"--hook-file FILE", "the hook script (default " CCAS_PBS_HOOK_DIR "/ccautoscale_hook.py)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_pbs_install_hook = {
     .synopsis = "pbs install-hook [--dry-run] [--hook-file FILE]",
     .summary = "create the site resources and the periodic hook in PBS (idempotent)",
-    .description =
-        "Creates the host resources ccautoscale uses (slot_type, group_id, ungrouped, vm_size,\n"
-        "nodearray, ccnodeid, instance_id as strings; ngpus and disk consumable), unless they\n"
-        "exist; creates the hook 'ccautoscale' (unless it exists), imports the script and its\n"
-        "config (this program, this configuration, pbs.hook_timeout), sets event=periodic,\n"
-        "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and, as cyclecloud-pbspro\n"
-        "does, sets the server's node_group_enable=True and node_group_key=group_id and the\n"
-        "scheduler's only_explicit_psets=True and do_not_span_psets=True, so that a job\n"
-        "runs inside one placement group (nodes ccautoscale joins outside any have\n"
-        "group_id=_none_, one placement set) and never spans groups.\n"
-        "Then it checks, and warns about, what qmgr cannot set: the resources: line of\n"
-        "$PBS_HOME/sched_priv/sched_config (PBS_HOME from the environment or pbs.conf)\n"
-        "must name slot_type, group_id, ungrouped, disk, ngpus, nodearray and vm_size, or\n"
-        "the scheduler ignores them in a job's select (the warning prints the line to\n"
-        "write; then send pbs_sched SIGHUP); and PBS nodes without group_id are in no\n"
-        "placement set, so no job runs there (the warning names them).\n"
-        "Run it as a PBS manager on the server host; run it again after an upgrade.",
+    .description = "Creates the host resources ccautoscale uses (slot_type, group_id, ungrouped, vm_size,\n"
+                   "nodearray, ccnodeid, instance_id as strings; ngpus and disk consumable), unless they\n"
+                   "exist; creates the hook 'ccautoscale' (unless it exists), imports the script and its\n"
+                   "config (this program, this configuration, pbs.hook_timeout), sets event=periodic,\n"
+                   "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and, as cyclecloud-pbspro\n"
+                   "does, sets the server's node_group_enable=True and node_group_key=group_id and the\n"
+                   "scheduler's only_explicit_psets=True and do_not_span_psets=True, so that a job\n"
+                   "runs inside one placement group (nodes ccautoscale joins outside any have\n"
+                   "group_id=_none_, one placement set) and never spans groups.\n"
+                   "Then it checks, and warns about, what qmgr cannot set: the resources: line of\n"
+                   "$PBS_HOME/sched_priv/sched_config (PBS_HOME from the environment or pbs.conf)\n"
+                   "must name slot_type, group_id, ungrouped, disk, ngpus, nodearray and vm_size, or\n"
+                   "the scheduler ignores them in a job's select (the warning prints the line to\n"
+                   "write; then send pbs_sched SIGHUP); and PBS nodes without group_id are in no\n"
+                   "placement set, so no job runs there (the warning names them).\n"
+                   "Run it as a PBS manager on the server host; run it again after an upgrade.",
     .options = options,
     .examples = "$ ccautoscale pbs install-hook --dry-run\n$ ccautoscale pbs install-hook",
     .see_also = "ccautoscale-pbs-autoscale(8)",
@@ -70,8 +69,8 @@ struct hook_ctx {
 
 static int qmgr (struct hook_ctx *h, const char *directive)
 {
-    struct ccas_error err = { "" };
-    char *argv[] = { "qmgr", "-c", (char *)directive, NULL };
+    struct ccas_error err = {""};
+    char *argv[] = {"qmgr", "-c", (char *)directive, NULL};
     if (h->dry_run) {
         printf ("qmgr -c '%s'\n", directive);
         return 0;
@@ -88,9 +87,9 @@ static int qmgr (struct hook_ctx *h, const char *directive)
 static bool exists (struct hook_ctx *h, const char *what)
 {
     char cmd[256];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     snprintf (cmd, sizeof (cmd), "list %s", what);
-    char *argv[] = { "qmgr", "-c", cmd, NULL };
+    char *argv[] = {"qmgr", "-c", cmd, NULL};
     return !h->dry_run && ccas_run_ok (argv, 30, &err) == 0;
 }
 
@@ -110,7 +109,7 @@ static void create_resources (struct hook_ctx *h)
 /* The hook's own config, written next to the state so qmgr can import it. */
 static int write_hook_config (struct hook_ctx *h, char *path, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char self[4096];
     ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
     if (n > 0)
@@ -164,24 +163,25 @@ static void install_hook (struct hook_ctx *h, const char *hook_file)
 static void check_sched_config (void)
 {
     char path[4200], missing[256], line[4600];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     size_t len;
     ccas_pbs_sched_config_path (path, sizeof (path));
     char *text = ccas_file_read (path, 1 << 20, &len, &err);
     if (!text) {
-        fprintf (stderr, "ccautoscale: warning: %s; if that file has a resources: line, it must name", err.text);
+        fprintf (stderr, "ccautoscale: warning: %s; if that file has a resources: line, it must name",
+                 err.text);
         for (size_t i = 0; ccas_pbs_sched_resources[i]; i++)
             fprintf (stderr, "%s%s", i ? ", " : " ", ccas_pbs_sched_resources[i]);
         fprintf (stderr, "\n");
         return;
     }
-    if (ccas_pbs_sched_check (text, ccas_pbs_sched_resources, missing, sizeof (missing),
-                              line, sizeof (line))
-        > 0)
-        fprintf (stderr,
-                 "ccautoscale: warning: %s: the scheduler ignores %s in a job's select: its resources: line does "
-                 "not name them; make that line\n%s\nthen send pbs_sched SIGHUP\n",
-                 path, missing, line);
+    if (ccas_pbs_sched_check (text, ccas_pbs_sched_resources, missing, sizeof (missing), line,
+                              sizeof (line)) > 0)
+        fprintf (
+            stderr,
+            "ccautoscale: warning: %s: the scheduler ignores %s in a job's select: its resources: line does "
+            "not name them; make that line\n%s\nthen send pbs_sched SIGHUP\n",
+            path, missing, line);
     free (text);
 }
 
@@ -189,7 +189,7 @@ static void check_sched_config (void)
  * set, and do_not_span_psets lets no job run there. */
 static void check_nodes (void)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *doc = ccas_pbs_pbsnodes (&err);
     json_object *nodes = doc ? ccas_json_get (doc, "nodes") : NULL;
     size_t n = 0;
@@ -198,14 +198,16 @@ static void check_nodes (void)
         return;
     }
     if (nodes && json_object_is_type (nodes, json_type_object)) {
-        json_object_object_foreach (nodes, name, o) {
+        json_object_object_foreach (nodes, name, o)
+        {
             json_object *avail = o ? ccas_json_get (o, "resources_available") : NULL;
             if (avail && ccas_json_get (avail, "group_id"))
                 continue;
             if (n++ == 0)
-                fprintf (stderr, "ccautoscale: warning: PBS nodes without group_id are in no placement set, and no "
-                                 "job runs there; give each one, e.g.\n  qmgr -c \"set node NAME "
-                                 "resources_available.group_id = _none_\"\nNodes:");
+                fprintf (stderr,
+                         "ccautoscale: warning: PBS nodes without group_id are in no placement set, and no "
+                         "job runs there; give each one, e.g.\n  qmgr -c \"set node NAME "
+                         "resources_available.group_id = _none_\"\nNodes:");
             if (n <= 20)
                 fprintf (stderr, " %s", name);
         }
@@ -220,11 +222,11 @@ static void check_nodes (void)
 int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "dry-run", no_argument, NULL, 0x401 },
-        { "hook-file", required_argument, NULL, 0x402 },
-        { NULL, 0, NULL, 0 },
+        {"dry-run", no_argument, NULL, 0x401},
+        {"hook-file", required_argument, NULL, 0x402},
+        {NULL, 0, NULL, 0},
     };
-    struct hook_ctx h = { .cli = cli };
+    struct hook_ctx h = {.cli = cli};
     const char *hook_file = CCAS_PBS_HOOK_DIR "/ccautoscale_hook.py";
     int c, rc;
     while ((c = cli_getopt (cli, argc, argv, "", longopts)) != -1) {
@@ -248,11 +250,11 @@ int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
     check_sched_config ();
     check_nodes ();
     if (h.failures)
-        return cli_fail (cli, EXIT_SCHEDULER, "%d qmgr command%s failed; run again once fixed (each step is idempotent)",
+        return cli_fail (cli, EXIT_SCHEDULER,
+                         "%d qmgr command%s failed; run again once fixed (each step is idempotent)",
                          h.failures, h.failures == 1 ? "" : "s");
     if (!cli->quiet && !h.dry_run)
-        printf ("hook ccautoscale installed: every %d s, alarm %d s\n",
-                (int)cli->cfg->pbs.hook_freq,
+        printf ("hook ccautoscale installed: every %d s, alarm %d s\n", (int)cli->cfg->pbs.hook_freq,
                 (int)cli->cfg->pbs.hook_timeout + 20);
     return EXIT_OK;
 }

@@ -11,28 +11,29 @@
 #include "wait.h"
 
 static const struct cmd_option options[] = {
-    { "-n, --nodearray NAME", "the nodearray to grow (required)" },
-    { "--nodes N", "target: N nodes in the nodearray (like TargetCount)" },
-    { "--cores C", "target: C cores in the nodearray (like TargetCoreCount)" },
-    { "--groups G", "target: G placement groups (like TargetGroupCount)" },
-    { "--group-nodes N", "with --groups: N nodes per group" },
-    { "--group-cores C", "with --groups: C cores per group (like GroupCoreCount)" },
-    { "--dry-run", "show what would be created, create nothing" },
-    { "--wait[=SECONDS]", "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)" },
-    { NULL, NULL },
+    {"-n, --nodearray NAME", "the nodearray to grow (required)"},
+    {"--nodes N", "target: N nodes in the nodearray (like TargetCount)"},
+    {"--cores C", "target: C cores in the nodearray (like TargetCoreCount)"},
+    {"--groups G", "target: G placement groups (like TargetGroupCount)"},
+    {"--group-nodes N", "with --groups: N nodes per group"},
+    {"--group-cores C", "with --groups: C cores per group (like GroupCoreCount)"},
+    {"--dry-run", "show what would be created, create nothing"},
+    {"--wait[=SECONDS]",
+     "then follow the nodes until Ready (or Failed), showing progress; give up after SECONDS (default 1200)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_scale = {
-    .synopsis = "scale --nodearray NAME (--nodes N | --cores C | --groups G (--group-nodes N | --group-cores C)) "
-                "[--dry-run] [--wait[=SECONDS]]",
+    .synopsis =
+        "scale --nodearray NAME (--nodes N | --cores C | --groups G (--group-nodes N | --group-cores C)) "
+        "[--dry-run] [--wait[=SECONDS]]",
     .summary = "grow a nodearray to a target count of nodes, cores or placement groups",
-    .description =
-        "Counts the nodearray's nodes that are ready or booting; to reach the target it starts\n"
-        "deallocated nodes first, then creates the rest; it never shrinks (use terminate).\n"
-        "Machine types are used in the\n"
-        "configured order (nodearrays.NAME.machine_types, else the server's), the first until\n"
-        "its room runs out.  With --groups each group is a new placement group of one\n"
-        "machine type holding all its nodes; existing groups with nodes count towards G.",
+    .description = "Counts the nodearray's nodes that are ready or booting; to reach the target it starts\n"
+                   "deallocated nodes first, then creates the rest; it never shrinks (use terminate).\n"
+                   "Machine types are used in the\n"
+                   "configured order (nodearrays.NAME.machine_types, else the server's), the first until\n"
+                   "its room runs out.  With --groups each group is a new placement group of one\n"
+                   "machine type holding all its nodes; existing groups with nodes count towards G.",
     .options = options,
     .examples = "$ ccautoscale scale --nodearray htc --nodes 20\n"
                 "$ ccautoscale scale --nodearray hpc --groups 2 --group-cores 960 --dry-run",
@@ -58,13 +59,17 @@ static int number (struct cli *cli, const char *opt, const char *arg, long *out)
 static int parse (struct cli *cli, int argc, char **argv, struct scale_opts *o)
 {
     static const struct option longopts[] = {
-        { "nodearray", required_argument, NULL, 'n' },    { "nodes", required_argument, NULL, 0x601 },
-        { "cores", required_argument, NULL, 0x602 },      { "groups", required_argument, NULL, 0x603 },
-        { "group-nodes", required_argument, NULL, 0x604 }, { "group-cores", required_argument, NULL, 0x605 },
-        { "dry-run", no_argument, NULL, 0x606 },          { "wait", optional_argument, NULL, 0x607 },
-        { NULL, 0, NULL, 0 },
+        {"nodearray", required_argument, NULL, 'n'},
+        {"nodes", required_argument, NULL, 0x601},
+        {"cores", required_argument, NULL, 0x602},
+        {"groups", required_argument, NULL, 0x603},
+        {"group-nodes", required_argument, NULL, 0x604},
+        {"group-cores", required_argument, NULL, 0x605},
+        {"dry-run", no_argument, NULL, 0x606},
+        {"wait", optional_argument, NULL, 0x607},
+        {NULL, 0, NULL, 0},
     };
-    long *slot[] = { &o->nodes, &o->cores, &o->groups, &o->group_nodes, &o->group_cores };
+    long *slot[] = {&o->nodes, &o->cores, &o->groups, &o->group_nodes, &o->group_cores};
     int c, rc;
     while ((c = cli_getopt (cli, argc, argv, "n:", longopts)) != -1) {
         if (c == 'n')
@@ -73,8 +78,8 @@ static int parse (struct cli *cli, int argc, char **argv, struct scale_opts *o)
             o->dry_run = true;
         else if (c == 0x607 && (rc = wait_parse_timeout (cli, optarg, &o->wait)) != EXIT_OK)
             return rc;
-        else if (c >= 0x601 && c <= 0x605
-                 && (rc = number (cli, longopts[c - 0x601 + 1].name, optarg, slot[c - 0x601])) != EXIT_OK)
+        else if (c >= 0x601 && c <= 0x605 &&
+                 (rc = number (cli, longopts[c - 0x601 + 1].name, optarg, slot[c - 0x601])) != EXIT_OK)
             return rc;
     }
     if (optind < argc)
@@ -97,8 +102,8 @@ static void current (struct ccas_cluster *c, struct ccas_nodearray *na, long *no
     *nodes = *cores = 0;
     for (size_t i = 0; i < c->nexisting; i++) {
         const struct ccas_node *n = c->nodes[i];
-        if (n->nodearray && strcmp (n->nodearray, na->name) == 0 && ccas_node_usable (n)
-            && n->kind != CCAS_NODE_STOPPED) {
+        if (n->nodearray && strcmp (n->nodearray, na->name) == 0 && ccas_node_usable (n) &&
+            n->kind != CCAS_NODE_STOPPED) {
             (*nodes)++;
             *cores += n->vcpu_count;
         }
@@ -107,12 +112,13 @@ static void current (struct ccas_cluster *c, struct ccas_nodearray *na, long *no
 
 /* Deallocated nodes are started before any node is created: they count
  * towards the target only once they run. */
-static void start_stopped (struct ccas_cluster *c, struct ccas_nodearray *na, long *need_nodes, long *need_cores)
+static void start_stopped (struct ccas_cluster *c, struct ccas_nodearray *na, long *need_nodes,
+                           long *need_cores)
 {
     for (size_t i = 0; i < c->nexisting && (*need_nodes > 0 || *need_cores > 0); i++) {
         struct ccas_node *n = c->nodes[i];
-        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || !n->nodearray
-            || strcmp (n->nodearray, na->name) != 0)
+        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || !n->nodearray ||
+            strcmp (n->nodearray, na->name) != 0)
             continue;
         n->njobs = 1; /* given work: the plan starts it */
         n->matched = true;
@@ -151,7 +157,8 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
 {
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_bucket *b = &c->buckets[i];
-        long size = o->group_nodes > 0 ? o->group_nodes : (o->group_cores + b->cores_per_vm - 1) / b->cores_per_vm;
+        long size =
+            o->group_nodes > 0 ? o->group_nodes : (o->group_cores + b->cores_per_vm - 1) / b->cores_per_vm;
         if (b->na != na || ccas_bucket_available (b, NULL, 0) < size || b->max_pg_size < size)
             continue;
         struct ccas_undo *undo = ccas_undo_create ();
@@ -171,9 +178,9 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
 
 int cmd_scale (struct cli *cli, int argc, char **argv)
 {
-    struct scale_opts o = { NULL, -1, -1, -1, -1, -1, false, 0 };
-    struct model_source src = { .with_nodes = true, .apply_holds = true };
-    struct ccas_error err = { "" };
+    struct scale_opts o = {NULL, -1, -1, -1, -1, -1, false, 0};
+    struct model_source src = {.with_nodes = true, .apply_holds = true};
+    struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_plan *plan = NULL;
     long have_nodes, have_cores, shortfall = 0;

@@ -10,46 +10,46 @@
 
 #include "builtins.h"
 #include "conf_gen.h"
-#include "util/file.h"
-#include "util/json.h"
 #include "engine/holds.h"
-#include "util/log.h"
 #include "engine/match.h"
-#include "model_load.h"
 #include "engine/plan.h"
+#include "model_load.h"
 #include "plan_print.h"
 #include "power.h"
 #include "slurm_jobs.h"
-#include "util/state.h"
 #include "table.h"
+#include "util/file.h"
+#include "util/json.h"
+#include "util/log.h"
+#include "util/state.h"
 
 /* ---- slurm conf -------------------------------------------------------------------------------- */
 
 static const struct cmd_option conf_options[] = {
-    { "-w, --write DIR", "write ccautoscale.conf, gres.conf and topology.conf into DIR (atomically, old files kept as"
-                         " FILE.bak) and say whether slurmctld needs a restart or a reconfigure" },
-    { "--check", "with --write: only compare; exit 0 if up to date, 4 if not" },
-    { NULL, NULL },
+    {"-w, --write DIR",
+     "write ccautoscale.conf, gres.conf and topology.conf into DIR (atomically, old files kept as"
+     " FILE.bak) and say whether slurmctld needs a restart or a reconfigure"},
+    {"--check", "with --write: only compare; exit 0 if up to date, 4 if not"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_slurm_conf = {
     .synopsis = "slurm conf [--write DIR [--check]] [--json]",
     .summary = "generate the Slurm node, partition, gres and topology configuration from the buckets",
-    .description =
-        "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
-        "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
-        "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
-        "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
-        "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
-        "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
-        "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
-        "and no partition: ccautoscale does not manage it.\n"
-        "\n"
-        "Without --write the files are printed.  Add to slurm.conf:\n"
-        "  Include /etc/slurm/ccautoscale.conf\n"
-        "  TopologyPlugin=topology/tree\n"
-        "Adding or removing nodes needs a restart of slurmctld in Slurm 22.05; other changes\n"
-        "need 'scontrol reconfigure'.  One status request.",
+    .description = "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
+                   "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
+                   "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
+                   "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
+                   "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
+                   "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
+                   "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
+                   "and no partition: ccautoscale does not manage it.\n"
+                   "\n"
+                   "Without --write the files are printed.  Add to slurm.conf:\n"
+                   "  Include /etc/slurm/ccautoscale.conf\n"
+                   "  TopologyPlugin=topology/tree\n"
+                   "Adding or removing nodes needs a restart of slurmctld in Slurm 22.05; other changes\n"
+                   "need 'scontrol reconfigure'.  One status request.",
     .options = conf_options,
     .examples = "$ ccautoscale slurm conf\n$ ccautoscale slurm conf --write /etc/slurm",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8)",
@@ -58,7 +58,7 @@ const struct cmd_help help_slurm_conf = {
 /* The file as it is now, or NULL if there is none (or it cannot be read). */
 static char *read_text (const char *path)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     size_t len;
     return ccas_file_read (path, (size_t)1 << 30, &len, &err);
 }
@@ -90,7 +90,7 @@ static int write_one (struct cli *cli, const char *dir, const char *name, const 
                       bool *changed, char **old_out)
 {
     char path[4096], bak[4200];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     snprintf (path, sizeof (path), "%s/%s", dir, name);
     char *old = read_text (path);
     *changed = !old || strcmp (old, text) != 0;
@@ -121,7 +121,7 @@ static int write_one (struct cli *cli, const char *dir, const char *name, const 
 static int ensure_keepalive_file (struct cli *cli, const char *dir)
 {
     char path[4096];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     const char *file = cli->cfg->slurm.keepalive_file;
     static const char text[] = "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n# none\n";
     if (!file || !*file)
@@ -141,9 +141,9 @@ static int write_files (struct cli *cli, const char *dir, const struct ccas_slur
     int rc;
     if (!check && (rc = ensure_keepalive_file (cli, dir)) != EXIT_OK)
         return rc;
-    if ((rc = write_one (cli, dir, "ccautoscale.conf", f->nodes, check, &c1, &old_nodes)) != EXIT_OK
-        || (rc = write_one (cli, dir, "gres.conf", f->gres, check, &c2, NULL)) != EXIT_OK
-        || (rc = write_one (cli, dir, "topology.conf", f->topology, check, &c3, NULL)) != EXIT_OK) {
+    if ((rc = write_one (cli, dir, "ccautoscale.conf", f->nodes, check, &c1, &old_nodes)) != EXIT_OK ||
+        (rc = write_one (cli, dir, "gres.conf", f->gres, check, &c2, NULL)) != EXIT_OK ||
+        (rc = write_one (cli, dir, "topology.conf", f->topology, check, &c3, NULL)) != EXIT_OK) {
         free (old_nodes);
         return rc;
     }
@@ -161,15 +161,17 @@ static int write_files (struct cli *cli, const char *dir, const struct ccas_slur
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "write", required_argument, NULL, 'w' }, { "check", no_argument, NULL, 0x701 }, { NULL, 0, NULL, 0 },
+        {"write", required_argument, NULL, 'w'},
+        {"check", no_argument, NULL, 0x701},
+        {NULL, 0, NULL, 0},
     };
     const char *dir = NULL;
     bool check = false;
-    struct model_source src = { .with_nodes = false };
-    struct ccas_error err = { "" };
+    struct model_source src = {.with_nodes = false};
+    struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_slurm_layout *l = NULL;
-    struct ccas_slurm_files f = { NULL, NULL, NULL };
+    struct ccas_slurm_files f = {NULL, NULL, NULL};
     int ch, rc;
 
     while ((ch = cli_getopt (cli, argc, argv, "w:", longopts)) != -1) {
@@ -198,8 +200,8 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         cli_print_json (o);
         json_object_put (o);
     } else
-        printf ("==> ccautoscale.conf <==\n%s\n==> gres.conf <==\n%s\n==> topology.conf <==\n%s", f.nodes, f.gres,
-                f.topology);
+        printf ("==> ccautoscale.conf <==\n%s\n==> gres.conf <==\n%s\n==> topology.conf <==\n%s", f.nodes,
+                f.gres, f.topology);
 done:
     ccas_slurm_files_release (&f);
     ccas_slurm_layout_destroy (l);
@@ -210,29 +212,28 @@ done:
 /* ---- slurm sync ---------------------------------------------------------------------------------- */
 
 static const struct cmd_option sync_options[] = {
-    { "-n, --dry-run", "print what would be done; change nothing" },
-    { NULL, NULL },
+    {"-n, --dry-run", "print what would be done; change nothing"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_slurm_sync = {
     .synopsis = "slurm sync [--dry-run] [--json]",
     .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, addresses, capacity holds",
-    .description =
-        "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
-        "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
-        "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
-        "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
-        "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
-        "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
-        "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
-        "IPs (slurm.set_node_addr), counts a node's boot for the breaker once, when it is first\n"
-        "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
-        "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
-        "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes.  Only reasons\n"
-        "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
-        "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
-        "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
-        "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
+    .description = "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
+                   "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
+                   "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
+                   "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
+                   "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
+                   "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
+                   "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
+                   "IPs (slurm.set_node_addr), counts a node's boot for the breaker once, when it is first\n"
+                   "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
+                   "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
+                   "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes.  Only reasons\n"
+                   "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
+                   "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
+                   "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
+                   "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
     .options = sync_options,
     .examples = "$ ccautoscale slurm sync --dry-run",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
@@ -240,9 +241,9 @@ const struct cmd_help help_slurm_sync = {
 
 int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = { { "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
+    static const struct option longopts[] = {{"dry-run", no_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
     bool dry_run = false;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_power p;
     struct ccas_sync_report rep;
     int ch, rc;
@@ -261,9 +262,10 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     ccas_ccapi_destroy (cli->api);
     cli->api = api;
-    if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0
-        || ccas_power_load (&p, true, &err) < 0) {
-        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);
+    if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0 ||
+        ccas_power_load (&p, true, &err) < 0) {
+        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text)
+                                        : cli_fail_api (cli, &err);
         ccas_power_detach (&p);
         return rc;
     }
@@ -282,10 +284,11 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         cli_print_json (o);
         json_object_put (o);
     } else if (!dry_run)
-        printf ("orphans terminated %u, failed VMs released %u, addresses set %u, nodes returned %u, nodes held %u,"
+        printf ("orphans terminated %u, failed VMs released %u, addresses set %u, nodes returned %u, nodes "
+                "held %u,"
                 " capacity windows ended %u%s\n",
-                rep.orphans, rep.failed_released, rep.addresses_set, rep.returned, rep.held, rep.released_holds,
-                rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
+                rep.orphans, rep.failed_released, rep.addresses_set, rep.returned, rep.held,
+                rep.released_holds, rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
     return rc;
 }
 
@@ -294,13 +297,13 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
 const struct cmd_help help_slurm_demand = {
     .synopsis = "slurm demand [--json]",
     .summary = "show Slurm's pending jobs and what ccautoscale would create for them, or why it cannot",
-    .description =
-        "Reads pending and running jobs and nodes from slurmctld (libslurm) and CycleCloud's\n"
-        "buckets and nodes, then runs the matching engine as a dry run: per job, the nodes it\n"
-        "waits for (jobs whose nodes are powering up) or what would be created for it\n"
-        "(nodearray, machine type, placement group, count), or why not: quota, a capacity\n"
-        "window, limits, or no bucket that fits.  Nothing changes.",
-    .examples = "$ ccautoscale slurm demand\n$ ccautoscale slurm demand --json | jq '.jobs[] | select(.matched | not)'",
+    .description = "Reads pending and running jobs and nodes from slurmctld (libslurm) and CycleCloud's\n"
+                   "buckets and nodes, then runs the matching engine as a dry run: per job, the nodes it\n"
+                   "waits for (jobs whose nodes are powering up) or what would be created for it\n"
+                   "(nodearray, machine type, placement group, count), or why not: quota, a capacity\n"
+                   "window, limits, or no bucket that fits.  Nothing changes.",
+    .examples = "$ ccautoscale slurm demand\n$ ccautoscale slurm demand --json | jq '.jobs[] | "
+                "select(.matched | not)'",
     .see_also = "ccautoscale-demand(8)",
 };
 
@@ -327,7 +330,7 @@ static void print_waiting (const struct ccas_jobs *jobs, bool json, json_object 
 
 int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_power p;
     struct ccas_jobs *jobs = NULL;
     struct ccas_plan *plan = NULL;
@@ -337,9 +340,10 @@ int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
         return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, true, &err) < 0
-        || ccas_power_load (&p, true, &err) < 0) {
-        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text) : cli_fail_api (cli, &err);
+    if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, true, &err) < 0 ||
+        ccas_power_load (&p, true, &err) < 0) {
+        rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text)
+                                        : cli_fail_api (cli, &err);
         goto done;
     }
     if (!(jobs = ccas_slurm_jobs_load (p.model, &err))) {

@@ -7,32 +7,31 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/breaker.h"
 #include "builtins.h"
+#include "engine/breaker.h"
 #include "engine/holds.h"
-#include "util/json.h"
 #include "table.h"
+#include "util/json.h"
 
 const struct cmd_help help_status = {
     .synopsis = "status [--json]",
     .summary = "show the cluster's state, limits, and nodes per nodearray by state",
-    .description =
-        "The first screen to open.  The cluster's state and its node and core limits; per\n"
-        "nodearray its limits, how many nodes are ready, booting (Acquiring, Preparing),\n"
-        "failed, deallocated or in another state, and how many more may be created now.\n"
-        "Then what holds creating back: buckets in a capacity window after a capacity or quota\n"
-        "failure, and nodearrays whose breaker opened after repeated boot failures, each with\n"
-        "its reason and time left; and the last failures from the events file, with their\n"
-        "class and message.  One status request and one nodes request.\n"
-        "\n"
-        "When CycleCloud cannot be reached, what is known locally (holds, breakers, recent\n"
-        "failures) is still shown, and the exit status is 3.",
+    .description = "The first screen to open.  The cluster's state and its node and core limits; per\n"
+                   "nodearray its limits, how many nodes are ready, booting (Acquiring, Preparing),\n"
+                   "failed, deallocated or in another state, and how many more may be created now.\n"
+                   "Then what holds creating back: buckets in a capacity window after a capacity or quota\n"
+                   "failure, and nodearrays whose breaker opened after repeated boot failures, each with\n"
+                   "its reason and time left; and the last failures from the events file, with their\n"
+                   "class and message.  One status request and one nodes request.\n"
+                   "\n"
+                   "When CycleCloud cannot be reached, what is known locally (holds, breakers, recent\n"
+                   "failures) is still shown, and the exit status is 3.",
     .examples = "$ ccautoscale status\n$ ccautoscale status --json | jq .nodearrays",
     .see_also = "ccautoscale-buckets(8), ccautoscale-nodes(8)",
 };
 
 enum state_col { COL_READY, COL_BOOTING, COL_FAILED, COL_DEALLOCATED, COL_OTHER, NCOLS };
-static const char *const col_names[NCOLS] = { "ready", "booting", "failed", "deallocated", "other" };
+static const char *const col_names[NCOLS] = {"ready", "booting", "failed", "deallocated", "other"};
 
 static enum state_col classify (const struct ccas_node_record *n)
 {
@@ -40,8 +39,8 @@ static enum state_col classify (const struct ccas_node_record *n)
         return COL_FAILED;
     if (ccas_node_is_ready (n))
         return COL_READY;
-    if (n->status && (strcmp (n->status, "Acquiring") == 0 || strcmp (n->status, "Preparing") == 0
-                      || strcmp (n->status, "Ready") == 0))
+    if (n->status && (strcmp (n->status, "Acquiring") == 0 || strcmp (n->status, "Preparing") == 0 ||
+                      strcmp (n->status, "Ready") == 0))
         return COL_BOOTING;
     if (n->status && strcmp (n->status, "Deallocated") == 0)
         return COL_DEALLOCATED;
@@ -84,7 +83,8 @@ static json_object *limit_json (int64_t v)
     return v < 0 ? NULL : json_object_new_int64 (v);
 }
 
-static void print_json (const struct ccas_cluster_status *st, const struct na_summary *sum, json_object *local)
+static void print_json (const struct ccas_cluster_status *st, const struct na_summary *sum,
+                        json_object *local)
 {
     json_object *o = json_object_new_object ();
     json_object *arr = json_object_new_array ();
@@ -108,8 +108,7 @@ static void print_json (const struct ccas_cluster_status *st, const struct na_su
         json_object_array_add (arr, na);
     }
     json_object_object_add (o, "nodearrays", arr);
-    json_object_object_foreach (local, k, v)
-        json_object_object_add (o, k, json_object_get (v));
+    json_object_object_foreach (local, k, v) json_object_object_add (o, k, json_object_get (v));
     cli_print_json (o);
     json_object_put (o);
 }
@@ -125,8 +124,8 @@ static const char *num (int64_t v, char *buf, size_t size)
 static void print_table (const struct ccas_cluster_status *st, const struct na_summary *sum)
 {
     static const char *const headers[] = {
-        "NODEARRAY", ">MAX NODES", ">MAX CORES", ">READY", ">BOOTING", ">FAILED", ">DEALLOC",
-        ">OTHER", ">AVAIL", NULL,
+        "NODEARRAY", ">MAX NODES", ">MAX CORES", ">READY", ">BOOTING",
+        ">FAILED",   ">DEALLOC",   ">OTHER",     ">AVAIL", NULL,
     };
     char b1[24], b2[24];
     printf ("cluster %s: %s (target %s); limits: %s nodes, %s cores\n\n", st->name ? st->name : "?",
@@ -141,7 +140,11 @@ static void print_table (const struct ccas_cluster_status *st, const struct na_s
             st->nodearrays[i].name,
             num (st->nodearrays[i].max_count, mx, sizeof (mx)),
             num (st->nodearrays[i].max_core_count, mc, sizeof (mc)),
-            c[COL_READY], c[COL_BOOTING], c[COL_FAILED], c[COL_DEALLOCATED], c[COL_OTHER],
+            c[COL_READY],
+            c[COL_BOOTING],
+            c[COL_FAILED],
+            c[COL_DEALLOCATED],
+            c[COL_OTHER],
             num (sum[i].available, av, sizeof (av)),
         };
         table_add (t, cells);
@@ -169,8 +172,8 @@ static void failures_in (const char *path, json_object *all)
         for (char *line = strtok_r (buf, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
             json_object *e = json_tokener_parse (line);
             const char *ev = e ? ccas_json_str (e, "event") : NULL;
-            if (ev && (strcmp (ev, "create_failed") == 0 || strcmp (ev, "failed") == 0
-                       || strcmp (ev, "breaker_opened") == 0 || strcmp (ev, "pbs_action_failed") == 0))
+            if (ev && (strcmp (ev, "create_failed") == 0 || strcmp (ev, "failed") == 0 ||
+                       strcmp (ev, "breaker_opened") == 0 || strcmp (ev, "pbs_action_failed") == 0))
                 json_object_array_add (all, e);
             else
                 json_object_put (e);
@@ -210,14 +213,15 @@ static json_object *recent_failures (const struct ccas_config *cfg)
 /* Active holds, breakers and recent failures, from the state directory. */
 static json_object *local_state (const struct ccas_config *cfg)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     double now = (double)time (NULL);
     json_object *o = json_object_new_object ();
     json_object *holds = json_object_new_object (), *breakers = json_object_new_object ();
     struct ccas_holds *h = ccas_holds_load (cfg->state_dir, &err);
     struct ccas_breakers *b = ccas_breakers_load (cfg, &err);
     if (h) {
-        json_object_object_foreach (ccas_holds_json (h), key, rec) {
+        json_object_object_foreach (ccas_holds_json (h), key, rec)
+        {
             double left = ccas_json_double (rec, "until", 0) - now;
             if (left <= 0)
                 continue;
@@ -229,13 +233,15 @@ static json_object *local_state (const struct ccas_config *cfg)
         }
     }
     if (b) {
-        json_object_object_foreach (ccas_breakers_json (b), na, rec) {
+        json_object_object_foreach (ccas_breakers_json (b), na, rec)
+        {
             if (!ccas_json_bool (rec, "open", false))
                 continue;
             json_object *x = json_object_get (rec);
             double until = ccas_json_double (rec, "until", 0);
             /* 0: open until reset; else the cool-down's end */
-            json_object_object_add (x, "seconds_left", until > 0 ? json_object_new_int64 ((int64_t)(until - now)) : NULL);
+            json_object_object_add (x, "seconds_left",
+                                    until > 0 ? json_object_new_int64 ((int64_t)(until - now)) : NULL);
             json_object_object_add (breakers, na, x);
         }
     }
@@ -253,27 +259,31 @@ static void print_local (json_object *local)
     json_object *fails = ccas_json_get (local, "recent_failures");
     if (json_object_object_length (breakers)) {
         printf ("\nBreakers open (nothing is created there; 'ccautoscale breaker reset NODEARRAY'):\n");
-        json_object_object_foreach (breakers, na, rec) {
+        json_object_object_foreach (breakers, na, rec)
+        {
             char left[48] = "until reset";
             if (ccas_json_get (rec, "seconds_left"))
-                snprintf (left, sizeof (left), "%lld s more", (long long)ccas_json_int (rec, "seconds_left", 0));
+                snprintf (left, sizeof (left), "%lld s more",
+                          (long long)ccas_json_int (rec, "seconds_left", 0));
             printf ("  %s: %lld consecutive boot failures, open %s; last: %s\n", na,
                     (long long)ccas_json_int (rec, "failures", 0), left,
                     ccas_json_str (rec, "last") ? ccas_json_str (rec, "last") : "?");
         }
     }
     if (json_object_object_length (holds)) {
-        static const char *const headers[] = { "HELD BUCKET", "CLASS", ">LEFT", "REASON", NULL };
+        static const char *const headers[] = {"HELD BUCKET", "CLASS", ">LEFT", "REASON", NULL};
         struct table *t = table_create (headers);
         printf ("\n");
-        json_object_object_foreach (holds, key, rec) {
+        json_object_object_foreach (holds, key, rec)
+        {
             int64_t left = ccas_json_int (rec, "seconds_left", 0);
             char l[32];
             if (left > 365 * 86400)
                 snprintf (l, sizeof (l), "until reset");
             else
                 snprintf (l, sizeof (l), "%lld s", (long long)left);
-            table_addf (t, "%s\t%s\t%s\t%s", key, ccas_json_str (rec, "class") ? ccas_json_str (rec, "class") : "?", l,
+            table_addf (t, "%s\t%s\t%s\t%s", key,
+                        ccas_json_str (rec, "class") ? ccas_json_str (rec, "class") : "?", l,
                         ccas_json_str (rec, "reason") ? ccas_json_str (rec, "reason") : "");
         }
         table_print (t, stdout);
@@ -283,8 +293,10 @@ static void print_local (json_object *local)
         printf ("\nLast failures (events file):\n");
         for (size_t i = 0; i < json_object_array_length (fails); i++) {
             json_object *e = json_object_array_get_idx (fails, i);
-            const char *what = ccas_json_str (e, "node") ? ccas_json_str (e, "node") : ccas_json_str (e, "nodearray");
-            const char *msg = ccas_json_str (e, "message") ? ccas_json_str (e, "message") : ccas_json_str (e, "reason");
+            const char *what =
+                ccas_json_str (e, "node") ? ccas_json_str (e, "node") : ccas_json_str (e, "nodearray");
+            const char *msg =
+                ccas_json_str (e, "message") ? ccas_json_str (e, "message") : ccas_json_str (e, "reason");
             printf ("  %s  %-15s %-12s %s: %s\n", ccas_json_str (e, "time") ? ccas_json_str (e, "time") : "?",
                     ccas_json_str (e, "event"), ccas_json_str (e, "class") ? ccas_json_str (e, "class") : "-",
                     what ? what : "?", msg ? msg : "");
@@ -301,16 +313,15 @@ static int local_only (struct cli *cli, const struct ccas_error *err)
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "cluster", json_object_new_string (cli->cfg->cluster_name));
         json_object_object_add (o, "error", json_object_new_string (err->text));
-        json_object_object_foreach (local, k, v)
-            json_object_object_add (o, k, json_object_get (v));
+        json_object_object_foreach (local, k, v) json_object_object_add (o, k, json_object_get (v));
         cli_print_json (o);
         json_object_put (o);
     } else {
         printf ("cluster %s: CycleCloud unreachable or refused (the error follows); local state only\n",
                 cli->cfg->cluster_name);
-        if (!json_object_object_length (ccas_json_get (local, "holds"))
-            && !json_object_object_length (ccas_json_get (local, "breakers"))
-            && !json_object_array_length (ccas_json_get (local, "recent_failures")))
+        if (!json_object_object_length (ccas_json_get (local, "holds")) &&
+            !json_object_object_length (ccas_json_get (local, "breakers")) &&
+            !json_object_array_length (ccas_json_get (local, "recent_failures")))
             printf ("  no bucket held back, no breaker open, no failure in the events file\n");
         print_local (local);
     }
@@ -320,7 +331,7 @@ static int local_only (struct cli *cli, const struct ccas_error *err)
 
 int cmd_status (struct cli *cli, int argc, char **argv)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster_status *st = NULL;
     struct ccas_node_list *nodes = NULL;
     struct na_summary *sum = NULL;
@@ -330,8 +341,8 @@ int cmd_status (struct cli *cli, int argc, char **argv)
         return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if (ccas_ccapi_get_status (cli->api, false, &st, &err) < 0
-        || ccas_ccapi_get_nodes (cli->api, NULL, NULL, &nodes, &err) < 0) {
+    if (ccas_ccapi_get_status (cli->api, false, &st, &err) < 0 ||
+        ccas_ccapi_get_nodes (cli->api, NULL, NULL, &nodes, &err) < 0) {
         ccas_cluster_status_destroy (st);
         return local_only (cli, &err);
     }

@@ -14,24 +14,25 @@
 #include "wait.h"
 
 static const struct cmd_option options[] = {
-    { "-N, --name NAME", "a node name (repeat for more)" },
-    { "-H, --hostname HOST", "a node hostname (repeat for more)" },
-    { "-i, --id ID", "a CycleCloud node id (repeat for more)" },
-    { "--force", "also terminate KeepAlive nodes" },
-    { "--dry-run", "show what would be terminated, terminate nothing" },
-    { "--wait[=SECONDS]", "then follow the nodes until they are gone, showing progress; give up after SECONDS (default 1200)" },
-    { NULL, NULL },
+    {"-N, --name NAME", "a node name (repeat for more)"},
+    {"-H, --hostname HOST", "a node hostname (repeat for more)"},
+    {"-i, --id ID", "a CycleCloud node id (repeat for more)"},
+    {"--force", "also terminate KeepAlive nodes"},
+    {"--dry-run", "show what would be terminated, terminate nothing"},
+    {"--wait[=SECONDS]",
+     "then follow the nodes until they are gone, showing progress; give up after SECONDS (default 1200)"},
+    {NULL, NULL},
 };
 
 const struct cmd_help help_terminate = {
-    .synopsis = "terminate (--name NAME | --hostname HOST | --id ID)... [--force] [--dry-run] [--wait[=SECONDS]]",
+    .synopsis =
+        "terminate (--name NAME | --hostname HOST | --id ID)... [--force] [--dry-run] [--wait[=SECONDS]]",
     .summary = "terminate nodes by name, hostname or node id",
-    .description =
-        "Every node given must exist, or nothing is terminated.  KeepAlive nodes are refused\n"
-        "unless --force.  One nodes read and one terminate request.  Terminating a node\n"
-        "that runs jobs kills them: check the scheduler first.  With --wait the nodes are\n"
-        "followed until CycleCloud has removed them (or shows them Terminated), with progress\n"
-        "as for create --wait.",
+    .description = "Every node given must exist, or nothing is terminated.  KeepAlive nodes are refused\n"
+                   "unless --force.  One nodes read and one terminate request.  Terminating a node\n"
+                   "that runs jobs kills them: check the scheduler first.  With --wait the nodes are\n"
+                   "followed until CycleCloud has removed them (or shows them Terminated), with progress\n"
+                   "as for create --wait.",
     .options = options,
     .examples = "$ ccautoscale terminate --name htc-3 --name htc-4 --dry-run",
     .see_also = "ccautoscale-nodes(8), ccautoscale-create(8)",
@@ -55,20 +56,21 @@ static struct ccas_node *resolve (struct ccas_cluster *c, const struct target *t
     return NULL;
 }
 
-static int plan_targets (struct cli *cli, struct ccas_cluster *c, struct ccas_plan *plan, const struct target *t,
-                         size_t n, bool force)
+static int plan_targets (struct cli *cli, struct ccas_cluster *c, struct ccas_plan *plan,
+                         const struct target *t, size_t n, bool force)
 {
-    static const char *const kinds[] = { "name", "hostname", "id" };
+    static const char *const kinds[] = {"name", "hostname", "id"};
     char reason[128];
     struct passwd *pw = getpwuid (getuid ());
     snprintf (reason, sizeof (reason), "requested by %s", pw ? pw->pw_name : "an administrator");
     for (size_t i = 0; i < n; i++) {
         struct ccas_node *node = resolve (c, &t[i]);
         if (!node)
-            return cli_fail (cli, EXIT_USAGE, "no node with %s '%s'; nothing terminated", kinds[t[i].kind], t[i].value);
+            return cli_fail (cli, EXIT_USAGE, "no node with %s '%s'; nothing terminated", kinds[t[i].kind],
+                             t[i].value);
         if (node->keep_alive && !force)
-            return cli_fail (cli, EXIT_USAGE, "%s is KeepAlive; use --force to terminate it; nothing terminated",
-                             node->name);
+            return cli_fail (cli, EXIT_USAGE,
+                             "%s is KeepAlive; use --force to terminate it; nothing terminated", node->name);
         if (ccas_plan_terminate (plan, node, reason) < 0)
             return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     }
@@ -78,17 +80,20 @@ static int plan_targets (struct cli *cli, struct ccas_cluster *c, struct ccas_pl
 int cmd_terminate (struct cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "name", required_argument, NULL, 'N' }, { "hostname", required_argument, NULL, 'H' },
-        { "id", required_argument, NULL, 'i' },   { "force", no_argument, NULL, 0x501 },
-        { "dry-run", no_argument, NULL, 0x502 },  { "wait", optional_argument, NULL, 0x503 },
-        { NULL, 0, NULL, 0 },
+        {"name", required_argument, NULL, 'N'},
+        {"hostname", required_argument, NULL, 'H'},
+        {"id", required_argument, NULL, 'i'},
+        {"force", no_argument, NULL, 0x501},
+        {"dry-run", no_argument, NULL, 0x502},
+        {"wait", optional_argument, NULL, 0x503},
+        {NULL, 0, NULL, 0},
     };
-    struct model_source src = { .with_nodes = true };
+    struct model_source src = {.with_nodes = true};
     struct target *targets = calloc ((size_t)argc + 1, sizeof (*targets));
     size_t ntargets = 0;
     bool force = false, dry_run = false;
     double wait = 0;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_plan *plan = NULL;
     int ch, rc = EXIT_OK;
@@ -97,7 +102,10 @@ int cmd_terminate (struct cli *cli, int argc, char **argv)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     while ((ch = cli_getopt (cli, argc, argv, "N:H:i:", longopts)) != -1) {
         if (ch == 'N' || ch == 'H' || ch == 'i')
-            targets[ntargets++] = (struct target){ ch == 'N' ? BY_NAME : ch == 'H' ? BY_HOSTNAME : BY_ID, optarg };
+            targets[ntargets++] = (struct target){ch == 'N'   ? BY_NAME
+                                                  : ch == 'H' ? BY_HOSTNAME
+                                                              : BY_ID,
+                                                  optarg};
         else if (ch == 0x501)
             force = true;
         else if (ch == 0x502)

@@ -10,11 +10,11 @@
  * nodes responses) for an offline replay, or the server (one status read and,
  * when `with_nodes`, one nodes read). */
 struct model_source {
-    const char *status_file;   /* NULL: live */
-    const char *nodes_file;    /* NULL with a status file: no existing nodes */
+    const char *status_file; /* NULL: live */
+    const char *nodes_file;  /* NULL with a status file: no existing nodes */
     bool with_nodes;
-    bool apply_holds;          /* live: buckets held back (capacity windows, open
-                                * breakers) take no new nodes and say why */
+    bool apply_holds; /* live: buckets held back (capacity windows, open
+                       * breakers) take no new nodes and say why */
 };
 
 /* Returns EXIT_OK with *out set (caller frees with ccas_cluster_destroy()),

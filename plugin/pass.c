@@ -6,13 +6,13 @@
 #include <time.h>
 
 #include "engine/apply.h"
-#include "engine/report.h"
 #include "engine/holds.h"
+#include "engine/report.h"
+#include "pass.h"
+#include "plan_print.h"
 #include "util/lock.h"
 #include "util/log.h"
 #include "util/metrics.h"
-#include "pass.h"
-#include "plan_print.h"
 
 /* The node times object of the state, made when missing. */
 static json_object *times_of_state (struct ccas_state *state)
@@ -30,7 +30,7 @@ static json_object *times_of_state (struct ccas_state *state)
  * and leaves them alone. */
 int pass_times_load (struct cli *cli, struct ccas_cluster *c, struct ccas_state **times_state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     int stuck = ccas_scaledown_mark_stuck (c, times_of_state (*times_state), (double)time (NULL));
@@ -44,7 +44,7 @@ int pass_times_load (struct cli *cli, struct ccas_cluster *c, struct ccas_state 
 
 int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state **times_state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     if (ccas_plan_scaledown (plan, times_of_state (*times_state), (double)time (NULL), &err) < 0)
@@ -54,7 +54,7 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
 
 int pass_lock (struct cli *cli, const char *who)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (cli->lock)
         return EXIT_OK;
     if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
@@ -65,7 +65,7 @@ int pass_lock (struct cli *cli, const char *who)
 
 int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int rc;
     if ((rc = pass_lock (cli, who)) != EXIT_OK)
         return rc;
@@ -79,10 +79,10 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
 
 /* Hold `b` (once) for `cls` with `message`; loads the holds on first use.
  * Returns false when they cannot be loaded. */
-static bool hold_one (struct cli *cli, struct ccas_holds **h, const struct ccas_bucket *b, enum ccas_failure_class cls,
-                      const char *message, double now)
+static bool hold_one (struct cli *cli, struct ccas_holds **h, const struct ccas_bucket *b,
+                      enum ccas_failure_class cls, const char *message, double now)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     double secs = cli->cfg->capacity_failure_backoff;
     if (!*h && !(*h = ccas_holds_load (cli->cfg->state_dir, &err))) {
         ccas_log (LOG_WARNING, "%s/%s not held back: %s", b->na->name, b->machine_type, err.text);
@@ -104,14 +104,15 @@ static bool hold_one (struct cli *cli, struct ccas_holds **h, const struct ccas_
  * pass of any program tries the other buckets the jobs allow. */
 static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     double now = (double)time (NULL);
     struct ccas_holds *h = NULL;
     if (cli->cfg->capacity_failure_backoff <= 0)
         return;
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_create *s = &plan->creates[i];
-        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !ccas_failure_holds_bucket (s->cls))
+        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count ||
+            !ccas_failure_holds_bucket (s->cls))
             continue;
         if (!hold_one (cli, &h, s->bucket, s->cls, s->message, now))
             return;
@@ -134,7 +135,7 @@ static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
 
 int pass_carry_out (struct cli *cli, struct ccas_plan *plan)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_state *requests = ccas_state_load (cli->cfg->state_dir, "requests", &err);
     int rc = EXIT_OK;
     if (!requests)

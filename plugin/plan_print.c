@@ -38,9 +38,9 @@ static void print_new_names (FILE *f, const struct ccas_plan *plan)
 
 static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
 {
-    static const char *const planned[] = { "NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL };
-    static const char *const done[] = { "NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", ">ADDED",
-                                        "MESSAGE", NULL };
+    static const char *const planned[] = {"NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL};
+    static const char *const done[] = {
+        "NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", ">ADDED", "MESSAGE", NULL};
     uint32_t n = ccas_plan_new_nodes (plan);
     if (!plan->ncreates)
         return;
@@ -50,14 +50,14 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
         const struct ccas_plan_create *s = &plan->creates[i];
         char reason[600] = "";
         if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
-            ccas_failure_reason (s->cls, s->message ? s->message : "no reason given",
-                                 reason, sizeof (reason));
+            ccas_failure_reason (s->cls, s->message ? s->message : "no reason given", reason,
+                                 sizeof (reason));
         if (applied)
             table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, s->bucket->machine_type,
                         s->pg ? s->pg->name : "-", s->count, s->added, *reason ? reason : "-");
         else
-            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, s->bucket->machine_type, s->pg ? s->pg->name : "-",
-                        s->count);
+            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, s->bucket->machine_type,
+                        s->pg ? s->pg->name : "-", s->count);
     }
     table_print (t, f);
     table_destroy (t);
@@ -69,7 +69,7 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
 static void print_actions (FILE *f, const char *verb_planned, const char *verb_done,
                            const struct ccas_plan_action *v, size_t n, bool applied)
 {
-    static const char *const headers[] = { "NAME", "NODEARRAY", "REASON", "OUTCOME", NULL };
+    static const char *const headers[] = {"NAME", "NODEARRAY", "REASON", "OUTCOME", NULL};
     if (!n)
         return;
     fprintf (f, "%s %zu node%s:\n", applied ? verb_done : verb_planned, n, n == 1 ? "" : "s");
@@ -120,7 +120,7 @@ static struct reason_group *group_reasons (const struct ccas_jobs *jobs, size_t 
 
 static void print_jobs (FILE *f, const struct ccas_jobs *jobs)
 {
-    static const char *const headers[] = { ">JOBS", "EXAMPLES", "WHY NOT", NULL };
+    static const char *const headers[] = {">JOBS", "EXAMPLES", "WHY NOT", NULL};
     size_t pending = 0, matched = 0, ngroups = 0;
     for (size_t i = 0; i < jobs->n; i++)
         if (!jobs->v[i].running) {
@@ -158,7 +158,8 @@ unsigned plan_shortfalls (const struct ccas_plan *plan)
 {
     unsigned n = 0;
     for (size_t i = 0; i < plan->ncreates; i++)
-        if (plan->creates[i].outcome == CCAS_FAILED || (uint32_t)plan->creates[i].added < plan->creates[i].count)
+        if (plan->creates[i].outcome == CCAS_FAILED ||
+            (uint32_t)plan->creates[i].added < plan->creates[i].count)
             n++;
     for (size_t i = 0; i < plan->nstarts; i++)
         n += plan->starts[i].outcome == CCAS_FAILED;

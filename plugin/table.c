@@ -12,7 +12,7 @@
 struct table {
     size_t ncols;
     const char *const *headers;
-    char **cells;   /* rows * ncols */
+    char **cells; /* rows * ncols */
     size_t nrows, cap;
 };
 
@@ -68,7 +68,7 @@ void table_addf (struct table *t, const char *fmt, ...)
     va_end (ap);
     if (n < 0 || !t)
         return;
-    const char *cells[64] = { NULL };
+    const char *cells[64] = {NULL};
     char *p = line;
     for (size_t c = 0; c < t->ncols && c < 64; c++) {
         char *tab = strchr (p, '\t');
@@ -98,7 +98,7 @@ static const char *header_text (const char *h)
 
 void table_print (const struct table *t, FILE *f)
 {
-    size_t width[64] = { 0 };
+    size_t width[64] = {0};
     if (!t || t->ncols > 64)
         return;
     for (size_t c = 0; c < t->ncols; c++)

@@ -46,8 +46,8 @@ void thp_reexec (char **argv)
         return;
     }
     const char *tunables = getenv ("GLIBC_TUNABLES"), *preload = getenv ("LD_PRELOAD");
-    if (getenv ("CCAUTOSCALE_NO_THP") || (tunables && strstr (tunables, "glibc.malloc.hugetlb"))
-        || (preload && strstr (preload, "vgpreload")) || !kernel_allows ())
+    if (getenv ("CCAUTOSCALE_NO_THP") || (tunables && strstr (tunables, "glibc.malloc.hugetlb")) ||
+        (preload && strstr (preload, "vgpreload")) || !kernel_allows ())
         return;
     char value[1024];
     int n = snprintf (value, sizeof (value), "%s%s" TUNABLE, tunables ? tunables : "", tunables ? ":" : "");

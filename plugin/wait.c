@@ -19,8 +19,8 @@ static const char *const order[] = {
 
 struct seen {
     const char *name;
-    const char *status;          /* "removed" when absent from the answer */
-    const char *message;         /* the server's StatusMessage, or NULL */
+    const char *status;  /* "removed" when absent from the answer */
+    const char *message; /* the server's StatusMessage, or NULL */
 };
 
 int wait_parse_timeout (struct cli *cli, const char *arg, double *timeout)
@@ -48,7 +48,8 @@ static int poll_nodes (struct cli *cli, const struct wait_spec *spec, struct cca
 {
     ccas_node_list_destroy (*list);
     *list = NULL;
-    if (ccas_ccapi_get_nodes (cli->api, NULL, spec->goal == WAIT_READY ? spec->request_id : NULL, list, err) < 0)
+    if (ccas_ccapi_get_nodes (cli->api, NULL, spec->goal == WAIT_READY ? spec->request_id : NULL, list, err) <
+        0)
         return -1;
     struct ccas_node_list *l = *list;
     size_t n = spec->goal == WAIT_READY ? l->nnodes : spec->nnames;
@@ -61,15 +62,16 @@ static int poll_nodes (struct cli *cli, const struct wait_spec *spec, struct cca
     *nseen = n;
     if (spec->goal == WAIT_READY) {
         for (size_t i = 0; i < n; i++)
-            s[i] = (struct seen){ l->nodes[i].name, ccas_node_is_ready (&l->nodes[i]) ? "Ready" : l->nodes[i].status,
-                                  l->nodes[i].status_message };
+            s[i] = (struct seen){l->nodes[i].name,
+                                 ccas_node_is_ready (&l->nodes[i]) ? "Ready" : l->nodes[i].status,
+                                 l->nodes[i].status_message};
         return 0;
     }
     qsort (l->nodes, l->nnodes, sizeof (*l->nodes), by_name);
     for (size_t i = 0; i < n; i++) {
-        struct ccas_node_record key = { .name = spec->names[i] };
+        struct ccas_node_record key = {.name = spec->names[i]};
         const struct ccas_node_record *r = bsearch (&key, l->nodes, l->nnodes, sizeof (*l->nodes), by_name);
-        s[i] = (struct seen){ spec->names[i], r ? r->status : "removed", r ? r->status_message : NULL };
+        s[i] = (struct seen){spec->names[i], r ? r->status : "removed", r ? r->status_message : NULL};
     }
     return 0;
 }
@@ -145,13 +147,15 @@ static json_object *make_report (const struct seen *s, size_t n, double elapsed,
 
 /* Name what did not reach the goal: failed nodes with the server's message,
  * then the ones still on their way when time ran out. */
-static int outcome (struct cli *cli, const struct wait_spec *spec, const struct seen *s, size_t n, bool timed_out)
+static int outcome (struct cli *cli, const struct wait_spec *spec, const struct seen *s, size_t n,
+                    bool timed_out)
 {
     int rc = EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         bool failed = s[i].status && strcmp (s[i].status, "Failed") == 0;
         if (failed)
-            rc = cli_fail (cli, EXIT_PARTIAL, "%s failed: %s", s[i].name, s[i].message ? s[i].message : "no message");
+            rc = cli_fail (cli, EXIT_PARTIAL, "%s failed: %s", s[i].name,
+                           s[i].message ? s[i].message : "no message");
         else if (timed_out && !settled (spec, &s[i]))
             rc = cli_fail (cli, EXIT_PARTIAL, "%s still %s after %g s", s[i].name,
                            s[i].status ? s[i].status : "without a status", spec->timeout);
@@ -161,7 +165,7 @@ static int outcome (struct cli *cli, const struct wait_spec *spec, const struct 
 
 int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **report)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_node_list *list = NULL;
     struct seen *seen = NULL;
     size_t nseen = 0;

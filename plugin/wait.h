@@ -16,15 +16,15 @@
 #include "cli.h"
 
 enum wait_goal {
-    WAIT_READY,   /* every node Ready (or Failed, which ends the wait for it) */
-    WAIT_GONE,    /* every node removed or Terminated */
+    WAIT_READY, /* every node Ready (or Failed, which ends the wait for it) */
+    WAIT_GONE,  /* every node removed or Terminated */
 };
 
 struct wait_spec {
     enum wait_goal goal;
-    double timeout;              /* seconds */
-    const char *request_id;      /* WAIT_READY: the create's request id */
-    const char *const *names;    /* WAIT_GONE: the nodes terminated */
+    double timeout;           /* seconds */
+    const char *request_id;   /* WAIT_READY: the create's request id */
+    const char *const *names; /* WAIT_GONE: the nodes terminated */
     size_t nnames;
 };
 

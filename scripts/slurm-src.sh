@@ -253,9 +253,10 @@ validate() {
 #include <slurm/slurm.h>
 int main(void)
 {
-    long v = slurm_api_version();
-    printf("%s %ld.%ld.%ld\n", SLURM_VERSION_STRING, SLURM_VERSION_MAJOR(v),
-           SLURM_VERSION_MINOR(v), SLURM_VERSION_MICRO(v));
+    long v = slurm_api_version(); /* from libslurm.so: its API, not the release */
+    printf("%d.%d.%d api %ld.%ld.%ld\n", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+           SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER),
+           SLURM_VERSION_MAJOR(v), SLURM_VERSION_MINOR(v), SLURM_VERSION_MICRO(v));
     return 0;
 }
 EOF
@@ -263,7 +264,11 @@ EOF
     cc -o "$work/t" "$work/t.c" $pc -Wl,-rpath,"$prefix/lib" >>"$log" 2>&1 ||
         die "validate: cannot compile and link a program against $prefix (see $log)"
     v=$("$work/t") || die "validate: a program linked against $prefix/lib/libslurm.so does not run"
-    echo "$me: validate: libslurm client says: $v"
+    case $v in
+    "$version api "*) ;;
+    *) die "validate: the test program says '$v', expected the headers to say $version" ;;
+    esac
+    echo "$me: validate: headers say Slurm ${v%% *}, libslurm.so runs (API ${v##* })"
 }
 
 # Cleanup for every way out of 'build': stop the make tree, remove the

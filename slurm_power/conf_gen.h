@@ -17,9 +17,9 @@
 #include "names.h"
 
 struct ccas_slurm_files {
-    char *nodes;     /* the include for slurm.conf (ccautoscale.conf) */
-    char *gres;      /* gres.conf */
-    char *topology;  /* topology.conf */
+    char *nodes;    /* the include for slurm.conf (ccautoscale.conf) */
+    char *gres;     /* gres.conf */
+    char *topology; /* topology.conf */
 };
 
 /* Render the three files.  Returns 0 (caller frees with

@@ -27,8 +27,10 @@ bool ccas_slurm_nodearray_managed (const struct ccas_nodearray *na, char *why, s
     if (na->enabled)
         return true;
     if (why && !na->st->autoscale_enabled)
-        snprintf (why, whysize, "nodearray '%s' is not autoscaled (Configuration.autoscale.enabled is false"
-                  " in CycleCloud; nodearrays.%s.enabled true manages it anyway)", na->name, na->name);
+        snprintf (why, whysize,
+                  "nodearray '%s' is not autoscaled (Configuration.autoscale.enabled is false"
+                  " in CycleCloud; nodearrays.%s.enabled true manages it anyway)",
+                  na->name, na->name);
     else if (why)
         snprintf (why, whysize, "nodearray '%s' is disabled in the configuration (nodearrays.%s.enabled)",
                   na->name, na->name);
@@ -58,7 +60,7 @@ struct ccas_slurm_layout *ccas_slurm_layout_create (const struct ccas_cluster *c
             long n = bucket_size (b, cap);
             if (n <= 0)
                 continue;
-            l->ranges[l->nranges++] = (struct ccas_slurm_range){ b, next, next + n - 1 };
+            l->ranges[l->nranges++] = (struct ccas_slurm_range){b, next, next + n - 1};
             next += n;
         }
     }
@@ -105,8 +107,9 @@ bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name,
     return true;
 }
 
-const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
-                                                      const char *name, long *index, char *why, size_t whysize)
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c,
+                                                      const struct ccas_slurm_layout *l, const char *name,
+                                                      long *index, char *why, size_t whysize)
 {
     char na[256];
     if (!ccas_slurm_name_parse (l, name, na, sizeof (na), index)) {
@@ -143,7 +146,8 @@ struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const st
         if (strcmp (rg->bucket->na->name, na) == 0 && index >= rg->first && index <= rg->last)
             return rg->bucket;
     }
-    snprintf (why, whysize, "'%s': no machine type feature in Slurm and index %ld is past nodearray '%s''s ranges",
-              name, index, na);
+    snprintf (why, whysize,
+              "'%s': no machine type feature in Slurm and index %ld is past nodearray '%s''s ranges", name,
+              index, na);
     return NULL;
 }

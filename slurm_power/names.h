@@ -26,11 +26,11 @@
 
 struct ccas_slurm_range {
     struct ccas_bucket *bucket;
-    long first, last;            /* inclusive */
+    long first, last; /* inclusive */
 };
 
 struct ccas_slurm_layout {
-    const char *prefix;          /* borrowed from the configuration */
+    const char *prefix; /* borrowed from the configuration */
     struct ccas_slurm_range *ranges;
     size_t nranges;
 };
@@ -53,8 +53,9 @@ bool ccas_slurm_name_parse (const struct ccas_slurm_layout *l, const char *name,
 
 /* The managed nodearray a node name belongs to (its index in `*index`), or
  * NULL with `why`.  Borrowed from `c`. */
-const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
-                                                      const char *name, long *index, char *why, size_t whysize);
+const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster *c,
+                                                      const struct ccas_slurm_layout *l, const char *name,
+                                                      long *index, char *why, size_t whysize);
 
 /* The bucket a node name belongs to: the nodearray from the name (a managed
  * one), the machine type from the Slurm node's features (`sn` may be NULL),

@@ -11,14 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/file.h"
 #include "engine/report.h"
-#include "util/clock.h"
-#include "util/events.h"
-#include "util/log.h"
-#include "util/metrics.h"
 #include "power.h"
 #include "resume_file.h"
+#include "util/clock.h"
+#include "util/events.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "util/state.h"
 
 const char *ccas_power_config_path (const char *explicit_path)
@@ -42,7 +42,7 @@ const char *ccas_power_config_path (const char *explicit_path)
 
 static void open_logging (struct ccas_power *p, const struct ccas_power_opts *o)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int level = ccas_log_level_parse (p->cfg->logging.level);
     unsigned sinks = p->cfg->logging.syslog ? CCAS_LOG_SYSLOG : 0;
     if (level < 0)
@@ -62,8 +62,10 @@ static int as_whom (struct ccas_error *err, int errnum)
     if (errnum == EACCES || errnum == EPERM || errnum == EROFS) {
         const struct passwd *pw = getpwuid (geteuid ());
         size_t len = strlen (err->text);
-        snprintf (err->text + len, sizeof (err->text) - len, " (running as user '%s', uid %u; slurmctld runs"
-                  " this program as SlurmUser)", pw ? pw->pw_name : "?", (unsigned)geteuid ());
+        snprintf (err->text + len, sizeof (err->text) - len,
+                  " (running as user '%s', uid %u; slurmctld runs"
+                  " this program as SlurmUser)",
+                  pw ? pw->pw_name : "?", (unsigned)geteuid ());
     }
     errno = errnum;
     return -1;
@@ -126,15 +128,15 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         ccas_events_open (p->cfg->events.path, p->cfg->events.max_mb, p->cfg->events.keep, prog);
         ccas_metrics_open (p->cfg->metrics.path, p->cfg->state_dir, prog);
     }
-    if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err))
-        || !(p->breakers = ccas_breakers_load (p->cfg, err)))
+    if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err)) ||
+        !(p->breakers = ccas_breakers_load (p->cfg, err)))
         return -1;
     ccas_breakers_expire (p->breakers, p->now);
     return 0;
 }
 
-int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg, struct ccas_ccapi *api,
-                       bool dry_run, struct ccas_error *err)
+int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,
+                       struct ccas_ccapi *api, bool dry_run, struct ccas_error *err)
 {
     memset (p, 0, sizeof (*p));
     p->prog = prog;
@@ -153,7 +155,7 @@ int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_confi
 
 void ccas_power_detach (struct ccas_power *p)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (p->model && !p->dry_run) {
         ccas_report_model (p->model, p->now);
         ccas_holds_metrics (p->holds, p->now);
@@ -186,7 +188,8 @@ int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *e
         return -1;
     if (!(p->model = ccas_cluster_create (p->cfg, st, NULL, err)))
         return -1;
-    if (!(p->layout = ccas_slurm_layout_create (p->model)) || ccas_holds_apply (p->holds, p->model, p->now) < 0)
+    if (!(p->layout = ccas_slurm_layout_create (p->model)) ||
+        ccas_holds_apply (p->holds, p->model, p->now) < 0)
         return ccas_errorf (err, "out of memory");
     return 0;
 }
@@ -207,7 +210,8 @@ void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...)
 bool ccas_power_reason_ours (const char *reason)
 {
     static const char prefix[] = "ccautoscale:";
-    return reason && (strncmp (reason, prefix, strlen (prefix)) == 0 || strcmp (reason, "ResumeTimeout reached") == 0);
+    return reason &&
+           (strncmp (reason, prefix, strlen (prefix)) == 0 || strcmp (reason, "ResumeTimeout reached") == 0);
 }
 
 const char *ccas_power_jobs (const struct ccas_power *p, const char *const *names, size_t n, char *buf,
@@ -232,7 +236,11 @@ const char *ccas_power_jobs (const struct ccas_power *p, const char *const *name
         ids[nids++] = j->job_id;
     }
     for (size_t k = 0; k < nids && len < size; k++)
-        len += (size_t)snprintf (buf + len, size - len, "%s%u", k ? "," : nids > 1 ? "jobs " : "job ", ids[k]);
+        len += (size_t)snprintf (buf + len, size - len, "%s%u",
+                                 k          ? ","
+                                 : nids > 1 ? "jobs "
+                                            : "job ",
+                                 ids[k]);
     if (more && len < size)
         snprintf (buf + len, size - len, ",...");
     return buf;
@@ -310,11 +318,13 @@ static int update (struct ccas_power *p, const char *const *names, size_t n, enu
                    const char *reason, const char *jobs)
 {
     static const char *const verbs[] = {
-        [CCAS_SLURM_POWER_DOWN_FORCE] = "hand back", [CCAS_SLURM_DRAIN] = "drain",
-        [CCAS_SLURM_DOWN] = "mark down", [CCAS_SLURM_RESUME] = "return to service",
+        [CCAS_SLURM_POWER_DOWN_FORCE] = "hand back",
+        [CCAS_SLURM_DRAIN] = "drain",
+        [CCAS_SLURM_DOWN] = "mark down",
+        [CCAS_SLURM_RESUME] = "return to service",
         [CCAS_SLURM_UNDRAIN] = "undrain",
     };
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char note[300] = "";
     if (!n)
         return 0;
@@ -325,7 +335,8 @@ static int update (struct ccas_power *p, const char *const *names, size_t n, enu
         snprintf (note, sizeof (note), " (%s)", jobs);
     int rc = 0;
     if (p->dry_run)
-        fprintf (p->out, "would %s %s%s%s%s\n", verbs[what], hl, note, reason ? ": " : "", reason ? reason : "");
+        fprintf (p->out, "would %s %s%s%s%s\n", verbs[what], hl, note, reason ? ": " : "",
+                 reason ? reason : "");
     else if (ccas_slurm_update (hl, what, reason, &err) < 0) {
         ccas_log (LOG_ERR, "%s%s", err.text, note);
         p->failures++;
@@ -400,10 +411,11 @@ void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n)
     char text[300];
     for (size_t i = 0; held && why && done && i < n; i++) {
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, names[i]);
-        if (!sn || ccas_slurm_node_drained (sn) || (sn->reason && !ccas_power_reason_ours (sn->reason))
-            || !(ccas_slurm_node_powering_down (sn) || ccas_slurm_node_powered_down (sn)))
+        if (!sn || ccas_slurm_node_drained (sn) || (sn->reason && !ccas_power_reason_ours (sn->reason)) ||
+            !(ccas_slurm_node_powering_down (sn) || ccas_slurm_node_powered_down (sn)))
             continue;
-        const struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
+        const struct ccas_bucket *b =
+            ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
         const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {
             held[k] = names[i];
@@ -434,7 +446,7 @@ void ccas_power_close (struct ccas_power *p)
     struct ccas_lock *lock = p->lock;
     struct ccas_ccapi *api = p->api;
     struct ccas_config *cfg = p->cfg;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     const char *result = p->failures ? "partial" : "ok";
     double t0 = p->t0;
     ccas_power_detach (p);
@@ -453,8 +465,8 @@ void ccas_power_close (struct ccas_power *p)
 void ccas_power_handback_all (const char *prog, char **names, size_t n, const struct ccas_resume_file *rf,
                               const char *reason)
 {
-    struct ccas_error err = { "" };
-    struct ccas_power p = { .rf = rf };
+    struct ccas_error err = {""};
+    struct ccas_power p = {.rf = rf};
     char jobs[200], note[220] = "";
     char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, n);
     if (!hl)

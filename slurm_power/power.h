@@ -16,18 +16,18 @@
 #include <stdio.h>
 
 #include "ccapi/ccapi.h"
-#include "model/cluster.h"
 #include "conf/conf.h"
 #include "engine/breaker.h"
 #include "engine/holds.h"
-#include "util/lock.h"
+#include "model/cluster.h"
 #include "names.h"
 #include "slurmapi.h"
+#include "util/lock.h"
 
 struct ccas_resume_file;
 
 struct ccas_power {
-    const char *prog;                 /* "ccautoscale-resume" */
+    const char *prog; /* "ccautoscale-resume" */
     struct ccas_config *cfg;
     struct ccas_ccapi *api;
     struct ccas_lock *lock;
@@ -35,21 +35,21 @@ struct ccas_power {
     struct ccas_cluster *model;
     struct ccas_slurm_layout *layout;
     struct ccas_holds *holds;
-    struct ccas_breakers *breakers;   /* boot failures per nodearray (breaker.h) */
+    struct ccas_breakers *breakers;    /* boot failures per nodearray (breaker.h) */
     const struct ccas_resume_file *rf; /* resume: the jobs the names are for (borrowed), or NULL */
-    bool dry_run;                     /* say what would be done; change nothing */
-    FILE *out;                        /* where dry runs and --verbose reports go */
+    bool dry_run;                      /* say what would be done; change nothing */
+    FILE *out;                         /* where dry runs and --verbose reports go */
     double now;
-    double t0;                        /* monotonic start, for the run's duration metric */
+    double t0; /* monotonic start, for the run's duration metric */
     /* pending hand-backs: name -> reason */
     char **hb_names;
     char **hb_reasons;
     size_t nhb, hbcap;
-    unsigned failures;                /* things that went wrong (for the exit status) */
+    unsigned failures; /* things that went wrong (for the exit status) */
 };
 
 struct ccas_power_opts {
-    const char *config_path;          /* -c; else CCAUTOSCALE_CONFIG; else next to SLURM_CONF; else default */
+    const char *config_path; /* -c; else CCAUTOSCALE_CONFIG; else next to SLURM_CONF; else default */
     bool dry_run;
     int verbosity;
 };
@@ -75,8 +75,8 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
 
 /* Use a configuration and client that the caller owns (the ccautoscale
  * command): ccas_power_detach() then releases only what the run made. */
-int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg, struct ccas_ccapi *api,
-                       bool dry_run, struct ccas_error *err);
+int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,
+                       struct ccas_ccapi *api, bool dry_run, struct ccas_error *err);
 void ccas_power_detach (struct ccas_power *p);
 
 /* Read Slurm's nodes and CycleCloud's status (+ nodes when `with_nodes`)
@@ -121,7 +121,8 @@ const char *ccas_power_jobs (const struct ccas_power *p, const char *const *name
 void ccas_power_requested (struct ccas_power *p, const char *type, char *const *names, size_t n);
 
 /* Log at `level`, and in a dry run also print to p->out. */
-void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
 
 void ccas_power_close (struct ccas_power *p);
 
@@ -139,7 +140,7 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n);
 
 struct ccas_sync_report {
     unsigned orphans, failed_released, addresses_set, returned, held, released_holds;
-    bool keepalive_changed;   /* SuspendExcNodes rewritten and slurmctld reconfigured */
+    bool keepalive_changed; /* SuspendExcNodes rewritten and slurmctld reconfigured */
 };
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "ccapi/failure.h"
-#include "util/log.h"
 #include "power.h"
 #include "resume_file.h"
+#include "util/log.h"
 
 #if !defined(POWER_RESUME) && !defined(POWER_SUSPEND) && !defined(POWER_RESUME_FAIL)
 #error "build with -DPOWER_RESUME, -DPOWER_SUSPEND or -DPOWER_RESUME_FAIL"
@@ -32,29 +32,27 @@ enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_CONFIG = 2, EXIT_CYCLECLOUD = 3, EXIT_P
 
 static void usage (FILE *f)
 {
-    fprintf (f,
-             "usage: " PROG " [-c FILE] [--dry-run] [-v] HOSTLIST\n\n"
-             PROG " - " ROLE ".\n\n"
-             "slurmctld runs it with one argument, a hostlist expression (hpc-[1-4,7]).\n"
-             "It returns within a second and never waits for a VM to boot.\n\n"
-             "Options:\n"
-             "  -c, --config FILE   configuration (default: $CCAUTOSCALE_CONFIG, else ccautoscale.json\n"
-             "                      beside $SLURM_CONF, else " CCAS_DEFAULT_CONFIG ")\n"
-             "  -n, --dry-run       print what would be done; change nothing (no lock taken)\n"
-             "  -v, --verbose       log to stderr too\n"
-             "  -h, --help          this help\n"
-             "  --version           print the version\n\n"
-             "Exit status: 0 done; 1 usage; 2 configuration; 3 CycleCloud unreachable or refused;\n"
-             "4 done in part (see the log; nodes not served were handed back with a reason); 6 busy.\n"
-             "Logs go to syslog (and logging.file).  See " PROG "(8).\n");
+    fprintf (f, "usage: " PROG " [-c FILE] [--dry-run] [-v] HOSTLIST\n\n" PROG " - " ROLE ".\n\n"
+                "slurmctld runs it with one argument, a hostlist expression (hpc-[1-4,7]).\n"
+                "It returns within a second and never waits for a VM to boot.\n\n"
+                "Options:\n"
+                "  -c, --config FILE   configuration (default: $CCAUTOSCALE_CONFIG, else ccautoscale.json\n"
+                "                      beside $SLURM_CONF, else " CCAS_DEFAULT_CONFIG ")\n"
+                "  -n, --dry-run       print what would be done; change nothing (no lock taken)\n"
+                "  -v, --verbose       log to stderr too\n"
+                "  -h, --help          this help\n"
+                "  --version           print the version\n\n"
+                "Exit status: 0 done; 1 usage; 2 configuration; 3 CycleCloud unreachable or refused;\n"
+                "4 done in part (see the log; nodes not served were handed back with a reason); 6 busy.\n"
+                "Logs go to syslog (and logging.file).  See " PROG "(8).\n");
 }
 
 static int parse (int argc, char **argv, struct ccas_power_opts *o, const char **hostlist)
 {
     static const struct option longopts[] = {
-        { "config", required_argument, NULL, 'c' }, { "dry-run", no_argument, NULL, 'n' },
-        { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+        {"config", required_argument, NULL, 'c'}, {"dry-run", no_argument, NULL, 'n'},
+        {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = getopt_long (argc, argv, "c:nvh", longopts, NULL)) != -1) {
@@ -88,15 +86,16 @@ static int parse (int argc, char **argv, struct ccas_power_opts *o, const char *
     return EXIT_OK;
 }
 
-static int open_failed (char **names, size_t n, const struct ccas_resume_file *rf, const struct ccas_error *err)
+static int open_failed (char **names, size_t n, const struct ccas_resume_file *rf,
+                        const struct ccas_error *err)
 {
     int code = errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_CONFIG;
     fprintf (stderr, PROG ": %s\n", err->text);
 #if defined(POWER_RESUME)
     {
         char reason[600];
-        ccas_failure_reason (code == EXIT_BUSY ? CCAS_CLASS_TRANSIENT : CCAS_CLASS_PERMANENT, err->text, reason,
-                             sizeof (reason));
+        ccas_failure_reason (code == EXIT_BUSY ? CCAS_CLASS_TRANSIENT : CCAS_CLASS_PERMANENT, err->text,
+                             reason, sizeof (reason));
         ccas_power_handback_all (PROG, names, n, rf, reason);
     }
 #else
@@ -117,8 +116,8 @@ static int load_failed (struct ccas_power *p, char **names, size_t n, const stru
         snprintf (msg, sizeof (msg), "CycleCloud unreachable: %s", f->message);
     else
         snprintf (msg, sizeof (msg), "%s", err->text);
-    ccas_failure_reason (f->kind == CCAS_FAIL_NONE ? CCAS_CLASS_TRANSIENT : ccas_classify_request (f), msg, reason,
-                         sizeof (reason));
+    ccas_failure_reason (f->kind == CCAS_FAIL_NONE ? CCAS_CLASS_TRANSIENT : ccas_classify_request (f), msg,
+                         reason, sizeof (reason));
     for (size_t i = 0; i < n; i++)
         ccas_power_handback (p, names[i], reason);
 #elif defined(POWER_RESUME_FAIL)
@@ -133,8 +132,8 @@ static int load_failed (struct ccas_power *p, char **names, size_t n, const stru
 
 int main (int argc, char **argv)
 {
-    struct ccas_power_opts o = { NULL, false, 0 };
-    struct ccas_error err = { "" };
+    struct ccas_power_opts o = {NULL, false, 0};
+    struct ccas_error err = {""};
     struct ccas_power p;
     struct ccas_resume_file *rf = NULL;
     const char *hostlist = NULL;
@@ -146,7 +145,7 @@ int main (int argc, char **argv)
         return rc;
 #if defined(POWER_RESUME)
     /* first: the file is slurmctld's descriptor and goes away with us */
-    struct ccas_error rferr = { "" };
+    struct ccas_error rferr = {""};
     rf = ccas_resume_file_read (&rferr);
 #endif
     ccas_slurm_init (&err);

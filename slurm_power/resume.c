@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/events.h"
 #include "ccapi/failure.h"
-#include "util/log.h"
-#include "util/metrics.h"
 #include "power.h"
 #include "resume_file.h"
+#include "util/events.h"
+#include "util/log.h"
+#include "util/metrics.h"
 #include "util/state.h"
 
 struct want {
@@ -65,8 +65,9 @@ static void existing (struct resume_run *r, const char *name, struct ccas_node *
     case CCAS_NODE_NEW: {
         char jobs[64];
         ccas_power_jobs (p, &name, 1, jobs, sizeof (jobs));
-        ccas_power_say (p, LOG_INFO, "%s: VM %s already %s; left alone%s%s", name, n->node_id ? n->node_id : "?",
-                        n->status ? n->status : "there", *jobs ? " for " : "", jobs);
+        ccas_power_say (p, LOG_INFO, "%s: VM %s already %s; left alone%s%s", name,
+                        n->node_id ? n->node_id : "?", n->status ? n->status : "there", *jobs ? " for " : "",
+                        jobs);
         return;
     }
     case CCAS_NODE_STOPPED:
@@ -75,12 +76,14 @@ static void existing (struct resume_run *r, const char *name, struct ccas_node *
         return;
     case CCAS_NODE_FAILED:
         r->release_ids[r->nreleases++] = n->node_id;
-        snprintf (reason, sizeof (reason), "ccautoscale: transient: the previous VM failed (%s); released, try again",
+        snprintf (reason, sizeof (reason),
+                  "ccautoscale: transient: the previous VM failed (%s); released, try again",
                   n->status_message ? n->status_message : "no message");
         ccas_power_handback (p, name, reason);
         return;
     case CCAS_NODE_GOING:
-        ccas_power_handback (p, name, "ccautoscale: transient: the previous VM is still terminating; try again");
+        ccas_power_handback (p, name,
+                             "ccautoscale: transient: the previous VM is still terminating; try again");
         return;
     }
 }
@@ -93,7 +96,8 @@ static void sort_name (struct resume_run *r, const char *name)
     struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, name, sn, why, sizeof (why));
     if (!b) {
         ccas_log (LOG_WARNING, "%s: not managed by ccautoscale: %s", name, why);
-        ccas_power_handback (p, name, ccas_failure_reason (CCAS_CLASS_PERMANENT, why, reason, sizeof (reason)));
+        ccas_power_handback (p, name,
+                             ccas_failure_reason (CCAS_CLASS_PERMANENT, why, reason, sizeof (reason)));
         return;
     }
     struct ccas_node *n = ccas_cluster_find_node (p->model, name);
@@ -109,7 +113,7 @@ static void sort_name (struct resume_run *r, const char *name)
     long index = 0;
     ccas_slurm_name_parse (p->layout, name, na, sizeof (na), &index);
     const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, name);
-    r->wants[r->nwants++] = (struct want){ name, index, b, NULL, job ? job->job_id : 0 };
+    r->wants[r->nwants++] = (struct want){name, index, b, NULL, job ? job->job_id : 0};
 }
 
 /* ---- placement groups ------------------------------------------------------------------------ */
@@ -153,8 +157,8 @@ static void assign_pgs (struct resume_run *r)
             continue;
         struct ccas_pg *pg = NULL;
         for (size_t k = 0; k < i && !pg; k++)
-            if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job && r->wants[k].pg
-                && r->wants[k].pg->room > 0)
+            if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job && r->wants[k].pg &&
+                r->wants[k].pg->room > 0)
                 pg = r->wants[k].pg;
         if (!pg)
             pg = job_pg (r, w);
@@ -163,8 +167,9 @@ static void assign_pgs (struct resume_run *r)
             if (!pg)
                 break;
             if (part > 1 && pg->room > 0)
-                ccas_log (LOG_WARNING, "job %u needs more nodes than one placement group holds "
-                                       "(maxPlacementGroupSize %lld); continuing in %s",
+                ccas_log (LOG_WARNING,
+                          "job %u needs more nodes than one placement group holds "
+                          "(maxPlacementGroupSize %lld); continuing in %s",
                           w->job, (long long)w->bucket->max_pg_size, pg->name);
         }
         w->pg = pg;
@@ -188,7 +193,7 @@ static int cmp_want (const void *pa, const void *pb)
 }
 
 struct set_span {
-    size_t first, count;      /* into wants */
+    size_t first, count; /* into wants */
 };
 
 /* Contiguous names of one bucket and group make one set. */
@@ -199,10 +204,11 @@ static size_t make_sets (struct resume_run *r, struct ccas_create_set *sets, str
     for (size_t i = 0; i < r->nwants;) {
         const struct want *w = &r->wants[i];
         size_t k = i + 1;
-        while (k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg
-               && r->wants[k].index == r->wants[k - 1].index + 1)
+        while (k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg &&
+               r->wants[k].index == r->wants[k - 1].index + 1)
             k++;
-        snprintf (formats[nsets], sizeof (formats[nsets]), "%s%s-%%d", r->p->layout->prefix, w->bucket->na->name);
+        snprintf (formats[nsets], sizeof (formats[nsets]), "%s%s-%%d", r->p->layout->prefix,
+                  w->bucket->na->name);
         sets[nsets] = (struct ccas_create_set){
             .nodearray = w->bucket->na->name,
             .machine_type = w->bucket->machine_type,
@@ -211,7 +217,7 @@ static size_t make_sets (struct resume_run *r, struct ccas_create_set *sets, str
             .name_format = formats[nsets],
             .name_offset = (int)w->index,
         };
-        spans[nsets++] = (struct set_span){ i, k - i };
+        spans[nsets++] = (struct set_span){i, k - i};
         i = k;
     }
     return nsets;
@@ -239,14 +245,16 @@ static void hold_bucket (struct resume_run *r, struct ccas_bucket *b, enum ccas_
                          const char *reason)
 {
     struct ccas_power *p = r->p;
-    if (!ccas_failure_holds_bucket (cls) || ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now))
+    if (!ccas_failure_holds_bucket (cls) ||
+        ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now))
         return;
     double secs = p->cfg->capacity_failure_backoff;
     if (secs <= 0)
         return;
     if (!p->dry_run)
         ccas_holds_add (p->holds, b->na->name, b->machine_type, p->now, secs, cls, reason);
-    ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
+    ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs,
+                    reason);
     drain_bucket (r, b, reason);
 }
 
@@ -274,15 +282,17 @@ static json_object *span_jobs (const struct resume_run *r, const struct set_span
 }
 
 /* The set as an event ("created" or "create_failed") and in the metrics. */
-static void report_set (const struct resume_run *r, const struct ccas_create_set *set, const struct set_span *span,
-                        const struct ccas_create_set_result *res, const char *request_id, const char *operation_id,
-                        const struct ccas_node_list *made, const char *cls)
+static void report_set (const struct resume_run *r, const struct ccas_create_set *set,
+                        const struct set_span *span, const struct ccas_create_set_result *res,
+                        const char *request_id, const char *operation_id, const struct ccas_node_list *made,
+                        const char *cls)
 {
     char labels[300];
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (set->nodearray));
     json_object_object_add (o, "machine_type", json_object_new_string (set->machine_type));
-    json_object_object_add (o, "placement_group", set->placement_group ? json_object_new_string (set->placement_group) : NULL);
+    json_object_object_add (o, "placement_group",
+                            set->placement_group ? json_object_new_string (set->placement_group) : NULL);
     json_object_object_add (o, "count", json_object_new_int (set->count));
     json_object_object_add (o, "added", json_object_new_int (res->added));
     json_object_object_add (o, "request_id", json_object_new_string (request_id));
@@ -290,10 +300,12 @@ static void report_set (const struct resume_run *r, const struct ccas_create_set
     json_object_object_add (o, "jobs", span_jobs (r, span));
     if (cls) {
         json_object_object_add (o, "class", json_object_new_string (cls));
-        json_object_object_add (o, "message", json_object_new_string (res->message ? res->message : "no reason given"));
-        ccas_metric_add ("ccautoscale_create_failures_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, "class", cls),
-                         set->count - res->added);
+        json_object_object_add (o, "message",
+                                json_object_new_string (res->message ? res->message : "no reason given"));
+        ccas_metric_add (
+            "ccautoscale_create_failures_total",
+            ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, "class", cls),
+            set->count - res->added);
         ccas_event ("create_failed", o);
         return;
     }
@@ -310,12 +322,14 @@ static void report_set (const struct resume_run *r, const struct ccas_create_set
     free (hl);
     free (names);
     ccas_metric_add ("ccautoscale_nodes_created_total",
-                     ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL), res->added);
+                     ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL),
+                     res->added);
     ccas_event ("created", o);
 }
 
-static void set_shortfall (struct resume_run *r, const struct ccas_create_set *set, const struct set_span *span,
-                           const struct ccas_create_set_result *res, const struct ccas_node_list *made)
+static void set_shortfall (struct resume_run *r, const struct ccas_create_set *set,
+                           const struct set_span *span, const struct ccas_create_set_result *res,
+                           const struct ccas_node_list *made)
 {
     char msg[400], reason[600];
     struct ccas_bucket *b = r->wants[span->first].bucket;
@@ -352,9 +366,10 @@ static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, 
         if (names && *ccas_power_jobs (r->p, names, spans[s].count, jobs, sizeof (jobs)))
             snprintf (job, sizeof (job), " for %s", jobs);
         free (names);
-        ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s", r->p->dry_run ? "would create" : "create",
-                        sets[s].count, sets[s].count == 1 ? "" : "s", first, last, sets[s].nodearray,
-                        sets[s].machine_type, sets[s].placement_group ? " placement group " : "",
+        ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s",
+                        r->p->dry_run ? "would create" : "create", sets[s].count,
+                        sets[s].count == 1 ? "" : "s", first, last, sets[s].nodearray, sets[s].machine_type,
+                        sets[s].placement_group ? " placement group " : "",
                         sets[s].placement_group ? sets[s].placement_group : "", job);
     }
 }
@@ -376,7 +391,7 @@ static int record_request (struct ccas_power *p, const char *id, size_t nsets, s
 
 static void forget_request (struct ccas_power *p, const char *id)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
     if (st) {
         json_object_object_del (ccas_state_root (st), id);
@@ -405,7 +420,7 @@ static void create_all_failed (struct resume_run *r, const struct ccas_error *er
 static void create (struct resume_run *r)
 {
     struct ccas_power *p = r->p;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_create_set *sets = calloc (r->nwants + 1, sizeof (*sets));
     struct set_span *spans = calloc (r->nwants + 1, sizeof (*spans));
     char (*formats)[300] = calloc (r->nwants + 1, sizeof (*formats));
@@ -425,7 +440,7 @@ static void create (struct resume_run *r)
         create_all_failed (r, &err);
         goto done;
     }
-    struct ccas_create_request req = { id, sets, nsets };
+    struct ccas_create_request req = {id, sets, nsets};
     if (ccas_ccapi_create_nodes (p->api, &req, &res, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         create_all_failed (r, &err);
@@ -436,10 +451,10 @@ static void create (struct resume_run *r)
     bool short_any = false;
     for (size_t s = 0; s < nsets; s++)
         short_any = short_any || res->sets[s].added < sets[s].count;
-    if (short_any && !res->nodes && res->operation_id
-        && ccas_ccapi_get_nodes (p->api, res->operation_id, NULL, &made, &err) < 0)
-        ccas_log (LOG_WARNING, "cannot list what operation %s made (%s); assuming the first names", res->operation_id,
-                  err.text);
+    if (short_any && !res->nodes && res->operation_id &&
+        ccas_ccapi_get_nodes (p->api, res->operation_id, NULL, &made, &err) < 0)
+        ccas_log (LOG_WARNING, "cannot list what operation %s made (%s); assuming the first names",
+                  res->operation_id, err.text);
     for (size_t s = 0; s < nsets; s++) {
         const struct ccas_node_list *list = res->nodes ? res->nodes : made;
         if (res->sets[s].added > 0)
@@ -464,7 +479,7 @@ done:
 static void start (struct resume_run *r)
 {
     struct ccas_power *p = r->p;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
     char reason[600];
     if (!r->nstarts)
@@ -472,12 +487,12 @@ static void start (struct resume_run *r)
     char jobs[200];
     char *hl = ccas_slurm_hostlist_compress (r->start_names, r->nstarts);
     ccas_power_jobs (p, r->start_names, r->nstarts, jobs, sizeof (jobs));
-    ccas_power_say (p, LOG_NOTICE, "%s %s (deallocated)%s%s", p->dry_run ? "would start" : "start", hl ? hl : "?",
-                    *jobs ? " for " : "", jobs);
+    ccas_power_say (p, LOG_NOTICE, "%s %s (deallocated)%s%s", p->dry_run ? "would start" : "start",
+                    hl ? hl : "?", *jobs ? " for " : "", jobs);
     free (hl);
     if (p->dry_run)
         return;
-    struct ccas_node_selector sel = { .ids = r->start_ids, .nids = r->nstarts };
+    struct ccas_node_selector sel = {.ids = r->start_ids, .nids = r->nstarts};
     if (ccas_ccapi_node_action (p->api, CCAS_ACTION_START, &sel, NULL, &res, &err) < 0) {
         ccas_failure_reason (ccas_classify_request (ccas_ccapi_last_failure (p->api)), err.text, reason,
                              sizeof (reason));
@@ -495,8 +510,9 @@ static void start (struct resume_run *r)
                 error = res->nodes[k].error ? res->nodes[k].error : error;
             }
         if (!ok)
-            ccas_power_handback (p, r->start_names[i],
-                                 ccas_failure_reason (ccas_classify_message (error), error, reason, sizeof (reason)));
+            ccas_power_handback (
+                p, r->start_names[i],
+                ccas_failure_reason (ccas_classify_message (error), error, reason, sizeof (reason)));
     }
     ccas_action_result_destroy (res);
 }
@@ -504,11 +520,11 @@ static void start (struct resume_run *r)
 static void release_failed (struct resume_run *r)
 {
     struct ccas_power *p = r->p;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
     if (!r->nreleases || p->dry_run)
         return;
-    struct ccas_node_selector sel = { .ids = r->release_ids, .nids = r->nreleases };
+    struct ccas_node_selector sel = {.ids = r->release_ids, .nids = r->nreleases};
     if (ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
         ccas_log (LOG_ERR, "cannot release failed VMs: %s", err.text);
         p->failures++;
@@ -520,7 +536,7 @@ static void release_failed (struct resume_run *r)
 
 int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf)
 {
-    struct resume_run r = { .p = p, .rf = rf };
+    struct resume_run r = {.p = p, .rf = rf};
     p->rf = rf; /* hand-backs name their jobs */
     r.wants = calloc (n + 1, sizeof (*r.wants));
     r.start_ids = calloc (n + 1, sizeof (*r.start_ids));

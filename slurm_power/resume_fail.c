@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "power.h"
+#include "util/log.h"
 
 int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
     const char **ids = calloc (n + 1, sizeof (*ids));
     const char **back = calloc (n + 1, sizeof (*back));
@@ -35,8 +35,8 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
         struct ccas_node *node = ccas_cluster_find_node (p->model, names[i]);
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, names[i]);
         struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, why, sizeof (why));
-        if (sn && !ccas_slurm_node_down (sn) && !ccas_slurm_node_powering_up (sn)
-            && !ccas_slurm_node_powered_down (sn)) {
+        if (sn && !ccas_slurm_node_down (sn) && !ccas_slurm_node_powering_up (sn) &&
+            !ccas_slurm_node_powered_down (sn)) {
             /* slurmctld marks a node that missed ResumeTimeout DOWN before it calls us; one
              * that is up now registered after all (the report raced it) and may run jobs */
             ccas_log (LOG_WARNING, "%s: reported failed, but it is up in Slurm%s: left alone", names[i],
@@ -66,10 +66,11 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
             back[nback++] = names[i];
     }
     if (nids) {
-        ccas_power_say (p, LOG_NOTICE, "%sterminate %zu VM%s that did not boot in time", p->dry_run ? "would " : "",
-                        nids, nids == 1 ? "" : "s");
-        struct ccas_node_selector sel = { .ids = ids, .nids = nids };
-        if (!p->dry_run && ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
+        ccas_power_say (p, LOG_NOTICE, "%sterminate %zu VM%s that did not boot in time",
+                        p->dry_run ? "would " : "", nids, nids == 1 ? "" : "s");
+        struct ccas_node_selector sel = {.ids = ids, .nids = nids};
+        if (!p->dry_run &&
+            ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err) < 0) {
             ccas_log (LOG_ERR, "%s (sync will release them as orphans)", err.text);
             p->failures++;
         }

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/file.h"
-#include "util/json.h"
 #include "resume_file.h"
 #include "slurmapi.h"
+#include "util/file.h"
+#include "util/json.h"
 
 #define RESUME_FILE_MAX (64 * 1024 * 1024)
 
@@ -45,7 +45,7 @@ static int index_names (struct ccas_resume_file *rf, struct ccas_error *err)
         return ccas_errorf (err, "out of memory");
     for (size_t i = 0; i < rf->njobs; i++)
         for (size_t k = 0; k < rf->jobs[i].nresume; k++)
-            rf->by_name[rf->nby_name++] = (struct ccas_resume_name){ rf->jobs[i].resume[k], i };
+            rf->by_name[rf->nby_name++] = (struct ccas_resume_name){rf->jobs[i].resume[k], i};
     qsort (rf->by_name, rf->nby_name, sizeof (*rf->by_name), by_name_cmp);
     return 0;
 }
@@ -88,7 +88,8 @@ struct ccas_resume_file *ccas_resume_file_parse (const char *text, size_t len, s
     if (!root)
         return NULL;
     json_object *jobs = ccas_json_get (root, "jobs");
-    if (!json_object_is_type (root, json_type_object) || !jobs || !json_object_is_type (jobs, json_type_array)) {
+    if (!json_object_is_type (root, json_type_object) || !jobs ||
+        !json_object_is_type (jobs, json_type_array)) {
         ccas_errorf (err, "SLURM_RESUME_FILE: jobs: expected an array");
         goto done;
     }

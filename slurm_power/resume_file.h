@@ -17,16 +17,16 @@
 
 struct ccas_resume_job {
     uint32_t job_id;
-    char **alloc;          /* every node of the job */
+    char **alloc; /* every node of the job */
     size_t nalloc;
-    char **resume;         /* the job's nodes being resumed now */
+    char **resume; /* the job's nodes being resumed now */
     size_t nresume;
-    char *partition;       /* or NULL */
+    char *partition; /* or NULL */
 };
 
-struct ccas_resume_name {  /* one resumed name and its job, for lookups */
-    const char *name;      /* borrowed from the job's resume[] */
-    size_t job;            /* index into jobs[] */
+struct ccas_resume_name { /* one resumed name and its job, for lookups */
+    const char *name;     /* borrowed from the job's resume[] */
+    size_t job;           /* index into jobs[] */
 };
 
 struct ccas_resume_file {

@@ -82,7 +82,8 @@ static bool colocated (const struct ccas_cluster *c, const char *partition)
     return false;
 }
 
-static int add_job (struct ccas_jobs *jobs, struct ccas_cluster *c, const slurm_job_info_t *j, struct ccas_error *err)
+static int add_job (struct ccas_jobs *jobs, struct ccas_cluster *c, const slurm_job_info_t *j,
+                    struct ccas_error *err)
 {
     uint32_t base = j->job_state & JOB_STATE_BASE;
     char id[32], path[64];

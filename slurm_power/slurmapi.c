@@ -2,13 +2,13 @@
 /* slurmapi.c: libslurm for loading nodes, updating them, and hostlists. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ctype.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 
 #include "model/resdict.h"
 #include "slurmapi.h"
@@ -17,7 +17,7 @@ struct ccas_slurm_nodes {
     node_info_msg_t *msg;
     struct ccas_slurm_node *v;
     size_t n;
-    struct ccas_resdict *index;   /* name -> position */
+    struct ccas_resdict *index; /* name -> position */
 };
 
 static bool initialised;
@@ -162,7 +162,8 @@ char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_erro
         if (count <= 0)
             ccas_errorf (err, "'%s': an empty hostlist", expr);
         else
-            ccas_errorf (err, "'%.64s': %d names, more than the %d one call may name", expr, count, CCAS_HOSTLIST_MAX);
+            ccas_errorf (err, "'%.64s': %d names, more than the %d one call may name", expr, count,
+                         CCAS_HOSTLIST_MAX);
         return NULL;
     }
     if (!(names = calloc ((size_t)count + 1, sizeof (*names)))) {
@@ -332,7 +333,7 @@ bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *f
  * suffix (~ powered down, # powering up, % powering down). */
 const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *buf, size_t size)
 {
-    static const char *const base[] = { "unknown", "down", "idle", "alloc", "error", "mixed", "future" };
+    static const char *const base[] = {"unknown", "down", "idle", "alloc", "error", "mixed", "future"};
     uint32_t b = n->state & NODE_STATE_BASE;
     const char *name = b < sizeof (base) / sizeof (base[0]) ? base[b] : "unknown";
     const char *suffix = "";
@@ -390,6 +391,7 @@ int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostnam
     msg.node_addr = (char *)addr;
     msg.node_hostname = (char *)hostname;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
-        return ccas_errorf (err, "slurm update of '%s' address: %s", name, slurm_strerror (slurm_get_errno ()));
+        return ccas_errorf (err, "slurm update of '%s' address: %s", name,
+                            slurm_strerror (slurm_get_errno ()));
     return 0;
 }

@@ -41,14 +41,14 @@ char *ccas_slurm_hostlist_compress (const char *const *names, size_t n);
 
 struct ccas_slurm_node {
     const char *name;
-    const char *features;      /* available features, comma-separated, or NULL */
+    const char *features; /* available features, comma-separated, or NULL */
     const char *reason;
     const char *addr;
     const char *hostname;
     const char *partitions;
-    uint32_t state;            /* node_state bits */
+    uint32_t state; /* node_state bits */
     uint16_t cpus;
-    uint64_t real_memory;      /* MB */
+    uint64_t real_memory; /* MB */
 };
 
 /* Load every node (one RPC).  Caller frees with ccas_slurm_nodes_destroy(). */
@@ -67,8 +67,8 @@ bool ccas_slurm_node_powered_down (const struct ccas_slurm_node *n);  /* ~ and n
 bool ccas_slurm_node_powering_up (const struct ccas_slurm_node *n);   /* # */
 bool ccas_slurm_node_powering_down (const struct ccas_slurm_node *n); /* % */
 bool ccas_slurm_node_down (const struct ccas_slurm_node *n);
-bool ccas_slurm_node_drained (const struct ccas_slurm_node *n);       /* drain flag set */
-bool ccas_slurm_node_busy (const struct ccas_slurm_node *n);          /* allocated / mixed / completing */
+bool ccas_slurm_node_drained (const struct ccas_slurm_node *n); /* drain flag set */
+bool ccas_slurm_node_busy (const struct ccas_slurm_node *n);    /* allocated / mixed / completing */
 bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *feature);
 
 /* "idle~", "alloc#", "down~" ... like sinfo.  Returns `buf`. */
@@ -80,8 +80,8 @@ enum ccas_slurm_update {
     CCAS_SLURM_POWER_DOWN_FORCE, /* give a node back now: requeue its job, power it down */
     CCAS_SLURM_DRAIN,            /* keep a (powered-down) node out of scheduling */
     CCAS_SLURM_DOWN,
-    CCAS_SLURM_RESUME,           /* return a down node to service */
-    CCAS_SLURM_UNDRAIN,          /* return a drained (not down) node to service */
+    CCAS_SLURM_RESUME,  /* return a down node to service */
+    CCAS_SLURM_UNDRAIN, /* return a drained (not down) node to service */
 };
 
 /* Update `hostlist` (an expression or one name).  `reason` may be NULL.

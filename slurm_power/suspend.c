@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "power.h"
 #include "util/events.h"
 #include "util/log.h"
 #include "util/metrics.h"
-#include "power.h"
 
 static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
 {
@@ -38,8 +38,9 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
             continue;
         done[ndone++] = which[i];
         if (node->nodearray)
-            ccas_metric_add ("ccautoscale_nodes_terminated_total",
-                             ccas_metric_labels (labels, sizeof (labels), "nodearray", node->nodearray, NULL, NULL), 1);
+            ccas_metric_add (
+                "ccautoscale_nodes_terminated_total",
+                ccas_metric_labels (labels, sizeof (labels), "nodearray", node->nodearray, NULL, NULL), 1);
     }
     char *hl = ndone ? ccas_slurm_hostlist_compress (done, ndone) : NULL;
     if (hl) {
@@ -48,7 +49,8 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
         json_object_object_add (o, "count", json_object_new_int ((int)ndone));
         json_object_object_add (o, "action", json_object_new_string (ccas_node_action_name (action)));
         json_object_object_add (o, "reason", json_object_new_string ("SuspendProgram"));
-        json_object_object_add (o, "operation_id", res->operation_id ? json_object_new_string (res->operation_id) : NULL);
+        json_object_object_add (o, "operation_id",
+                                res->operation_id ? json_object_new_string (res->operation_id) : NULL);
         ccas_event ("terminated", o);
     }
     free (hl);
@@ -57,7 +59,7 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
 
 int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
     const char **ids = calloc (n + 1, sizeof (*ids));
     const char **which = calloc (n + 1, sizeof (*which));
@@ -85,33 +87,38 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
     }
     if (nkept) {
         char *hl = ccas_slurm_hostlist_compress (kept, nkept);
-        ccas_power_say (p, LOG_WARNING, "%s: KeepAlive in CycleCloud, not %s (add them to SuspendExcNodes;"
-                        " 'ccautoscale slurm sync' does)", hl ? hl : "?", ccas_node_action_name (action));
+        ccas_power_say (p, LOG_WARNING,
+                        "%s: KeepAlive in CycleCloud, not %s (add them to SuspendExcNodes;"
+                        " 'ccautoscale slurm sync' does)",
+                        hl ? hl : "?", ccas_node_action_name (action));
         free (hl);
     }
     /* names handed back from a held bucket come here as Slurm powers them down */
     ccas_power_hold_held (p, names, n);
     if (!nids) {
-        ccas_power_say (p, LOG_INFO, "nothing to %s (%zu of %zu names have no VM)", ccas_node_action_name (action),
-                        ngone, n);
+        ccas_power_say (p, LOG_INFO, "nothing to %s (%zu of %zu names have no VM)",
+                        ccas_node_action_name (action), ngone, n);
         goto done;
     }
     char *hl = ccas_slurm_hostlist_compress (which, nids);
-    ccas_power_say (p, LOG_NOTICE, "%s%s %zu node%s: %s", p->dry_run ? "would " : "", ccas_node_action_name (action),
-                    nids, nids == 1 ? "" : "s", hl ? hl : "?");
+    ccas_power_say (p, LOG_NOTICE, "%s%s %zu node%s: %s", p->dry_run ? "would " : "",
+                    ccas_node_action_name (action), nids, nids == 1 ? "" : "s", hl ? hl : "?");
     free (hl);
     if (p->dry_run)
         goto done;
-    struct ccas_node_selector sel = { .ids = ids, .nids = nids };
+    struct ccas_node_selector sel = {.ids = ids, .nids = nids};
     if (ccas_ccapi_node_action (p->api, action, &sel, NULL, &res, &err) < 0) {
-        ccas_log (LOG_ERR, "%s (sync will terminate these VMs as orphans, unless their nodearray is disabled)", err.text);
+        ccas_log (LOG_ERR,
+                  "%s (sync will terminate these VMs as orphans, unless their nodearray is disabled)",
+                  err.text);
         p->failures++;
         goto done;
     }
     report (p, action, which, ids, nids, res);
     for (size_t i = 0; i < res->nnodes; i++)
         if (!res->nodes[i].ok) {
-            ccas_log (LOG_ERR, "%s %s: %s", ccas_node_action_name (action), res->nodes[i].name ? res->nodes[i].name : "?",
+            ccas_log (LOG_ERR, "%s %s: %s", ccas_node_action_name (action),
+                      res->nodes[i].name ? res->nodes[i].name : "?",
                       res->nodes[i].error ? res->nodes[i].error : "failed");
             p->failures++;
         }

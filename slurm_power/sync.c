@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/apply.h"
 #include "ccapi/failure.h"
+#include "engine/apply.h"
+#include "engine/report.h"
+#include "power.h"
 #include "util/file.h"
 #include "util/log.h"
-#include "power.h"
-#include "engine/report.h"
 #include "util/state.h"
 
 /* libslurm exports scontrol's reconfigure, but Slurm 22.05's slurm.h does not
@@ -31,7 +31,10 @@ extern int slurm_reconfigure (void);
 struct sync_run {
     struct ccas_power *p;
     struct ccas_sync_report *rep;
-    struct { const struct ccas_node *node; const char *why; } *term; /* VMs to terminate in one request */
+    struct {
+        const struct ccas_node *node;
+        const char *why;
+    } * term; /* VMs to terminate in one request */
     size_t nterm;
     json_object *boots_seen; /* borrowed: name -> VM id of the boots counted (count_boot) */
     json_object *boots_now;  /* owned: the same as this pass finds them */
@@ -61,8 +64,8 @@ static void hold_ended (const char *nodearray, const char *machine_type, void *a
                     machine_type);
     for (size_t i = 0; b && i < ccas_slurm_nodes_count (p->snodes); i++) {
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
-        if ((ccas_slurm_node_drained (sn) || ccas_slurm_node_down (sn)) && ours (sn->reason)
-            && bucket_of (p, sn) == b)
+        if ((ccas_slurm_node_drained (sn) || ccas_slurm_node_down (sn)) && ours (sn->reason) &&
+            bucket_of (p, sn) == b)
             r->names[k++] = sn->name;
     }
     ccas_power_return (p, r->names, k);
@@ -83,8 +86,8 @@ static void keep_held_drained (struct sync_run *r)
         size_t k = 0;
         for (size_t i = 0; i < ccas_slurm_nodes_count (p->snodes); i++) {
             const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
-            if (ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_drained (sn) && bucket_of (p, sn) == b
-                && (!sn->reason || ours (sn->reason)))
+            if (ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_drained (sn) &&
+                bucket_of (p, sn) == b && (!sn->reason || ours (sn->reason)))
                 r->names[k++] = sn->name;
         }
         ccas_power_update (p, r->names, k, CCAS_SLURM_DRAIN, reason);
@@ -112,16 +115,16 @@ static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
 {
     char why[300];
     long index;
-    const struct ccas_nodearray *na = ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why,
-                                                               sizeof (why));
+    const struct ccas_nodearray *na =
+        ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why, sizeof (why));
     if (na && !n->nodearray)
         snprintf (why, sizeof (why), "it has no nodearray (Template)");
     else if (na && strcmp (n->nodearray, na->name) != 0)
         snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
     else if (na)
         return true;
-    ccas_log (LOG_DEBUG, "%s: VM of nodearray '%s' left alone: %s", n->name, n->nodearray ? n->nodearray : "?",
-              why);
+    ccas_log (LOG_DEBUG, "%s: VM of nodearray '%s' left alone: %s", n->name,
+              n->nodearray ? n->nodearray : "?", why);
     return false;
 }
 
@@ -134,7 +137,8 @@ static void orphan (struct sync_run *r, const struct ccas_node *n, const struct 
     if (sn && n->kind == CCAS_NODE_STOPPED) {
         /* deallocated on purpose (suspend_action deallocate, ShutdownPolicy
          * Deallocate): resume starts it again instead of creating a VM */
-        ccas_log (LOG_DEBUG, "%s: deallocated VM behind a powered-down node: kept for resume to start", n->name);
+        ccas_log (LOG_DEBUG, "%s: deallocated VM behind a powered-down node: kept for resume to start",
+                  n->name);
         return;
     }
     ccas_power_say (p, LOG_NOTICE, "%s: orphan VM (%s in Slurm): %sterminate", n->name,
@@ -159,8 +163,8 @@ static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas
     enum ccas_failure_class cls = ccas_classify_message (n->status_message);
     if (p->dry_run)
         return cls;
-    if (ccas_failure_holds_bucket (cls) && n->bucket && p->cfg->capacity_failure_backoff > 0
-        && !ccas_holds_reason (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now)) {
+    if (ccas_failure_holds_bucket (cls) && n->bucket && p->cfg->capacity_failure_backoff > 0 &&
+        !ccas_holds_reason (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now)) {
         char reason[300];
         ccas_failure_reason (cls, n->status_message, reason, sizeof (reason));
         ccas_holds_add (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now,
@@ -197,15 +201,16 @@ static void failed_vm (struct sync_run *r, const struct ccas_node *n, const stru
         return;
     }
     if (sn->reason && !ours (sn->reason) && !not_responding (sn->reason)) {
-        ccas_log (LOG_NOTICE, "%s: VM Failed (%s); its reason '%s' is not ccautoscale's: left as it is", n->name,
-                  msg, sn->reason);
+        ccas_log (LOG_NOTICE, "%s: VM Failed (%s); its reason '%s' is not ccautoscale's: left as it is",
+                  n->name, msg, sn->reason);
         return;
     }
     enum ccas_failure_class cls = vm_failure (r, n, booting);
     ccas_failure_reason (cls, msg, reason, sizeof (reason));
     if (!booting && !ccas_slurm_node_down (sn) && !(ccas_slurm_node_drained (sn) && ours (sn->reason))) {
         const char *name = n->name;
-        ccas_power_say (p, LOG_WARNING, "%s: VM failed after it registered: %sdrain it; released once drained and idle",
+        ccas_power_say (p, LOG_WARNING,
+                        "%s: VM failed after it registered: %sdrain it; released once drained and idle",
                         n->name, p->dry_run ? "would " : "");
         ccas_power_update (p, &name, 1, CCAS_SLURM_DRAIN, reason);
         return;
@@ -231,8 +236,9 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
     json_object *was = NULL;
     if (!r->boots_now || !n->node_id)
         return;
-    bool seen = json_object_object_get_ex (r->boots_seen, n->name, &was) && json_object_is_type (was, json_type_string)
-                && strcmp (json_object_get_string (was), n->node_id) == 0;
+    bool seen = json_object_object_get_ex (r->boots_seen, n->name, &was) &&
+                json_object_is_type (was, json_type_string) &&
+                strcmp (json_object_get_string (was), n->node_id) == 0;
     bool up = n->kind == CCAS_NODE_READY && !ccas_slurm_node_powering_up (sn) && !ccas_slurm_node_down (sn);
     if (!up && !seen)
         return;
@@ -258,7 +264,7 @@ static void set_address (struct sync_run *r, const struct ccas_node *n, const st
         fprintf (p->out, "would set %s NodeAddr=%s NodeHostname=%s\n", n->name, n->private_ip, host);
         return;
     }
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (ccas_slurm_set_addr (n->name, n->private_ip, host, &err) < 0) {
         ccas_log (LOG_WARNING, "%s", err.text);
         p->failures++;
@@ -305,8 +311,8 @@ static void return_down_nodes (struct sync_run *r)
     for (size_t i = 0; i < ccas_slurm_nodes_count (p->snodes); i++) {
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
         bool powered_down = ccas_slurm_node_powered_down (sn);
-        if (!(ours (sn->reason) || not_responding (sn->reason)) || ccas_slurm_node_powering_up (sn)
-            || ccas_slurm_node_powering_down (sn))
+        if (!(ours (sn->reason) || not_responding (sn->reason)) || ccas_slurm_node_powering_up (sn) ||
+            ccas_slurm_node_powering_down (sn))
             continue;
         if (powered_down ? !(ccas_slurm_node_down (sn) || ccas_slurm_node_drained (sn))
                          : !ccas_slurm_node_down (sn))
@@ -317,11 +323,11 @@ static void return_down_nodes (struct sync_run *r)
         if (powered_down)
             r->names[k++] = sn->name;
         else {
-            ccas_power_say (p, LOG_NOTICE, "%s: down (%s) and its VM is gone: %shand it back", sn->name, sn->reason,
-                            p->dry_run ? "would " : "");
+            ccas_power_say (p, LOG_NOTICE, "%s: down (%s) and its VM is gone: %shand it back", sn->name,
+                            sn->reason, p->dry_run ? "would " : "");
             snprintf (msg, sizeof (msg), "the VM is gone (was: %s)", sn->reason);
-            ccas_power_handback (p, sn->name, ccas_failure_reason (CCAS_CLASS_TRANSIENT, msg, reason,
-                                                                   sizeof (reason)));
+            ccas_power_handback (p, sn->name,
+                                 ccas_failure_reason (CCAS_CLASS_TRANSIENT, msg, reason, sizeof (reason)));
             r->rep->returned++;
         }
     }
@@ -332,7 +338,7 @@ static void return_down_nodes (struct sync_run *r)
 static void terminate_collected (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
     if (!r->nterm || p->dry_run)
         return;
@@ -344,7 +350,7 @@ static void terminate_collected (struct sync_run *r)
     }
     for (size_t i = 0; i < r->nterm; i++)
         ids[i] = r->term[i].node->node_id;
-    struct ccas_node_selector sel = { .ids = ids, .nids = r->nterm };
+    struct ccas_node_selector sel = {.ids = ids, .nids = r->nterm};
     int rc = ccas_ccapi_node_action (p->api, CCAS_ACTION_TERMINATE, &sel, NULL, &res, &err);
     free (ids);
     if (rc < 0) {
@@ -353,8 +359,7 @@ static void terminate_collected (struct sync_run *r)
     } else
         for (size_t i = 0; i < r->nterm; i++)
             ccas_report_action (r->term[i].node->kind == CCAS_NODE_FAILED ? "terminated" : "orphan_reaped",
-                                CCAS_ACTION_TERMINATE, r->term[i].node, r->term[i].why,
-                                res->operation_id);
+                                CCAS_ACTION_TERMINATE, r->term[i].node, r->term[i].why, res->operation_id);
     ccas_action_result_destroy (res);
 }
 
@@ -375,13 +380,14 @@ static void keep_alive_excluded (struct sync_run *r)
         const struct ccas_node *n = p->model->nodes[i];
         char na[256];
         long index;
-        if (n->keep_alive && n->name && ccas_slurm_name_parse (p->layout, n->name, na, sizeof (na), &index)
-            && ccas_slurm_nodes_find (p->snodes, n->name))
+        if (n->keep_alive && n->name && ccas_slurm_name_parse (p->layout, n->name, na, sizeof (na), &index) &&
+            ccas_slurm_nodes_find (p->snodes, n->name))
             r->names[k++] = n->name;
     }
     char *hl = k ? ccas_slurm_hostlist_compress (r->names, k) : NULL;
     char text[8192];
-    snprintf (text, sizeof (text), "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n%s%s%s",
+    snprintf (text, sizeof (text),
+              "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n%s%s%s",
               hl ? "SuspendExcNodes=" : "# none\n", hl ? hl : "", hl ? "\n" : "");
     free (hl);
     FILE *f = fopen (path, "r");
@@ -399,7 +405,7 @@ static void keep_alive_excluded (struct sync_run *r)
         fprintf (p->out, "would write %s and reconfigure slurmctld:\n%s", path, text);
         return;
     }
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
@@ -417,7 +423,7 @@ static void keep_alive_excluded (struct sync_run *r)
  * its nodes, so a re-run never creates them twice, but the record would stay. */
 static void settle_requests (struct ccas_power *p)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
     if (!st || ccas_apply_reconcile (p->api, st, &err) < 0)
         ccas_log (LOG_WARNING, "settling earlier create requests: %s", err.text);
@@ -427,7 +433,7 @@ static void settle_requests (struct ccas_power *p)
 /* The boots counted by earlier passes (count_boot); without them nothing is counted. */
 static struct ccas_state *load_boots (struct sync_run *r)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
     if (!st && !r->p->dry_run) {
         /* bookkeeping, not configuration: kept aside, and started afresh */
@@ -442,8 +448,8 @@ static struct ccas_state *load_boots (struct sync_run *r)
         ccas_log (LOG_WARNING, "%s; boots are not counted for the breaker this pass", err.text);
         return NULL;
     }
-    if (!json_object_object_get_ex (ccas_state_root (st), "up", &r->boots_seen)
-        || !json_object_is_type (r->boots_seen, json_type_object))
+    if (!json_object_object_get_ex (ccas_state_root (st), "up", &r->boots_seen) ||
+        !json_object_is_type (r->boots_seen, json_type_object))
         r->boots_seen = NULL;
     r->boots_now = json_object_new_object ();
     return st;
@@ -451,7 +457,7 @@ static struct ccas_state *load_boots (struct sync_run *r)
 
 static void save_boots (struct sync_run *r, struct ccas_state *st)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!st)
         return;
     if (!r->p->dry_run) {
@@ -476,18 +482,19 @@ static void warn_disabled (struct sync_run *r)
         if (na->enabled || !na->st->autoscale_enabled)
             continue; /* managed, or not ccautoscale's (login nodes) */
         for (size_t i = 0; i < c->nexisting; i++)
-            vms += c->nodes[i]->nodearray && strcmp (c->nodes[i]->nodearray, na->name) == 0
-                   && c->nodes[i]->kind != CCAS_NODE_GOING;
+            vms += c->nodes[i]->nodearray && strcmp (c->nodes[i]->nodearray, na->name) == 0 &&
+                   c->nodes[i]->kind != CCAS_NODE_GOING;
         if (vms)
-            ccas_log (LOG_WARNING, "nodearray '%s' is disabled in the configuration: its %zu VM%s left alone"
-                      " (give them back with 'ccautoscale terminate', or enable it again)", na->name, vms,
-                      vms == 1 ? " is" : "s are");
+            ccas_log (LOG_WARNING,
+                      "nodearray '%s' is disabled in the configuration: its %zu VM%s left alone"
+                      " (give them back with 'ccautoscale terminate', or enable it again)",
+                      na->name, vms, vms == 1 ? " is" : "s are");
     }
 }
 
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
 {
-    struct sync_run r = { .p = p, .rep = rep };
+    struct sync_run r = {.p = p, .rep = rep};
     size_t nslurm = ccas_slurm_nodes_count (p->snodes);
     memset (rep, 0, sizeof (*rep));
     r.term = calloc (p->model->nexisting + 1, sizeof (*r.term));

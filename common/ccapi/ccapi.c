@@ -12,17 +12,17 @@
 #include <unistd.h>
 
 #include "ccapi/ccapi.h"
+#include "ccapi/http.h"
 #include "util/clock.h"
 #include "util/failpoint.h"
-#include "ccapi/http.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
 struct ccas_ccapi {
     struct ccas_http *http;
-    char *cluster;       /* URL-encoded, for paths */
-    char *cluster_name;  /* as given, for results */
+    char *cluster;      /* URL-encoded, for paths */
+    char *cluster_name; /* as given, for results */
     int max_retries;
     long backoff_initial_ms, backoff_max_ms, retry_after_max_ms;
     struct ccas_http_failure last;
@@ -30,8 +30,8 @@ struct ccas_ccapi {
 };
 
 enum retry_policy {
-    RETRY_NONE,          /* send once */
-    RETRY_SAFE,          /* reads and idempotent actions */
+    RETRY_NONE, /* send once */
+    RETRY_SAFE, /* reads and idempotent actions */
 };
 
 struct ccas_ccapi *ccas_ccapi_create (const struct ccas_ccapi_opts *opts, struct ccas_error *err)
@@ -56,8 +56,9 @@ struct ccas_ccapi *ccas_ccapi_create (const struct ccas_ccapi_opts *opts, struct
         free (api);
         return NULL;
     }
-    if (!(api->http = ccas_http_create (&h, err)) || !(api->cluster = ccas_http_escape (api->http, opts->cluster))
-        || !(api->cluster_name = strdup (opts->cluster))) {
+    if (!(api->http = ccas_http_create (&h, err)) ||
+        !(api->cluster = ccas_http_escape (api->http, opts->cluster)) ||
+        !(api->cluster_name = strdup (opts->cluster))) {
         ccas_ccapi_destroy (api);
         if (err && !err->text[0])
             ccas_errorf (err, "out of memory");
@@ -132,7 +133,8 @@ void ccas_ccapi_stats_to_metrics (const struct ccas_ccapi_stats *st)
     if (!ccas_metrics_on () || !st)
         return;
     for (int e = 0; e < CCAS_EP_COUNT; e++) {
-        ccas_metric_labels (labels, sizeof (labels), "endpoint", ccas_endpoint_name ((enum ccas_endpoint)e), NULL, NULL);
+        ccas_metric_labels (labels, sizeof (labels), "endpoint", ccas_endpoint_name ((enum ccas_endpoint)e),
+                            NULL, NULL);
         if (st->endpoint_requests[e])
             ccas_metric_add ("ccautoscale_requests_total", labels, st->endpoint_requests[e]);
         if (st->endpoint_retries[e])
@@ -142,7 +144,7 @@ void ccas_ccapi_stats_to_metrics (const struct ccas_ccapi_stats *st)
 
 const char *ccas_endpoint_name (enum ccas_endpoint e)
 {
-    static const char *const names[] = { "status", "nodes", "create", "action", "scale", "operation", "other" };
+    static const char *const names[] = {"status", "nodes", "create", "action", "scale", "operation", "other"};
     return e < CCAS_EP_COUNT ? names[e] : "other";
 }
 
@@ -193,7 +195,8 @@ static int attempt (struct ccas_ccapi *api, const char *method, const char *path
     return -1;
 }
 
-static int failure_error (struct ccas_ccapi *api, const char *method, const char *path, struct ccas_error *err)
+static int failure_error (struct ccas_ccapi *api, const char *method, const char *path,
+                          struct ccas_error *err)
 {
     char name[256];
     request_name (name, sizeof (name), method, path);
@@ -216,8 +219,8 @@ static int send_request (struct ccas_ccapi *api, const char *method, const char 
         if (attempt (api, method, path, body, false, resp) == 0)
             return 0;
         bool again = api->last.kind == CCAS_FAIL_TRANSPORT ? !api->last.tls
-                     : api->last.kind == CCAS_FAIL_HTTP   ? retryable_status (api->last.http_status)
-                                                          : false;
+                     : api->last.kind == CCAS_FAIL_HTTP    ? retryable_status (api->last.http_status)
+                                                           : false;
         if (!again || i + 1 == tries || !wait_before_retry (api, i, api->last.retry_after_s))
             break;
     }
@@ -242,7 +245,7 @@ static json_object *parse_body (struct ccas_ccapi *api, const char *method, cons
 static int request_json (struct ccas_ccapi *api, const char *method, const char *path, const char *body,
                          enum retry_policy policy, json_object **out, struct ccas_error *err)
 {
-    struct ccas_http_response resp = { 0 };
+    struct ccas_http_response resp = {0};
     memset (&api->last, 0, sizeof (api->last));
     api->last.retry_after_s = -1;
     if (send_request (api, method, path, body, policy, &resp, err) < 0)
@@ -277,7 +280,10 @@ static int nodes_path (struct ccas_ccapi *api, char *path, size_t size, const ch
     if ((operation_id || request_id) && !q)
         return -1;
     snprintf (path, size, "/clusters/%s/nodes%s%s", api->cluster,
-              operation_id ? "?operation=" : request_id ? "?request_id=" : "", q ? q : "");
+              operation_id ? "?operation="
+              : request_id ? "?request_id="
+                           : "",
+              q ? q : "");
     free (q);
     return 0;
 }
@@ -347,8 +353,8 @@ void ccas_ccapi_new_request_id (char *buf, size_t size)
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    snprintf (buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-              b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    snprintf (buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+              b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 static json_object *create_body (const struct ccas_create_request *req, const char *id)
@@ -421,7 +427,8 @@ static bool record_in_set (const struct ccas_node_record *r, const struct ccas_c
         return false;
     if (s->machine_type && r->machine_type && strcasecmp (r->machine_type, s->machine_type) != 0)
         return false;
-    if (s->placement_group && (!r->placement_group_id || strcmp (r->placement_group_id, s->placement_group) != 0))
+    if (s->placement_group &&
+        (!r->placement_group_id || strcmp (r->placement_group_id, s->placement_group) != 0))
         return false;
     return true;
 }
@@ -430,7 +437,8 @@ static bool record_in_set (const struct ccas_node_record *r, const struct ccas_c
 static struct ccas_create_result *recovered_result (const struct ccas_create_request *req, const char *id,
                                                     struct ccas_node_list *nodes, struct ccas_error *err)
 {
-    struct ccas_create_result *res = ccas_create_result_from_json (json_object_new_object (), id, req->nsets, err);
+    struct ccas_create_result *res =
+        ccas_create_result_from_json (json_object_new_object (), id, req->nsets, err);
     bool *used = calloc (nodes->nnodes + 1, sizeof (*used));
     if (!res || !used) {
         free (used);
@@ -501,24 +509,26 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
                 ccas_failpoint ("create:after-reply");
             goto done;
         }
-        bool lost = api->last.kind == CCAS_FAIL_TRANSPORT || api->last.kind == CCAS_FAIL_RESPONSE
-                    || (api->last.kind == CCAS_FAIL_HTTP
-                        && (retryable_status (api->last.http_status) || api->last.http_status == 409));
+        bool lost = api->last.kind == CCAS_FAIL_TRANSPORT || api->last.kind == CCAS_FAIL_RESPONSE ||
+                    (api->last.kind == CCAS_FAIL_HTTP &&
+                     (retryable_status (api->last.http_status) || api->last.http_status == 409));
         if (!lost || api->last.tls)
             break;
         struct ccas_http_failure why = api->last;
         int seen = lookup_request (api, id, &made, err);
         if (seen == 1 && made) {
-            ccas_log (LOG_NOTICE, "create request %s: the answer was lost (%s); recovered %zu node%s by request id",
-                      id, why.message, made->nnodes, made->nnodes == 1 ? "" : "s");
+            ccas_log (LOG_NOTICE,
+                      "create request %s: the answer was lost (%s); recovered %zu node%s by request id", id,
+                      why.message, made->nnodes, made->nnodes == 1 ? "" : "s");
             if ((*out = recovered_result (req, id, made, err)))
                 rc = 0;
             goto done;
         }
         api->last = why;
         if (seen < 0) {
-            ccas_errorf (err, "POST /clusters/%s/nodes/create: request %s: the outcome is unknown (%s), and the"
-                              " lookup by request id failed; not sending it again",
+            ccas_errorf (err,
+                         "POST /clusters/%s/nodes/create: request %s: the outcome is unknown (%s), and the"
+                         " lookup by request id failed; not sending it again",
                          api->cluster, id, why.message);
             goto done;
         }

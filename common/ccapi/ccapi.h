@@ -34,38 +34,45 @@
 struct ccas_ccapi;
 
 struct ccas_ccapi_opts {
-    const char *url;          /* server root, e.g. https://cc.example.com (borrowed) */
-    const char *username;     /* borrowed */
-    const char *password;     /* borrowed; the client keeps its own copy and burns it */
-    const char *cluster;      /* cluster name; URL-encoded by the client */
-    bool verify_certificates; /* false only when the configuration says so */
-    const char *ca_file;      /* PEM bundle for a private CA, or NULL */
-    long connect_timeout_ms;  /* 0 = 10 s */
-    long request_timeout_ms;  /* total per attempt; 0 = 60 s */
-    int max_retries;          /* further attempts after the first; <0 = 4 */
-    long backoff_initial_ms;  /* 0 = 250 ms; doubles, with jitter */
-    long backoff_max_ms;      /* 0 = 10 s */
-    long retry_after_max_ms;  /* a Retry-After up to this is waited in full; a longer
-                               * one is not retried (0 = 30 s) */
+    const char *url;           /* server root, e.g. https://cc.example.com (borrowed) */
+    const char *username;      /* borrowed */
+    const char *password;      /* borrowed; the client keeps its own copy and burns it */
+    const char *cluster;       /* cluster name; URL-encoded by the client */
+    bool verify_certificates;  /* false only when the configuration says so */
+    const char *ca_file;       /* PEM bundle for a private CA, or NULL */
+    long connect_timeout_ms;   /* 0 = 10 s */
+    long request_timeout_ms;   /* total per attempt; 0 = 60 s */
+    int max_retries;           /* further attempts after the first; <0 = 4 */
+    long backoff_initial_ms;   /* 0 = 250 ms; doubles, with jitter */
+    long backoff_max_ms;       /* 0 = 10 s */
+    long retry_after_max_ms;   /* a Retry-After up to this is waited in full; a longer
+                                * one is not retried (0 = 30 s) */
     size_t max_response_bytes; /* 0 = 256 MiB */
 };
 
-
 /* Counters since creation (for benchmarks, metrics and tests). */
 /* REST endpoints, for per-endpoint counts (metrics). */
-enum ccas_endpoint { CCAS_EP_STATUS, CCAS_EP_NODES, CCAS_EP_CREATE, CCAS_EP_ACTION, CCAS_EP_SCALE,
-                     CCAS_EP_OPERATION, CCAS_EP_OTHER, CCAS_EP_COUNT };
+enum ccas_endpoint {
+    CCAS_EP_STATUS,
+    CCAS_EP_NODES,
+    CCAS_EP_CREATE,
+    CCAS_EP_ACTION,
+    CCAS_EP_SCALE,
+    CCAS_EP_OPERATION,
+    CCAS_EP_OTHER,
+    CCAS_EP_COUNT
+};
 
 /* "status", "nodes", "create", "action", "scale", "operation", "other" (static). */
 const char *ccas_endpoint_name (enum ccas_endpoint e);
 
 struct ccas_ccapi_stats {
-    unsigned requests;    /* HTTP requests sent, retries included */
-    unsigned retries;     /* of which were retries */
-    unsigned endpoint_requests[CCAS_EP_COUNT];  /* requests by endpoint */
-    unsigned endpoint_retries[CCAS_EP_COUNT];   /* retries by endpoint */
+    unsigned requests;                         /* HTTP requests sent, retries included */
+    unsigned retries;                          /* of which were retries */
+    unsigned endpoint_requests[CCAS_EP_COUNT]; /* requests by endpoint */
+    unsigned endpoint_retries[CCAS_EP_COUNT];  /* retries by endpoint */
     unsigned status_reads, node_reads, creates, actions, scales, operation_reads;
-    double seconds;       /* wall time spent in HTTP */
+    double seconds; /* wall time spent in HTTP */
 };
 
 /* Returns a client (caller frees with ccas_ccapi_destroy()), or NULL with `err`.
@@ -85,7 +92,7 @@ void ccas_ccapi_stats_to_metrics (const struct ccas_ccapi_stats *st);
 
 struct ccas_vm_info {
     int vcpu_count;
-    int pcpu_count;       /* 0 if the server did not say */
+    int pcpu_count; /* 0 if the server did not say */
     int gpu_count;
     double memory_gb;
     bool infiniband;
@@ -101,9 +108,9 @@ struct ccas_pg_status {
 /* Counts the server did not send read as -1 (unknown, no limit). */
 struct ccas_bucket_status {
     const char *bucket_id;
-    const char *machine_type;      /* definition.machineType */
+    const char *machine_type; /* definition.machineType */
     bool valid;
-    const char *invalid_reason;    /* or NULL */
+    const char *invalid_reason; /* or NULL */
     int64_t max_count, max_core_count;
     int64_t active_count, active_core_count;
     int64_t available_count, available_core_count;
@@ -111,40 +118,40 @@ struct ccas_bucket_status {
     int64_t family_quota_count, family_quota_core_count, family_consumed_core_count;
     int64_t regional_quota_count, regional_quota_core_count, regional_consumed_core_count;
     int64_t max_pg_size, max_pg_core_size; /* maxPlacementGroupSize / ...CoreSize */
-    double last_capacity_failure;  /* seconds since; <0 never */
-    double spot_placement_score;   /* <0 if absent */
+    double last_capacity_failure;          /* seconds since; <0 never */
+    double spot_placement_score;           /* <0 if absent */
     struct ccas_vm_info vm;
-    struct ccas_pg_status *pgs;    /* placementGroups */
+    struct ccas_pg_status *pgs; /* placementGroups */
     size_t npgs;
-    const char **active_nodes;     /* names, with nodes=true; NULL otherwise */
+    const char **active_nodes; /* names, with nodes=true; NULL otherwise */
     size_t nactive_nodes;
-    json_object *raw;              /* borrowed */
+    json_object *raw; /* borrowed */
 };
 
 struct ccas_nodearray_status {
     const char *name;
-    int64_t max_count, max_core_count;  /* -1 if absent */
+    int64_t max_count, max_core_count; /* -1 if absent */
     /* from the PascalCase `nodearray` record */
     const char *region;
     const char *subnet_id;
-    const char *placement_group_id;     /* nodearray-level PlacementGroupId, or NULL */
-    int priority;                       /* Priority; 0 if absent */
-    bool interruptible;                 /* spot */
-    bool autoscale_enabled;             /* Configuration.autoscale.enabled, default true */
-    int64_t max_scaleset_size;          /* Azure.MaxScalesetSize, or -1 */
-    const char *shutdown_policy;        /* ShutdownPolicy ("Terminate"|"Deallocate"), or NULL */
-    json_object *record;                /* borrowed `nodearray` record */
+    const char *placement_group_id; /* nodearray-level PlacementGroupId, or NULL */
+    int priority;                   /* Priority; 0 if absent */
+    bool interruptible;             /* spot */
+    bool autoscale_enabled;         /* Configuration.autoscale.enabled, default true */
+    int64_t max_scaleset_size;      /* Azure.MaxScalesetSize, or -1 */
+    const char *shutdown_policy;    /* ShutdownPolicy ("Terminate"|"Deallocate"), or NULL */
+    json_object *record;            /* borrowed `nodearray` record */
     struct ccas_bucket_status *buckets;
     size_t nbuckets;
-    json_object *raw;                   /* borrowed */
+    json_object *raw; /* borrowed */
 };
 
 struct ccas_node_record {
     const char *name;
     const char *node_id;
-    const char *nodearray;        /* Template */
+    const char *nodearray; /* Template */
     const char *machine_type;
-    const char *status;           /* Off Acquiring Preparing Ready Deallocated Terminated Failed ... */
+    const char *status; /* Off Acquiring Preparing Ready Deallocated Terminated Failed ... */
     const char *target_state;
     const char *state;
     const char *status_message;
@@ -159,25 +166,25 @@ struct ccas_node_record {
     bool fixed;
     int core_count;
     double memory_gb;
-    json_object *raw;             /* borrowed */
+    json_object *raw; /* borrowed */
 };
 
 struct ccas_cluster_status {
-    const char *name;             /* the cluster asked for */
+    const char *name; /* the cluster asked for */
     const char *state, *target_state;
-    int64_t max_count, max_core_count;   /* -1 if absent */
+    int64_t max_count, max_core_count; /* -1 if absent */
     struct ccas_nodearray_status *nodearrays;
     size_t nnodearrays;
-    struct ccas_node_record *nodes;      /* with nodes=true; else NULL, 0 */
+    struct ccas_node_record *nodes; /* with nodes=true; else NULL, 0 */
     size_t nnodes;
-    json_object *root;                   /* owned */
+    json_object *root; /* owned */
 };
 
 struct ccas_node_list {
     struct ccas_node_record *nodes;
     size_t nnodes;
-    const char *operation_id;    /* the `operation` member's id, when filtered */
-    json_object *root;           /* owned */
+    const char *operation_id; /* the `operation` member's id, when filtered */
+    json_object *root;        /* owned */
 };
 
 /* Node lifecycle predicates, from cyclecloud-api.md. */
@@ -205,56 +212,55 @@ int ccas_node_record_parse (json_object *rec, struct ccas_node_record *out, stru
 /* ---- reads --------------------------------------------------------------- */
 
 /* GET /clusters/{c}/status[?nodes=true].  Caller frees the result. */
-int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes,
-                           struct ccas_cluster_status **out, struct ccas_error *err);
+int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_cluster_status **out,
+                           struct ccas_error *err);
 
 /* GET /clusters/{c}/nodes, optionally filtered by operation id or request id
  * (at most one of them non-NULL).  A request id the server does not know is
  * an error with last_failure()->http_status 404.  Caller frees the result. */
-int ccas_ccapi_get_nodes (struct ccas_ccapi *api, const char *operation_id,
-                          const char *request_id, struct ccas_node_list **out,
-                          struct ccas_error *err);
+int ccas_ccapi_get_nodes (struct ccas_ccapi *api, const char *operation_id, const char *request_id,
+                          struct ccas_node_list **out, struct ccas_error *err);
 
 /* GET /operations/{id}.  Returns a new json-c reference (caller puts it). */
-int ccas_ccapi_get_operation (struct ccas_ccapi *api, const char *operation_id,
-                              json_object **out, struct ccas_error *err);
+int ccas_ccapi_get_operation (struct ccas_ccapi *api, const char *operation_id, json_object **out,
+                              struct ccas_error *err);
 
 /* GET /operations/?request_id=ID: 1 and *out set (new reference) if found,
  * 0 if not, -1 on error. */
-int ccas_ccapi_find_operation (struct ccas_ccapi *api, const char *request_id,
-                               json_object **out, struct ccas_error *err);
+int ccas_ccapi_find_operation (struct ccas_ccapi *api, const char *request_id, json_object **out,
+                               struct ccas_error *err);
 
 /* ---- create -------------------------------------------------------------- */
 
 struct ccas_create_set {
-    const char *nodearray;          /* required */
-    const char *machine_type;       /* definition.machineType, or NULL for the first valid bucket */
-    const char *placement_group;    /* placementGroupId, or NULL */
-    int count;                      /* > 0 */
-    const char *name_format;        /* e.g. "hpc-%d", or NULL to let the server name nodes */
-    int name_offset;                /* with name_format */
-    json_object *node_attributes;   /* borrowed, or NULL (e.g. {"KeepAlive": true}) */
+    const char *nodearray;        /* required */
+    const char *machine_type;     /* definition.machineType, or NULL for the first valid bucket */
+    const char *placement_group;  /* placementGroupId, or NULL */
+    int count;                    /* > 0 */
+    const char *name_format;      /* e.g. "hpc-%d", or NULL to let the server name nodes */
+    int name_offset;              /* with name_format */
+    json_object *node_attributes; /* borrowed, or NULL (e.g. {"KeepAlive": true}) */
 };
 
 struct ccas_create_request {
-    const char *request_id;         /* NULL: the client makes a UUID */
+    const char *request_id; /* NULL: the client makes a UUID */
     const struct ccas_create_set *sets;
     size_t nsets;
 };
 
 struct ccas_create_set_result {
     int added;
-    const char *message;            /* why fewer than count, or NULL */
+    const char *message; /* why fewer than count, or NULL */
 };
 
 struct ccas_create_result {
-    const char *operation_id;       /* may be NULL when recovered from a lookup */
-    char request_id[64];            /* the id actually sent */
+    const char *operation_id;            /* may be NULL when recovered from a lookup */
+    char request_id[64];                 /* the id actually sent */
     struct ccas_create_set_result *sets; /* one per request set, in order */
     size_t nsets;
-    bool recovered;                 /* learned from a request_id lookup after an error */
-    struct ccas_node_list *nodes;   /* when recovered: the nodes the request made; else NULL */
-    json_object *root;              /* owned */
+    bool recovered;               /* learned from a request_id lookup after an error */
+    struct ccas_node_list *nodes; /* when recovered: the nodes the request made; else NULL */
+    json_object *root;            /* owned */
 };
 
 /* The id the client would send, generated now (a random UUID), written to `buf`
@@ -271,8 +277,8 @@ void ccas_create_result_destroy (struct ccas_create_result *res);
 /* Parse a create or scale answer, {"operationId", "sets": [{"added",
  * "message"}]}, for a request of `nsets` sets sent with `request_id`.  Takes
  * ownership of `root`; missing or mistyped members read as 0 / NULL. */
-struct ccas_create_result *ccas_create_result_from_json (json_object *root, const char *request_id, size_t nsets,
-                                                         struct ccas_error *err);
+struct ccas_create_result *ccas_create_result_from_json (json_object *root, const char *request_id,
+                                                         size_t nsets, struct ccas_error *err);
 
 /* ---- node actions -------------------------------------------------------- */
 
@@ -291,25 +297,29 @@ const char *ccas_node_action_name (enum ccas_node_action action);
 
 /* Which nodes: any non-empty combination (the server takes the union). */
 struct ccas_node_selector {
-    const char *const *names;        size_t nnames;
-    const char *const *ids;          size_t nids;
-    const char *const *hostnames;    size_t nhostnames;
-    const char *const *ip_addresses; size_t nip_addresses;
-    const char *filter;              /* or NULL */
+    const char *const *names;
+    size_t nnames;
+    const char *const *ids;
+    size_t nids;
+    const char *const *hostnames;
+    size_t nhostnames;
+    const char *const *ip_addresses;
+    size_t nip_addresses;
+    const char *filter; /* or NULL */
 };
 
 struct ccas_action_node {
     const char *name;
     const char *id;
-    bool ok;                        /* status "OK" */
-    const char *error;              /* when !ok, or NULL */
+    bool ok;           /* status "OK" */
+    const char *error; /* when !ok, or NULL */
 };
 
 struct ccas_action_result {
     const char *operation_id;
     struct ccas_action_node *nodes; /* nodes the server acted on; unknown ones are absent */
     size_t nnodes;
-    json_object *root;              /* owned */
+    json_object *root; /* owned */
 };
 
 /* POST /clusters/{c}/nodes/<action>.  An empty selector is an error (nothing

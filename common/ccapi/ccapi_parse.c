@@ -12,7 +12,8 @@
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 /* An optional count: absent reads as -1; a wrong type is an error naming the path. */
-static int get_count (json_object *obj, const char *path, const char *key, int64_t *out, struct ccas_error *err)
+static int get_count (json_object *obj, const char *path, const char *key, int64_t *out,
+                      struct ccas_error *err)
 {
     *out = -1;
     json_object *v = ccas_json_get (obj, key);
@@ -63,7 +64,8 @@ int ccas_node_record_parse (json_object *rec, struct ccas_node_record *out, stru
     char brief[64];
     memset (out, 0, sizeof (*out));
     if (!json_object_is_type (rec, json_type_object))
-        return ccas_errorf (err, "expected a node record, got %s", ccas_json_brief (rec, brief, sizeof (brief)));
+        return ccas_errorf (err, "expected a node record, got %s",
+                            ccas_json_brief (rec, brief, sizeof (brief)));
     out->raw = rec;
     out->name = ccas_json_str (rec, "Name");
     if (!out->name)
@@ -183,7 +185,8 @@ static int parse_vm (json_object *vm, const char *path, struct ccas_vm_info *out
     return 0;
 }
 
-static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_status *b, struct ccas_error *err)
+static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_status *b,
+                      struct ccas_error *err)
 {
     if (!arr)
         return 0;
@@ -200,8 +203,8 @@ static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_sta
         if (!name)
             return ccas_errorf (err, "%s.name: missing", sub);
         b->pgs[b->npgs].name = name;
-        if (get_count (pg, sub, "activeCount", &b->pgs[b->npgs].active_count, err) < 0
-            || get_count (pg, sub, "activeCoreCount", &b->pgs[b->npgs].active_core_count, err) < 0)
+        if (get_count (pg, sub, "activeCount", &b->pgs[b->npgs].active_count, err) < 0 ||
+            get_count (pg, sub, "activeCoreCount", &b->pgs[b->npgs].active_core_count, err) < 0)
             return -1;
         if (b->pgs[b->npgs].active_count < 0)
             b->pgs[b->npgs].active_count = 0;
@@ -229,7 +232,10 @@ static const struct {
     const char *key;
     size_t offset;
 } bucket_counts[] = {
-#define C(k, f) { k, offsetof (struct ccas_bucket_status, f) }
+#define C(k, f)                                                                                              \
+    {                                                                                                        \
+        k, offsetof (struct ccas_bucket_status, f)                                                           \
+    }
     C ("maxCount", max_count),
     C ("maxCoreCount", max_core_count),
     C ("activeCount", active_count),
@@ -250,7 +256,8 @@ static const struct {
 #undef C
 };
 
-static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_status *b, struct ccas_error *err)
+static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_status *b,
+                         struct ccas_error *err)
 {
     char sub[512], brief[64];
     if (!json_object_is_type (bj, json_type_object))
@@ -264,7 +271,8 @@ static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_s
     b->valid = ccas_json_bool (bj, "valid", true);
     b->invalid_reason = ccas_json_str (bj, "invalidReason");
     for (size_t i = 0; i < sizeof (bucket_counts) / sizeof (bucket_counts[0]); i++)
-        if (get_count (bj, path, bucket_counts[i].key, (int64_t *)((char *)b + bucket_counts[i].offset), err) < 0)
+        if (get_count (bj, path, bucket_counts[i].key, (int64_t *)((char *)b + bucket_counts[i].offset),
+                       err) < 0)
             return -1;
     if (get_double (bj, path, "lastCapacityFailure", -1, &b->last_capacity_failure, err) < 0)
         return -1;
@@ -298,7 +306,8 @@ static void parse_nodearray_record (json_object *rec, struct ccas_nodearray_stat
     if ((v = dig (rec, "Configuration", "autoscale", "enabled")))
         na->autoscale_enabled = json_object_get_boolean (v);
     na->max_scaleset_size = -1;
-    if ((v = dig (rec, "Azure", "MaxScalesetSize", NULL)) || (v = ccas_json_get (rec, "Azure.MaxScalesetSize")))
+    if ((v = dig (rec, "Azure", "MaxScalesetSize", NULL)) ||
+        (v = ccas_json_get (rec, "Azure.MaxScalesetSize")))
         na->max_scaleset_size = json_object_get_int64 (v);
 }
 
@@ -313,8 +322,8 @@ static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodea
     na->name = ccas_json_str (nj, "name");
     if (!na->name)
         return ccas_errorf (err, "%s.name: missing", path);
-    if (get_count (nj, path, "maxCount", &na->max_count, err) < 0
-        || get_count (nj, path, "maxCoreCount", &na->max_core_count, err) < 0)
+    if (get_count (nj, path, "maxCount", &na->max_count, err) < 0 ||
+        get_count (nj, path, "maxCoreCount", &na->max_core_count, err) < 0)
         return -1;
     parse_nodearray_record (ccas_json_get (nj, "nodearray"), na);
     json_object *buckets = ccas_json_get (nj, "buckets");
@@ -349,13 +358,14 @@ struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, co
     st->root = root;
     st->name = cluster;
     if (!json_object_is_type (root, json_type_object)) {
-        ccas_errorf (err, "status: expected an object, got %s", ccas_json_brief (root, brief, sizeof (brief)));
+        ccas_errorf (err, "status: expected an object, got %s",
+                     ccas_json_brief (root, brief, sizeof (brief)));
         goto error;
     }
     st->state = ccas_json_str (root, "state");
     st->target_state = ccas_json_str (root, "targetState");
-    if (get_count (root, "status", "maxCount", &st->max_count, err) < 0
-        || get_count (root, "status", "maxCoreCount", &st->max_core_count, err) < 0)
+    if (get_count (root, "status", "maxCount", &st->max_count, err) < 0 ||
+        get_count (root, "status", "maxCoreCount", &st->max_core_count, err) < 0)
         goto error;
     json_object *nas = ccas_json_get (root, "nodearrays");
     if (!nas || !json_object_is_type (nas, json_type_array)) {
@@ -375,8 +385,8 @@ struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, co
             goto error;
     }
     json_object *nodes = ccas_json_get (root, "nodes");
-    if (nodes && json_object_is_type (nodes, json_type_array)
-        && parse_records (nodes, "status: nodes", &st->nodes, &st->nnodes, err) < 0)
+    if (nodes && json_object_is_type (nodes, json_type_array) &&
+        parse_records (nodes, "status: nodes", &st->nodes, &st->nnodes, err) < 0)
         goto error;
     return st;
 error:

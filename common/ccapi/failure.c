@@ -9,10 +9,8 @@
 #include "ccapi/failure.h"
 
 static const char *const class_names[CCAS_CLASS_COUNT] = {
-    [CCAS_CLASS_CAPACITY] = "capacity",
-    [CCAS_CLASS_QUOTA] = "quota",
-    [CCAS_CLASS_THROTTLING] = "throttling",
-    [CCAS_CLASS_PERMANENT] = "permanent",
+    [CCAS_CLASS_CAPACITY] = "capacity",     [CCAS_CLASS_QUOTA] = "quota",
+    [CCAS_CLASS_THROTTLING] = "throttling", [CCAS_CLASS_PERMANENT] = "permanent",
     [CCAS_CLASS_TRANSIENT] = "transient",
 };
 
@@ -32,24 +30,31 @@ static bool contains_any (const char *text, const char *const *words)
 /* Azure's allocation errors and CycleCloud's wording for them ("insufficient"
  * alone is not one: "insufficient privileges" is a permission). */
 static const char *const capacity_words[] = {
-    "capacity", "AllocationFailed", "Allocation failed", "OverconstrainedAllocationRequest", "ZonalAllocationFailed",
-    "SkuNotAvailable", "not available in", NULL,
+    "capacity",
+    "AllocationFailed",
+    "Allocation failed",
+    "OverconstrainedAllocationRequest",
+    "ZonalAllocationFailed",
+    "SkuNotAvailable",
+    "not available in",
+    NULL,
 };
 
 /* A full placement group is that group's limit, not the bucket's: another
  * group has room, so it must not hold the bucket back as a quota would. */
-static const char *const group_words[] = { "placement group", "PlacementGroup", NULL };
+static const char *const group_words[] = {"placement group", "PlacementGroup", NULL};
 
 static const char *const quota_words[] = {
-    "quota", "QuotaExceeded", "OperationNotAllowed", "maxCount", "maxCoreCount", "core limit", "limit of",
-    "limit reached", "exceed", NULL,
+    "quota",      "QuotaExceeded", "OperationNotAllowed", "maxCount", "maxCoreCount",
+    "core limit", "limit of",      "limit reached",       "exceed",   NULL,
 };
 
-static const char *const throttle_words[] = { "throttl", "too many requests", "TooManyRequests", "rate limit", NULL };
+static const char *const throttle_words[] = {"throttl", "too many requests", "TooManyRequests", "rate limit",
+                                             NULL};
 
 static const char *const permanent_words[] = {
-    "invalid", "unknown machine type", "not found", "InvalidParameter", "unauthorized", "forbidden", "not valid",
-    "authorization", "privilege", "permission", NULL,
+    "invalid",   "unknown machine type", "not found", "InvalidParameter", "unauthorized", "forbidden",
+    "not valid", "authorization",        "privilege", "permission",       NULL,
 };
 
 enum ccas_failure_class ccas_classify_message (const char *message)

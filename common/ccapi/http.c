@@ -13,8 +13,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "util/clock.h"
 #include "ccapi/http.h"
+#include "util/clock.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/secret.h"
@@ -187,17 +187,20 @@ static void describe_transport (struct ccas_http *h, CURLcode rc, const char *er
                                 struct ccas_http_failure *fail)
 {
     fail->kind = CCAS_FAIL_TRANSPORT;
-    fail->tls = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE
-                || rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM;
+    fail->tls = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+                rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM;
     const char *detail = errbuf[0] ? errbuf : curl_easy_strerror (rc);
     if (rc == CURLE_SSL_CACERT_BADFILE && h->ca_file)
-        snprintf (fail->message, sizeof (fail->message), "TLS: ca_file '%s' cannot be used: %s", h->ca_file, detail);
+        snprintf (fail->message, sizeof (fail->message), "TLS: ca_file '%s' cannot be used: %s", h->ca_file,
+                  detail);
     else if (fail->tls)
         snprintf (fail->message, sizeof (fail->message),
                   "TLS: %s (set ca_file to the CA that signed the server's certificate, or"
-                  " verify_certificates: false to disable checking)", detail);
+                  " verify_certificates: false to disable checking)",
+                  detail);
     else if (rc == CURLE_OPERATION_TIMEDOUT)
-        snprintf (fail->message, sizeof (fail->message), "no answer from %s within the timeout: %s", h->base, detail);
+        snprintf (fail->message, sizeof (fail->message), "no answer from %s within the timeout: %s", h->base,
+                  detail);
     else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
         snprintf (fail->message, sizeof (fail->message), "cannot connect to %s: %s", h->base, detail);
     else
@@ -209,7 +212,7 @@ int ccas_http_request (struct ccas_http *h, const char *method, const char *path
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     char url[4096];
-    struct sink s = { .max = h->max_bytes, .retry_after = -1 };
+    struct sink s = {.max = h->max_bytes, .retry_after = -1};
     struct curl_slist *headers = NULL;
 
     memset (resp, 0, sizeof (*resp));

@@ -23,21 +23,21 @@ struct ccas_http;
 /* What went wrong in the last failed call, for classifying it. */
 enum ccas_http_failure_kind {
     CCAS_FAIL_NONE = 0,
-    CCAS_FAIL_TRANSPORT,  /* connect, timeout, reset, TLS: no HTTP status */
-    CCAS_FAIL_HTTP,       /* a non-2xx status */
-    CCAS_FAIL_RESPONSE,   /* 2xx but unusable body: not JSON, wrong shape, too large */
+    CCAS_FAIL_TRANSPORT, /* connect, timeout, reset, TLS: no HTTP status */
+    CCAS_FAIL_HTTP,      /* a non-2xx status */
+    CCAS_FAIL_RESPONSE,  /* 2xx but unusable body: not JSON, wrong shape, too large */
 };
 
 struct ccas_http_failure {
     enum ccas_http_failure_kind kind;
-    int http_status;      /* for CCAS_FAIL_HTTP */
-    long retry_after_s;   /* from the last response, or -1 */
-    bool tls;             /* a certificate problem */
-    char message[512];    /* the server's Message, or curl's text; no secret */
+    int http_status;    /* for CCAS_FAIL_HTTP */
+    long retry_after_s; /* from the last response, or -1 */
+    bool tls;           /* a certificate problem */
+    char message[512];  /* the server's Message, or curl's text; no secret */
 };
 
 struct ccas_http_opts {
-    const char *base_url;       /* no trailing slash needed */
+    const char *base_url; /* no trailing slash needed */
     const char *username;
     const char *password;
     bool verify_certificates;
@@ -49,9 +49,9 @@ struct ccas_http_opts {
 
 struct ccas_http_response {
     long status;
-    char *body;                 /* NUL-terminated; caller releases */
+    char *body; /* NUL-terminated; caller releases */
     size_t len;
-    long retry_after_s;         /* -1 if absent */
+    long retry_after_s; /* -1 if absent */
     char location[256];
 };
 

@@ -31,8 +31,8 @@ static bool bounded (const struct config_key *k)
     return k->min <= k->max;
 }
 
-static int check_number (const struct config_key *k, json_object *val, const char *path,
-                         bool want_int, struct ccas_error *err)
+static int check_number (const struct config_key *k, json_object *val, const char *path, bool want_int,
+                         struct ccas_error *err)
 {
     char brief[64];
     json_type t = json_object_get_type (val);
@@ -51,8 +51,7 @@ static int check_number (const struct config_key *k, json_object *val, const cha
     return 0;
 }
 
-static int check_choice (const struct config_key *k, const char *s, const char *path,
-                         struct ccas_error *err)
+static int check_choice (const struct config_key *k, const char *s, const char *path, struct ccas_error *err)
 {
     size_t n = strlen (s);
     const char *p = k->choices;
@@ -66,8 +65,8 @@ static int check_choice (const struct config_key *k, const char *s, const char *
     return ccas_errorf (err, "%s: '%s' is not one of %s", path, s, k->choices);
 }
 
-static int validate_object (json_object *obj, const char *path, const char *pattern,
-                            bool is_map, struct ccas_error *err);
+static int validate_object (json_object *obj, const char *path, const char *pattern, bool is_map,
+                            struct ccas_error *err);
 
 static int validate_value (const struct config_key *k, json_object *val, const char *path,
                            const char *pattern, struct ccas_error *err)
@@ -96,7 +95,8 @@ static int validate_value (const struct config_key *k, json_object *val, const c
     case KEY_SECONDS_MAP:
         if (t != json_type_object)
             return check_number (k, val, path, false, err);
-        json_object_object_foreach (val, name, v) {
+        json_object_object_foreach (val, name, v)
+        {
             char sub[512];
             ccas_json_path_key (sub, sizeof (sub), path, name);
             if (check_number (k, v, sub, false, err) < 0)
@@ -123,7 +123,8 @@ static int validate_value (const struct config_key *k, json_object *val, const c
         if (t != json_type_object)
             return ccas_errorf (err, "%s: expected an object, got %s", path,
                                 ccas_json_brief (val, brief, sizeof (brief)));
-        json_object_object_foreach (val, name2, v2) {
+        json_object_object_foreach (val, name2, v2)
+        {
             char sub[512];
             ccas_json_path_key (sub, sizeof (sub), path, name2);
             if (check_number (k, v2, sub, true, err) < 0)
@@ -144,10 +145,11 @@ static int validate_value (const struct config_key *k, json_object *val, const c
 
 /* Walk the members of a section.  `pattern` is the path with map names
  * replaced by "*", which is how the table spells them. */
-static int validate_object (json_object *obj, const char *path, const char *pattern,
-                            bool is_map, struct ccas_error *err)
+static int validate_object (json_object *obj, const char *path, const char *pattern, bool is_map,
+                            struct ccas_error *err)
 {
-    json_object_object_foreach (obj, name, val) {
+    json_object_object_foreach (obj, name, val)
+    {
         char subpath[512], subpattern[512];
         ccas_json_path_key (subpath, sizeof (subpath), path, name);
         ccas_json_path_key (subpattern, sizeof (subpattern), pattern, is_map ? "*" : name);
@@ -237,7 +239,8 @@ static int bind_nodearrays (struct ccas_config *cfg)
     size_t n = map ? (size_t)json_object_object_length (map) : 0, i = 0;
     if (n && !(cfg->nodearrays = calloc (n, sizeof (*cfg->nodearrays))))
         return -1;
-    json_object_object_foreach (map, name, settings) {
+    json_object_object_foreach (map, name, settings)
+    {
         struct ccas_nodearray_config *na = &cfg->nodearrays[i++];
         na->name = name;
         for (size_t t = 0; t < ccas_config_table_len; t++) {
@@ -274,8 +277,8 @@ static int bind_fields (struct ccas_config *cfg)
         return -1;
     cfg->events.path = output_path (cfg->events.file, cfg->state_dir, "events.jsonl");
     cfg->metrics.path = output_path (cfg->metrics.file, cfg->state_dir, "ccautoscale.prom");
-    if ((!cfg->events.path && !(cfg->events.file && !*cfg->events.file))
-        || (!cfg->metrics.path && !(cfg->metrics.file && !*cfg->metrics.file)))
+    if ((!cfg->events.path && !(cfg->events.file && !*cfg->events.file)) ||
+        (!cfg->metrics.path && !(cfg->metrics.file && !*cfg->metrics.file)))
         return -1;
     return 0;
 }
@@ -296,7 +299,7 @@ static char *take_password (json_object *root)
 
 static int check_required (struct ccas_config *cfg, struct ccas_error *err)
 {
-    static const char *const required[] = { "url", "username", "cluster_name" };
+    static const char *const required[] = {"url", "username", "cluster_name"};
     for (size_t i = 0; i < sizeof (required) / sizeof (required[0]); i++)
         if (!ccas_json_get (cfg->root, required[i]))
             return ccas_errorf (err, "%s: required key is missing", required[i]);
@@ -312,8 +315,7 @@ static int check_required (struct ccas_config *cfg, struct ccas_error *err)
     return 0;
 }
 
-struct ccas_config *ccas_config_from_json (json_object *root, const char *origin,
-                                           struct ccas_error *err)
+struct ccas_config *ccas_config_from_json (json_object *root, const char *origin, struct ccas_error *err)
 {
     struct ccas_config *cfg = NULL;
     char brief[64];
@@ -365,8 +367,7 @@ struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
     if (!root)
         return NULL;
     /* Check the mode before anything else reads the password. */
-    if (ccas_json_get (root, "password")
-        && ccas_secret_check_mode (path, "a password", err) < 0) {
+    if (ccas_json_get (root, "password") && ccas_secret_check_mode (path, "a password", err) < 0) {
         json_object *pw = ccas_json_get (root, "password");
         if (json_object_is_type (pw, json_type_string)) {
             char *s = (char *)json_object_get_string (pw);
@@ -405,7 +406,8 @@ void ccas_config_destroy (struct ccas_config *cfg)
     errno = saved_errno;
 }
 
-const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg, const char *nodearray)
+const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg,
+                                                           const char *nodearray)
 {
     for (size_t i = 0; nodearray && i < cfg->nnodearrays; i++)
         if (strcmp (cfg->nodearrays[i].name, nodearray) == 0)
@@ -485,7 +487,7 @@ const struct ccas_config_key_doc *ccas_config_keys (size_t *n)
     if (!ndocs) {
         for (size_t i = 0; i < ccas_config_table_len && i < 128; i++) {
             const struct config_key *k = &ccas_config_table[i];
-            docs[i] = (struct ccas_config_key_doc){ k->name, type_doc (k->type), k->dflt, k->doc };
+            docs[i] = (struct ccas_config_key_doc){k->name, type_doc (k->type), k->dflt, k->doc};
         }
         ndocs = ccas_config_table_len;
     }

@@ -30,49 +30,49 @@
  * default (the server's, or the global key's) applies. */
 struct ccas_nodearray_config {
     const char *name;
-    double idle_timeout;         /* seconds */
-    double boot_timeout;         /* seconds */
-    double priority;             /* higher first */
-    int enabled;                 /* -1, 0, 1 */
-    int colocated;               /* -1, 0, 1 */
-    json_object *machine_types;  /* array of strings, preference order */
+    double idle_timeout;        /* seconds */
+    double boot_timeout;        /* seconds */
+    double priority;            /* higher first */
+    int enabled;                /* -1, 0, 1 */
+    int colocated;              /* -1, 0, 1 */
+    json_object *machine_types; /* array of strings, preference order */
     const char *slurm_partition;
 };
 
 struct ccas_config {
-    const char *path;            /* the file loaded, or "<string>" */
+    const char *path; /* the file loaded, or "<string>" */
 
     /* CycleCloud connection */
     const char *url;
     const char *username;
-    char *password;              /* owned secret: from "password" or password_file */
+    char *password; /* owned secret: from "password" or password_file */
     const char *password_file;
     const char *cluster_name;
     bool verify_certificates;
     const char *ca_file;
-    double connect_timeout;      /* seconds */
-    double request_timeout;      /* seconds */
+    double connect_timeout; /* seconds */
+    double request_timeout; /* seconds */
     int retries;
-    double retry_after_max;      /* seconds */
+    double retry_after_max; /* seconds */
     int max_response_mb;
 
     /* logging and files */
     struct {
         const char *level;
-        const char *file;        /* NULL: none */
+        const char *file; /* NULL: none */
         bool syslog;
     } logging;
     const char *state_dir;
     const char *lock_file;
 
     /* scaling policy */
-    json_object *idle_timeout;   /* number or map: read with ccas_config_idle_timeout() */
-    json_object *boot_timeout;   /* number or map: read with ccas_config_boot_timeout() */
+    json_object *idle_timeout;       /* number or map: read with ccas_config_idle_timeout() */
+    json_object *boot_timeout;       /* number or map: read with ccas_config_boot_timeout() */
     double capacity_failure_backoff; /* seconds */
     json_object *default_resources;  /* array */
     bool disable_default_resources;
-    json_object *gpu_counts;         /* object: machine type -> count */
-    json_object *shared_resources;   /* object */
+    json_object *gpu_counts;                  /* object: machine type -> count */
+    json_object *shared_resources;            /* object */
     struct ccas_nodearray_config *nodearrays; /* owned array, in the document's order */
     size_t nnodearrays;
 
@@ -84,13 +84,13 @@ struct ccas_config {
         int memory_margin_min_mb;
         const char *suspend_action;
         bool set_node_addr;
-        const char *default_partition;   /* NULL: the first nodearray */
+        const char *default_partition; /* NULL: the first nodearray */
         bool exclusive_colocated;
         double lock_timeout;
         double connect_timeout;
         double request_timeout;
         int retries;
-        int node_port_base;              /* 0: not set */
+        int node_port_base; /* 0: not set */
         const char *keepalive_file;
     } slurm;
 
@@ -100,26 +100,26 @@ struct ccas_config {
     } breaker;
 
     struct {
-        const char *file;        /* as set; NULL: default */
+        const char *file; /* as set; NULL: default */
         double max_mb;
         int keep;
-        char *path;              /* owned: where events go, NULL when off */
+        char *path; /* owned: where events go, NULL when off */
     } events;
 
     struct {
-        const char *file;        /* as set; NULL: default */
-        char *path;              /* owned: the metrics file, NULL when off */
+        const char *file; /* as set; NULL: default */
+        char *path;       /* owned: the metrics file, NULL when off */
     } metrics;
 
     struct {
-        const char *bin_dir;     /* NULL: the PATH, then /opt/pbs/bin */
+        const char *bin_dir; /* NULL: the PATH, then /opt/pbs/bin */
         double command_timeout;
         json_object *node_resources; /* array of strings */
         int hook_freq;
         int hook_timeout;
     } pbs;
 
-    json_object *root;           /* owned document, defaults filled in */
+    json_object *root; /* owned document, defaults filled in */
 };
 
 /* Load and validate `path`.  Returns a config (caller frees with
@@ -128,8 +128,7 @@ struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err);
 
 /* Validate a document already parsed (takes ownership of `root`; it is put on
  * failure).  `origin` names it in errors.  No file-mode check is made. */
-struct ccas_config *ccas_config_from_json (json_object *root, const char *origin,
-                                           struct ccas_error *err);
+struct ccas_config *ccas_config_from_json (json_object *root, const char *origin, struct ccas_error *err);
 
 void ccas_config_destroy (struct ccas_config *cfg);
 
@@ -146,7 +145,8 @@ double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *node
 double ccas_config_boot_timeout (const struct ccas_config *cfg, const char *nodearray);
 
 /* The settings of `nodearray`, or NULL when it has none.  Borrowed. */
-const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg, const char *nodearray);
+const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg,
+                                                           const char *nodearray);
 
 /* The effective configuration as a new JSON object with the password
  * replaced by "****" (caller puts it). */
@@ -154,9 +154,9 @@ json_object *ccas_config_effective (const struct ccas_config *cfg);
 
 /* One documented key, for `ccautoscale config keys`, the man page and README. */
 struct ccas_config_key_doc {
-    const char *name;    /* "logging.level", "nodearrays.*.idle_timeout" */
-    const char *type;    /* "string", "seconds or {default, <nodearray>}", ... */
-    const char *dflt;    /* JSON text, or NULL */
+    const char *name; /* "logging.level", "nodearrays.*.idle_timeout" */
+    const char *type; /* "string", "seconds or {default, <nodearray>}", ... */
+    const char *dflt; /* JSON text, or NULL */
     const char *doc;
 };
 

@@ -22,12 +22,12 @@ enum config_key_type {
 };
 
 struct config_key {
-    const char *name;       /* dotted; "*" stands for a name under a KEY_MAP */
+    const char *name; /* dotted; "*" stands for a name under a KEY_MAP */
     enum config_key_type type;
-    const char *dflt;       /* JSON text inserted when absent, or NULL */
-    double min, max;        /* for numbers; min > max means unbounded */
-    const char *choices;    /* for strings: "a|b|c", or NULL */
-    bool secret;            /* redacted in output */
+    const char *dflt;    /* JSON text inserted when absent, or NULL */
+    double min, max;     /* for numbers; min > max means unbounded */
+    const char *choices; /* for strings: "a|b|c", or NULL */
+    bool secret;         /* redacted in output */
     const char *doc;
     /* Where the value is read to after loading, by type: a string to a
      * const char *, a boolean to bool (an int of -1/0/1 under "nodearrays.*."),

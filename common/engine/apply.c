@@ -8,12 +8,12 @@
 #include <strings.h>
 #include <time.h>
 
-#include "engine/apply.h"
-#include "util/events.h"
 #include "ccapi/failure.h"
+#include "engine/apply.h"
+#include "engine/report.h"
+#include "util/events.h"
 #include "util/log.h"
 #include "util/metrics.h"
-#include "engine/report.h"
 
 /* ---- pending request records --------------------------------------------------- */
 
@@ -42,7 +42,7 @@ static int record_request (struct ccas_state *requests, const char *id, const st
 
 static void forget_request (struct ccas_state *requests, const char *id)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!requests)
         return;
     json_object_object_del (ccas_state_root (requests), id);
@@ -57,14 +57,15 @@ int ccas_apply_reconcile (struct ccas_ccapi *api, struct ccas_state *requests, s
     int pending = 0;
     if (!requests)
         return 0;
-    json_object_object_foreach (ccas_state_root (requests), key, rec) {
+    json_object_object_foreach (ccas_state_root (requests), key, rec)
+    {
         (void)rec;
         if (n < 64)
             ids[n++] = key;
     }
     for (size_t i = 0; i < n; i++) {
         struct ccas_node_list *list = NULL;
-        struct ccas_error lerr = { "" };
+        struct ccas_error lerr = {""};
         char id[64];
         snprintf (id, sizeof (id), "%s", ids[i]);
         if (ccas_ccapi_get_nodes (api, NULL, id, &list, &lerr) == 0) {
@@ -128,7 +129,8 @@ done:
 }
 
 /* What every event about create set `s` says. */
-static json_object *set_event (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs)
+static json_object *set_event (const struct ccas_plan *plan, const struct ccas_plan_create *s,
+                               json_object *jobs)
 {
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
@@ -137,19 +139,21 @@ static json_object *set_event (const struct ccas_plan *plan, const struct ccas_p
     json_object_object_add (o, "count", json_object_new_int ((int)s->count));
     json_object_object_add (o, "added", json_object_new_int (s->added));
     json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
-    json_object_object_add (o, "operation_id", plan->create_operation ? json_object_new_string (plan->create_operation) : NULL);
+    json_object_object_add (o, "operation_id",
+                            plan->create_operation ? json_object_new_string (plan->create_operation) : NULL);
     json_object_object_add (o, "jobs", jobs ? json_object_get (jobs) : NULL);
     return o;
 }
 
 /* A "create_failed" event for the nodes of `s` not had, and their count by class. */
-static void report_shortfall (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
-                              enum ccas_failure_class cls)
+static void report_shortfall (const struct ccas_plan *plan, const struct ccas_plan_create *s,
+                              json_object *jobs, enum ccas_failure_class cls)
 {
     char labels[300];
     json_object *o = set_event (plan, s, jobs);
     json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
-    json_object_object_add (o, "message", json_object_new_string (s->message ? s->message : "no reason given"));
+    json_object_object_add (o, "message",
+                            json_object_new_string (s->message ? s->message : "no reason given"));
     ccas_event ("create_failed", o);
     ccas_metric_add ("ccautoscale_create_failures_total",
                      ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
@@ -158,7 +162,8 @@ static void report_shortfall (const struct ccas_plan *plan, const struct ccas_pl
 }
 
 /* A set the server answered: "created" for what it added, "create_failed" for the rest. */
-static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs, double now)
+static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
+                        double now)
 {
     char labels[300];
     if (s->added > 0) {
@@ -170,9 +175,10 @@ static void report_set (const struct ccas_plan *plan, const struct ccas_plan_cre
                 ccas_metric_node_requested (s->nodes[k]->name, now);
             }
         json_object_object_add (o, "nodes", names);
-        ccas_metric_add ("ccautoscale_nodes_created_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, NULL, NULL),
-                         s->added);
+        ccas_metric_add (
+            "ccautoscale_nodes_created_total",
+            ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, NULL, NULL),
+            s->added);
         ccas_event ("created", o);
     }
     if ((uint32_t)s->added < s->count)
@@ -229,7 +235,8 @@ static void name_new_nodes (struct ccas_plan *plan, const struct ccas_node_list 
     free (used);
 }
 
-static void fill_results (struct ccas_plan *plan, const struct ccas_create_result *res, struct ccas_apply_stats *st)
+static void fill_results (struct ccas_plan *plan, const struct ccas_create_result *res,
+                          struct ccas_apply_stats *st)
 {
     for (size_t i = 0; i < plan->ncreates; i++) {
         struct ccas_plan_create *s = &plan->creates[i];
@@ -241,8 +248,8 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
             s->outcome = s->added ? CCAS_DONE : CCAS_FAILED;
             st->failed += s->count - (uint32_t)s->added;
             ccas_log (LOG_WARNING, "create %s/%s%s%s: %d of %u added: %s", s->bucket->na->name,
-                      s->bucket->machine_type, s->pg ? " in " : "", s->pg ? s->pg->name : "", s->added, s->count,
-                      s->message ? s->message : "no reason given");
+                      s->bucket->machine_type, s->pg ? " in " : "", s->pg ? s->pg->name : "", s->added,
+                      s->count, s->message ? s->message : "no reason given");
         } else
             ccas_log (LOG_INFO, "create %s/%s%s%s: %d added", s->bucket->na->name, s->bucket->machine_type,
                       s->pg ? " in " : "", s->pg ? s->pg->name : "", s->added);
@@ -284,7 +291,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
         fail_all_sets (plan, err->text, CCAS_CLASS_PERMANENT);
         goto done;
     }
-    struct ccas_create_request req = { plan->request_id, sets, plan->ncreates };
+    struct ccas_create_request req = {plan->request_id, sets, plan->ncreates};
     sent = true;
     if (ccas_ccapi_create_nodes (api, &req, &res, err) < 0) {
         const struct ccas_http_failure *f = ccas_ccapi_last_failure (api);
@@ -300,7 +307,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
         name_new_nodes (plan, res->nodes);
     else if (res->operation_id) {
         struct ccas_node_list *list = NULL;
-        struct ccas_error lerr = { "" };
+        struct ccas_error lerr = {""};
         if (ccas_ccapi_get_nodes (api, res->operation_id, NULL, &list, &lerr) == 0) {
             name_new_nodes (plan, list);
             ccas_node_list_destroy (list);
@@ -330,11 +337,13 @@ done:
 
 /* ---- node actions ------------------------------------------------------------------- */
 
-static const struct ccas_action_node *find_result (const struct ccas_action_result *res, const struct ccas_node *n)
+static const struct ccas_action_node *find_result (const struct ccas_action_result *res,
+                                                   const struct ccas_node *n)
 {
     for (size_t i = 0; i < res->nnodes; i++) {
         const struct ccas_action_node *r = &res->nodes[i];
-        if ((r->id && n->node_id && strcmp (r->id, n->node_id) == 0) || (r->name && n->name && strcmp (r->name, n->name) == 0))
+        if ((r->id && n->node_id && strcmp (r->id, n->node_id) == 0) ||
+            (r->name && n->name && strcmp (r->name, n->name) == 0))
             return r;
     }
     return NULL;
@@ -350,7 +359,7 @@ static int apply_action (struct ccas_plan *plan, struct ccas_ccapi *api, enum cc
         return ccas_errorf (err, "out of memory");
     for (size_t i = 0; i < n; i++)
         ids[i] = v[i].node->node_id;
-    struct ccas_node_selector sel = { .ids = ids, .nids = n };
+    struct ccas_node_selector sel = {.ids = ids, .nids = n};
     int rc = ccas_ccapi_node_action (api, action, &sel, NULL, &res, err);
     free (ids);
     if (rc < 0) {
@@ -372,7 +381,8 @@ static int apply_action (struct ccas_plan *plan, struct ccas_ccapi *api, enum cc
             continue;
         }
         v[i].outcome = CCAS_FAILED;
-        v[i].error = ccas_plan_strdup (plan, r ? (r->error ? r->error : "failed") : "the server does not know this node");
+        v[i].error = ccas_plan_strdup (plan, r ? (r->error ? r->error : "failed")
+                                               : "the server does not know this node");
         st->failed++;
         ccas_log (LOG_WARNING, "%s %s: %s", ccas_node_action_name (action), v[i].node->name, v[i].error);
     }
@@ -401,8 +411,8 @@ static void not_sent (struct ccas_plan *plan, struct ccas_plan_action *v, size_t
 int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
                 struct ccas_apply_stats *stats, struct ccas_error *err)
 {
-    struct ccas_apply_stats st = { 0 };
-    struct ccas_error kind_err = { "" };
+    struct ccas_apply_stats st = {0};
+    struct ccas_error kind_err = {""};
     bool answered = true;
     int rc = 0;
 
@@ -417,8 +427,9 @@ int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_stat
         const char **operation;
         unsigned *count;
     } kinds[] = {
-        { CCAS_ACTION_START, plan->starts, plan->nstarts, &plan->start_operation, &st.started },
-        { CCAS_ACTION_TERMINATE, plan->terminates, plan->nterminates, &plan->terminate_operation, &st.terminated },
+        {CCAS_ACTION_START, plan->starts, plan->nstarts, &plan->start_operation, &st.started},
+        {CCAS_ACTION_TERMINATE, plan->terminates, plan->nterminates, &plan->terminate_operation,
+         &st.terminated},
     };
     for (size_t k = 0; k < sizeof (kinds) / sizeof (kinds[0]); k++) {
         if (!kinds[k].n)
@@ -427,8 +438,8 @@ int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_stat
             not_sent (plan, kinds[k].v, kinds[k].n, err->text, &st);
             continue;
         }
-        if (apply_action (plan, api, kinds[k].action, kinds[k].v, kinds[k].n, kinds[k].operation, kinds[k].count,
-                          &st, &kind_err) < 0) {
+        if (apply_action (plan, api, kinds[k].action, kinds[k].v, kinds[k].n, kinds[k].operation,
+                          kinds[k].count, &st, &kind_err) < 0) {
             answered = ccas_ccapi_last_failure (api)->kind != CCAS_FAIL_TRANSPORT;
             if (rc == 0)
                 *err = kind_err;

@@ -12,15 +12,15 @@
 #define CCAS_APPLY_H
 
 #include "ccapi/ccapi.h"
-#include "util/error.h"
 #include "engine/plan.h"
+#include "util/error.h"
 #include "util/state.h"
 
 struct ccas_apply_stats {
-    unsigned requested;   /* nodes asked for */
-    unsigned created;     /* nodes the server added */
+    unsigned requested; /* nodes asked for */
+    unsigned created;   /* nodes the server added */
     unsigned started, terminated;
-    unsigned failed;      /* nodes or sets that failed */
+    unsigned failed; /* nodes or sets that failed */
 };
 
 /* Carry out `plan`.  `requests` (may be NULL) records pending create

@@ -63,16 +63,17 @@ static json_object *entry (struct ccas_breakers *b, const char *na)
     return o;
 }
 
-static void hold_nodearray (struct ccas_holds *holds, const struct ccas_cluster *c, const char *na, double now,
-                            double seconds, const char *reason)
+static void hold_nodearray (struct ccas_holds *holds, const struct ccas_cluster *c, const char *na,
+                            double now, double seconds, const char *reason)
 {
     for (size_t i = 0; c && holds && i < c->nbuckets; i++)
         if (strcmp (c->buckets[i].na->name, na) == 0)
             ccas_holds_add_class (holds, na, c->buckets[i].machine_type, now, seconds, "breaker", reason);
 }
 
-bool ccas_breaker_boot_failed (struct ccas_breakers *b, struct ccas_holds *holds, const struct ccas_cluster *c,
-                               const char *nodearray, const char *what, double now)
+bool ccas_breaker_boot_failed (struct ccas_breakers *b, struct ccas_holds *holds,
+                               const struct ccas_cluster *c, const char *nodearray, const char *what,
+                               double now)
 {
     if (!b || !nodearray || b->threshold <= 0)
         return false;
@@ -84,17 +85,19 @@ bool ccas_breaker_boot_failed (struct ccas_breakers *b, struct ccas_holds *holds
         return false;
     double secs = b->cooldown > 0 ? b->cooldown : FOREVER;
     char reason[400];
-    snprintf (reason, sizeof (reason), "ccautoscale: breaker: %d consecutive boot failures in %s (last: %s);"
-              " 'ccautoscale breaker reset %s'%s", failures, nodearray, what, nodearray,
-              b->cooldown > 0 ? " or the cool-down ends" : "");
+    snprintf (reason, sizeof (reason),
+              "ccautoscale: breaker: %d consecutive boot failures in %s (last: %s);"
+              " 'ccautoscale breaker reset %s'%s",
+              failures, nodearray, what, nodearray, b->cooldown > 0 ? " or the cool-down ends" : "");
     json_object_object_add (o, "open", json_object_new_boolean (1));
     json_object_object_add (o, "since", json_object_new_double (now));
     json_object_object_add (o, "until", json_object_new_double (b->cooldown > 0 ? now + secs : 0));
     json_object_object_add (o, "reason", json_object_new_string (reason));
     hold_nodearray (holds, c, nodearray, now, secs, reason);
-    ccas_log (LOG_ERR, "%s: breaker open: %d consecutive boot failures (last: %s); nothing is created there until"
-              " 'ccautoscale breaker reset %s'%s", nodearray, failures, what, nodearray,
-              b->cooldown > 0 ? " or the cool-down ends" : "");
+    ccas_log (LOG_ERR,
+              "%s: breaker open: %d consecutive boot failures (last: %s); nothing is created there until"
+              " 'ccautoscale breaker reset %s'%s",
+              nodearray, failures, what, nodearray, b->cooldown > 0 ? " or the cool-down ends" : "");
     json_object *ev = json_object_new_object ();
     json_object_object_add (ev, "nodearray", json_object_new_string (nodearray));
     json_object_object_add (ev, "failures", json_object_new_int (failures));
@@ -107,16 +110,16 @@ bool ccas_breaker_boot_failed (struct ccas_breakers *b, struct ccas_holds *holds
 void ccas_breaker_booted (struct ccas_breakers *b, const char *nodearray)
 {
     json_object *o = NULL;
-    if (b && nodearray && json_object_object_get_ex (ccas_state_root (b->st), nodearray, &o) && o
-        && !ccas_json_bool (o, "open", false))
+    if (b && nodearray && json_object_object_get_ex (ccas_state_root (b->st), nodearray, &o) && o &&
+        !ccas_json_bool (o, "open", false))
         json_object_object_add (o, "failures", json_object_new_int (0));
 }
 
 bool ccas_breaker_reset (struct ccas_breakers *b, struct ccas_holds *holds, const char *nodearray, double now)
 {
     json_object *o = NULL;
-    bool was_open = json_object_object_get_ex (ccas_state_root (b->st), nodearray, &o) && o
-                    && ccas_json_bool (o, "open", false);
+    bool was_open = json_object_object_get_ex (ccas_state_root (b->st), nodearray, &o) && o &&
+                    ccas_json_bool (o, "open", false);
     if (o) {
         json_object_object_add (o, "open", json_object_new_boolean (0));
         json_object_object_add (o, "failures", json_object_new_int (0));
@@ -136,7 +139,8 @@ void ccas_breakers_expire (struct ccas_breakers *b, double now)
 {
     if (!b)
         return;
-    json_object_object_foreach (ccas_state_root (b->st), na, o) {
+    json_object_object_foreach (ccas_state_root (b->st), na, o)
+    {
         double until = ccas_json_double (o, "until", 0);
         if (ccas_json_bool (o, "open", false) && until > 0 && until <= now) {
             json_object_object_add (o, "open", json_object_new_boolean (0));
@@ -157,8 +161,7 @@ void ccas_breakers_metrics (const struct ccas_breakers *b)
     if (!b)
         return;
     ccas_metric_clear ("ccautoscale_breaker_open");
-    json_object_object_foreach (ccas_state_root (b->st), na, o)
-        ccas_metric_set ("ccautoscale_breaker_open",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL),
-                         ccas_json_bool (o, "open", false) ? 1 : 0);
+    json_object_object_foreach (ccas_state_root (b->st), na, o) ccas_metric_set (
+        "ccautoscale_breaker_open", ccas_metric_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL),
+        ccas_json_bool (o, "open", false) ? 1 : 0);
 }

@@ -64,7 +64,8 @@ void ccas_holds_add (struct ccas_holds *h, const char *nodearray, const char *ma
 void ccas_holds_end_class (struct ccas_holds *h, const char *nodearray, const char *class_name, double now)
 {
     size_t n = strlen (nodearray);
-    json_object_object_foreach (ccas_state_root (h->st), key, o) {
+    json_object_object_foreach (ccas_state_root (h->st), key, o)
+    {
         const char *cls = ccas_json_str (o, "class");
         if (strncmp (key, nodearray, n) == 0 && key[n] == '/' && cls && strcmp (cls, class_name) == 0)
             json_object_object_add (o, "until", json_object_new_double (now));
@@ -87,7 +88,8 @@ const char *ccas_holds_reason (const struct ccas_holds *h, const char *nodearray
     return ccas_json_str (active (h, nodearray, machine_type, now), "reason");
 }
 
-double ccas_holds_remaining (const struct ccas_holds *h, const char *nodearray, const char *machine_type, double now)
+double ccas_holds_remaining (const struct ccas_holds *h, const char *nodearray, const char *machine_type,
+                             double now)
 {
     json_object *o = active (h, nodearray, machine_type, now);
     return o ? ccas_json_double (o, "until", now) - now : 0;
@@ -117,7 +119,8 @@ int ccas_holds_expire (struct ccas_holds *h, double now, ccas_holds_ended_f fn, 
     json_object *root = ccas_state_root (h->st);
     char *ended[256];
     int n = 0;
-    json_object_object_foreach (root, key, o) {
+    json_object_object_foreach (root, key, o)
+    {
         if (ccas_json_double (o, "until", 0) <= now && n < 256)
             ended[n++] = strdup (key);
     }
@@ -152,13 +155,15 @@ void ccas_holds_metrics (const struct ccas_holds *h, double now)
     if (!h)
         return;
     ccas_metric_clear ("ccautoscale_bucket_held");
-    json_object_object_foreach (ccas_holds_json (h), key, rec) {
+    json_object_object_foreach (ccas_holds_json (h), key, rec)
+    {
         char na[128];
         const char *slash = strchr (key, '/');
         if (!slash || ccas_json_double (rec, "until", 0) <= now)
             continue;
         snprintf (na, sizeof (na), "%.*s", (int)(slash - key), key);
-        ccas_metric_set ("ccautoscale_bucket_held",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "machine_type", slash + 1), 1);
+        ccas_metric_set (
+            "ccautoscale_bucket_held",
+            ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "machine_type", slash + 1), 1);
     }
 }

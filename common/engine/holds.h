@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 
+#include "ccapi/failure.h"
 #include "model/cluster.h"
 #include "util/error.h"
-#include "ccapi/failure.h"
 
 struct ccas_holds;
 
@@ -37,7 +37,8 @@ const char *ccas_holds_reason (const struct ccas_holds *h, const char *nodearray
                                double now);
 
 /* Seconds left of an active hold, or 0. */
-double ccas_holds_remaining (const struct ccas_holds *h, const char *nodearray, const char *machine_type, double now);
+double ccas_holds_remaining (const struct ccas_holds *h, const char *nodearray, const char *machine_type,
+                             double now);
 
 /* Hold every bucket of `c` that has an active hold.  Returns 0 or -1. */
 int ccas_holds_apply (const struct ccas_holds *h, struct ccas_cluster *c, double now);

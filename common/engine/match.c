@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "engine/match.h"
+#include "util/log.h"
 
 /* What the engine remembers per constraint shape for the whole pass. */
 struct shape {
-    uint32_t cursor;             /* nodes before it can no longer take this shape */
+    uint32_t cursor;              /* nodes before it can no longer take this shape */
     struct ccas_bucket **buckets; /* buckets whose new nodes fit, in preference order */
     uint32_t nbuckets;
     bool buckets_ready;
-    bool prefers_colocated;      /* its first bucket is in a colocated nodearray */
-    const char *reason;          /* cached explanation of a miss ... */
-    uint32_t reason_slots;       /* ... for a job of this many slots */
+    bool prefers_colocated; /* its first bucket is in a colocated nodearray */
+    const char *reason;     /* cached explanation of a miss ... */
+    uint32_t reason_slots;  /* ... for a job of this many slots */
     bool reason_colocated;
 };
 
@@ -27,9 +27,9 @@ struct engine {
     struct shape *shapes;
     size_t nshapes;
     struct ccas_undo *undo;
-    int32_t job;                 /* index of the job being placed */
-    bool outside_groups;         /* this attempt takes no node in a placement group */
-    uint32_t committed;          /* nodes that existed before this job's attempt */
+    int32_t job;         /* index of the job being placed */
+    bool outside_groups; /* this attempt takes no node in a placement group */
+    uint32_t committed;  /* nodes that existed before this job's attempt */
     char why[512];
 };
 
@@ -40,7 +40,7 @@ static struct shape *shape_of (struct engine *e, const struct ccas_constraint *k
 
 static bool eval_fits (struct engine *e, const struct ccas_constraint *k, const struct ccas_node *n)
 {
-    struct ccas_eval ev = { .job = e->job, .undo = e->undo };
+    struct ccas_eval ev = {.job = e->job, .undo = e->undo};
     return ccas_constraint_fits (k, n, &ev, NULL, 0);
 }
 
@@ -64,11 +64,12 @@ static int cmp_ranked (const void *pa, const void *pb)
 static int shape_buckets (struct engine *e, const struct ccas_constraint *k, struct shape *s)
 {
     struct ccas_cluster *c = e->c;
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     struct ranked *r;
     if (s->buckets_ready)
         return 0;
-    if (!(r = calloc (c->nbuckets + 1, sizeof (*r))) || !(s->buckets = calloc (c->nbuckets + 1, sizeof (*s->buckets)))) {
+    if (!(r = calloc (c->nbuckets + 1, sizeof (*r))) ||
+        !(s->buckets = calloc (c->nbuckets + 1, sizeof (*s->buckets)))) {
         free (r);
         return -1;
     }
@@ -111,7 +112,7 @@ static bool settled (const struct engine *e, const struct ccas_node *n)
 
 static void take_slot (struct engine *e, const struct ccas_constraint *k, struct ccas_node *n)
 {
-    struct ccas_eval ev = { .job = e->job, .undo = e->undo };
+    struct ccas_eval ev = {.job = e->job, .undo = e->undo};
     ccas_constraint_take (k, n, &ev);
     if (n->last_job != e->job) {
         ccas_undo_u32 (e->undo, &n->njobs);
@@ -127,8 +128,8 @@ static void take_slot (struct engine *e, const struct ccas_constraint *k, struct
 
 /* The first existing (or already made) node from `*pos` on that takes a slot
  * of `k`.  The shape's cursor moves past nodes that fail for good. */
-static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
-                                     uint32_t *pos)
+static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
+                                     const struct ccas_constraint *k, uint32_t *pos)
 {
     struct ccas_cluster *c = e->c;
     struct shape *s = shape_of (e, k);
@@ -166,7 +167,8 @@ static struct ccas_node *new_node (struct engine *e, const struct ccas_constrain
         struct ccas_bucket *b = s->buckets[i];
         /* a colocated nodearray's new nodes are made in placement groups only,
          * unless the job asks for nodes outside any */
-        if ((b->na->colocated && !ccas_constraint_info (k)->forbids_pg) || ccas_bucket_available (b, NULL, 0) < 1)
+        if ((b->na->colocated && !ccas_constraint_info (k)->forbids_pg) ||
+            ccas_bucket_available (b, NULL, 0) < 1)
             continue;
         struct ccas_node *n = ccas_cluster_new_node (e->c, b, NULL, e->undo);
         if (n && eval_fits (e, k, n))
@@ -249,7 +251,7 @@ static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg, bo
 
 static bool bucket_fits_all (struct engine *e, const struct ccas_job *j, struct ccas_bucket *b)
 {
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     for (uint32_t ci = 0; ci < j->nchunks; ci++)
         if (!ccas_constraint_fits (j->chunks[ci].cons, &b->template_node, &ev, NULL, 0))
             return false;
@@ -315,7 +317,7 @@ static const char *keep (struct engine *e, const char *text)
 static const char *why_no_bucket (struct engine *e, const struct ccas_constraint *k)
 {
     struct ccas_cluster *c = e->c;
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     const struct ccas_bucket *best = NULL;
     double best_score = 0;
     char text[800];
@@ -334,7 +336,8 @@ static const char *why_no_bucket (struct engine *e, const struct ccas_constraint
     ccas_constraint_fits (k, &best->template_node, &ev, e->why, sizeof (e->why));
     if (ccas_constraint_info (k)->never)
         return keep (e, e->why);
-    snprintf (text, sizeof (text), "no bucket fits; closest %s/%s: %s", best->na->name, best->machine_type, e->why);
+    snprintf (text, sizeof (text), "no bucket fits; closest %s/%s: %s", best->na->name, best->machine_type,
+              e->why);
     return keep (e, text);
 }
 
@@ -344,7 +347,7 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
     char text[640], avail_why[400];
     int64_t total = 0;
     struct ccas_bucket *first = s->buckets[0];
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     /* what changed since the shape's buckets were chosen: a shared pool ran dry */
     if (!ccas_constraint_fits (k, &first->template_node, &ev, e->why, sizeof (e->why)))
         return keep (e, e->why);
@@ -352,9 +355,11 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
         total += ccas_bucket_available (s->buckets[i], NULL, 0);
     if (j->colocated) {
         struct ccas_bucket *b = first;
-        if (b->max_pg_size != CCAS_UNLIMITED && j->packing == CCAS_SCATTER && (int64_t)j->nslots > b->max_pg_size) {
-            snprintf (text, sizeof (text), "needs %u nodes in one placement group; %s/%s: maxPlacementGroupSize %lld",
-                      j->nslots, b->na->name, b->machine_type, (long long)b->max_pg_size);
+        if (b->max_pg_size != CCAS_UNLIMITED && j->packing == CCAS_SCATTER &&
+            (int64_t)j->nslots > b->max_pg_size) {
+            snprintf (text, sizeof (text),
+                      "needs %u nodes in one placement group; %s/%s: maxPlacementGroupSize %lld", j->nslots,
+                      b->na->name, b->machine_type, (long long)b->max_pg_size);
             return keep (e, text);
         }
     }
@@ -395,10 +400,11 @@ static void apply_running (struct engine *e, struct ccas_job *j)
     for (uint32_t i = 0; i < j->nrunning_on; i++) {
         struct ccas_node *n = ccas_cluster_find_node (e->c, j->running_on[i]);
         if (!n) {
-            ccas_log (LOG_INFO, "job %s: runs on '%s', which CycleCloud does not know", j->id, j->running_on[i]);
+            ccas_log (LOG_INFO, "job %s: runs on '%s', which CycleCloud does not know", j->id,
+                      j->running_on[i]);
             continue;
         }
-        struct ccas_eval ev = { .job = e->job };
+        struct ccas_eval ev = {.job = e->job};
         for (uint32_t ci = 0; ci < j->nchunks; ci++)
             if (ccas_constraint_fits (j->chunks[ci].cons, n, &ev, NULL, 0))
                 ccas_constraint_take (j->chunks[ci].cons, n, &ev);
@@ -459,16 +465,16 @@ static bool place (struct engine *e, struct ccas_job *j)
         return j->single_set ? place_outside_groups (e, j) : place_spread (e, j);
     }
     if (j->single_set)
-        return attempt_colocated (e, j, false, PG_EXISTING) || place_outside_groups (e, j)
-               || attempt_colocated (e, j, false, PG_GROW);
+        return attempt_colocated (e, j, false, PG_EXISTING) || place_outside_groups (e, j) ||
+               attempt_colocated (e, j, false, PG_GROW);
     return place_spread (e, j);
 }
 
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
                 struct ccas_error *err)
 {
-    struct engine e = { .c = c, .jobs = jobs };
-    struct ccas_match_stats st = { 0 };
+    struct engine e = {.c = c, .jobs = jobs};
+    struct ccas_match_stats st = {0};
     int rc = -1;
 
     e.nshapes = ccas_cons_cache_count (c->cons) + 1;

@@ -20,16 +20,16 @@
 #include <stddef.h>
 
 #include "model/cluster.h"
-#include "util/error.h"
 #include "model/job.h"
+#include "util/error.h"
 
 struct ccas_match_stats {
     size_t jobs;
     size_t matched;
     size_t unmatched;
-    size_t slots;             /* slots placed */
-    size_t existing_nodes;    /* existing nodes given work */
-    size_t new_nodes;         /* nodes to create */
+    size_t slots;          /* slots placed */
+    size_t existing_nodes; /* existing nodes given work */
+    size_t new_nodes;      /* nodes to create */
 };
 
 /* Place `jobs` on `c`.  Running jobs first take their resources from the

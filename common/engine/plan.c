@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/arena.h"
 #include "ccapi/failure.h"
 #include "engine/plan.h"
+#include "util/arena.h"
 
 #define ARENA(p) ((struct ccas_arena *)(p)->arena)
 
@@ -54,7 +54,8 @@ static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
         set->count++;
     }
     for (size_t i = 0; i < plan->ncreates; i++) {
-        if (!(plan->creates[i].nodes = ccas_arena_alloc (ARENA (plan), plan->creates[i].count * sizeof (struct ccas_node *))))
+        if (!(plan->creates[i].nodes =
+                  ccas_arena_alloc (ARENA (plan), plan->creates[i].count * sizeof (struct ccas_node *))))
             return -1;
         plan->creates[i].count = 0;
     }
@@ -91,9 +92,9 @@ struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jo
     }
     plan->cluster = c;
     plan->jobs = jobs;
-    if (gather_creates (plan, c) < 0 || gather_starts (plan, c) < 0
-        || !(plan->terminates = calloc (c->nexisting + 1, sizeof (*plan->terminates)))
-        || !(plan->kept = calloc (c->nexisting + 1, sizeof (*plan->kept)))) {
+    if (gather_creates (plan, c) < 0 || gather_starts (plan, c) < 0 ||
+        !(plan->terminates = calloc (c->nexisting + 1, sizeof (*plan->terminates))) ||
+        !(plan->kept = calloc (c->nexisting + 1, sizeof (*plan->kept)))) {
         ccas_plan_destroy (plan);
         ccas_errorf (err, "out of memory");
         return NULL;
@@ -149,9 +150,10 @@ static json_object *create_json (const struct ccas_plan_create *set)
             char reason[600];
             enum ccas_failure_class cls = set->cls;
             json_object_object_add (o, "class", json_object_new_string (ccas_failure_class_name (cls)));
-            json_object_object_add (o, "failure", json_object_new_string (ccas_failure_reason (
-                                                       cls, set->message ? set->message : "no reason given", reason,
-                                                       sizeof (reason))));
+            json_object_object_add (
+                o, "failure",
+                json_object_new_string (ccas_failure_reason (
+                    cls, set->message ? set->message : "no reason given", reason, sizeof (reason))));
         }
         json_object *names = json_object_new_array ();
         for (uint32_t i = 0; i < set->count; i++)
@@ -233,7 +235,8 @@ static void write_job_nodes (FILE *f, const struct ccas_job *j, json_object *str
             continue;
         }
         json_object *o = new_slot_json (v[s]);
-        fputs (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE), f);
+        fputs (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE),
+               f);
         json_object_put (o);
     }
     fputs (" ]", f);
@@ -309,11 +312,9 @@ int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE
     json_object *head = ccas_plan_to_json (plan);
     if (plan->jobs)
         json_object_object_add (head, "summary", summary_json (plan));
-    json_object_object_foreach (head, k, v)
-        write_member (f, k, v, &first);
+    json_object_object_foreach (head, k, v) write_member (f, k, v, &first);
     if (extra) {
-        json_object_object_foreach (extra, k2, v2)
-            write_member (f, k2, v2, &first);
+        json_object_object_foreach (extra, k2, v2) write_member (f, k2, v2, &first);
     }
     json_object_put (head);
     if (plan->jobs) {

@@ -11,45 +11,45 @@
 #define CCAS_PLAN_H
 
 #include <json-c/json.h>
-#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "model/cluster.h"
-#include "util/error.h"
 #include "ccapi/failure.h"
+#include "model/cluster.h"
 #include "model/job.h"
+#include "util/error.h"
 
 enum ccas_outcome {
-    CCAS_PLANNED = 0,   /* not carried out (dry run) */
+    CCAS_PLANNED = 0, /* not carried out (dry run) */
     CCAS_DONE,
     CCAS_FAILED,
 };
 
 struct ccas_plan_create {
     struct ccas_bucket *bucket;
-    struct ccas_pg *pg;            /* or NULL */
+    struct ccas_pg *pg; /* or NULL */
     uint32_t count;
-    struct ccas_node **nodes;      /* the potential nodes, in the order made */
+    struct ccas_node **nodes; /* the potential nodes, in the order made */
     bool keep_alive;
     /* after apply */
     enum ccas_outcome outcome;
     int added;
-    const char *message;           /* the server's, when added < count */
-    enum ccas_failure_class cls;   /* when added < count: from the HTTP status when the
-                                    * request failed, else from the server's message */
+    const char *message;         /* the server's, when added < count */
+    enum ccas_failure_class cls; /* when added < count: from the HTTP status when the
+                                  * request failed, else from the server's message */
 };
 
 struct ccas_plan_action {
     struct ccas_node *node;
-    const char *reason;            /* why this node is started or terminated */
+    const char *reason; /* why this node is started or terminated */
     enum ccas_outcome outcome;
-    const char *error;             /* when failed */
+    const char *error; /* when failed */
 };
 
 struct ccas_plan {
-    struct ccas_cluster *cluster;  /* borrowed */
-    struct ccas_jobs *jobs;        /* borrowed, may be NULL */
+    struct ccas_cluster *cluster; /* borrowed */
+    struct ccas_jobs *jobs;       /* borrowed, may be NULL */
     struct ccas_plan_create *creates;
     size_t ncreates;
     struct ccas_plan_action *starts;

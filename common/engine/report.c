@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/report.h"
 #include "util/events.h"
 #include "util/metrics.h"
-#include "engine/report.h"
 
 void ccas_report_action (const char *event, enum ccas_node_action action, const struct ccas_node *n,
                          const char *reason, const char *operation)
@@ -24,12 +24,13 @@ void ccas_report_action (const char *event, enum ccas_node_action action, const 
     ccas_event (event ? event : action == CCAS_ACTION_START ? "started" : "terminated", o);
     if (action != CCAS_ACTION_START && n->nodearray)
         ccas_metric_add ("ccautoscale_nodes_terminated_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", n->nodearray, NULL, NULL), 1);
+                         ccas_metric_labels (labels, sizeof (labels), "nodearray", n->nodearray, NULL, NULL),
+                         1);
 }
 
 static const char *kind_name (enum ccas_node_kind k)
 {
-    static const char *const names[] = { "ready", "booting", "stopped", "failed", "going", "new" };
+    static const char *const names[] = {"ready", "booting", "stopped", "failed", "going", "new"};
     return names[k];
 }
 
@@ -62,8 +63,8 @@ static void report_node_counts (const struct ccas_cluster *c)
     for (size_t a = 0; a < nna; a++)
         for (int k = CCAS_NODE_READY; k < NKINDS; k++)
             ccas_metric_set ("ccautoscale_nodes",
-                             ccas_metric_labels (labels, sizeof (labels), "nodearray", c->nodearrays[a].name, "state",
-                                                 kind_name ((enum ccas_node_kind)k)),
+                             ccas_metric_labels (labels, sizeof (labels), "nodearray", c->nodearrays[a].name,
+                                                 "state", kind_name ((enum ccas_node_kind)k)),
                              counts[a * NKINDS + (size_t)k]);
     free (counts);
 }
@@ -93,6 +94,6 @@ void ccas_report_model (const struct ccas_cluster *c, double now)
     if (!ccas_metrics_on ())
         return;
     report_node_counts (c);
-    struct latency_pass lp = { c, now };
+    struct latency_pass lp = {c, now};
     ccas_metrics_requested_each (observe_latency, &lp);
 }

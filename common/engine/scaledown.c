@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "engine/plan.h"
 #include "model/resdict.h"
+#include "util/log.h"
 
 /* The node's times, creating the entry the first time it is seen. */
 static json_object *times_of (json_object *times, const struct ccas_node *n, double now)
@@ -31,9 +31,11 @@ static double get_time (json_object *t, const char *key, double dflt)
     return dflt;
 }
 
-static bool boot_timed_out (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t, double now)
+static bool boot_timed_out (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t,
+                            double now)
 {
-    return n->kind == CCAS_NODE_BOOTING && now - get_time (t, "first_seen", now) > ccas_config_boot_timeout (cfg, n->nodearray);
+    return n->kind == CCAS_NODE_BOOTING &&
+           now - get_time (t, "first_seen", now) > ccas_config_boot_timeout (cfg, n->nodearray);
 }
 
 int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now)
@@ -55,8 +57,8 @@ int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, doubl
 }
 
 /* Why `n` should go, or NULL.  `buf` holds the reason. */
-static const char *verdict (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t, double now,
-                            char *buf, size_t size)
+static const char *verdict (const struct ccas_config *cfg, const struct ccas_node *n, json_object *t,
+                            double now, char *buf, size_t size)
 {
     double first = get_time (t, "first_seen", now);
     double busy = get_time (t, "last_busy", first);
@@ -96,7 +98,8 @@ static int drop_departed (json_object *times, const struct ccas_cluster *c)
             goto error;
     if (!(gone = calloc ((size_t)json_object_object_length (times) + 1, sizeof (*gone))))
         goto error;
-    json_object_object_foreach (times, id, val) {
+    json_object_object_foreach (times, id, val)
+    {
         (void)val;
         if (ccas_resdict_find (present, id) < 0)
             gone[ngone++] = id;

@@ -10,12 +10,12 @@
 #include <strings.h>
 #include <time.h>
 
-#include "util/arena.h"
 #include "model/cluster.h"
 #include "model/gputable.h"
+#include "model/vmfamily.h"
+#include "util/arena.h"
 #include "util/json.h"
 #include "util/log.h"
-#include "model/vmfamily.h"
 
 #define ARENA(c) ((struct ccas_arena *)(c)->arena)
 
@@ -148,8 +148,7 @@ static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
             return -1;
         pg->active = b->st->pgs[i].active_count;
         pg->from_status = true;
-        pg->room = b->max_pg_size == CCAS_UNLIMITED ? CCAS_UNLIMITED
-                                                     : remaining (b->max_pg_size, pg->active);
+        pg->room = b->max_pg_size == CCAS_UNLIMITED ? CCAS_UNLIMITED : remaining (b->max_pg_size, pg->active);
     }
     return 0;
 }
@@ -168,7 +167,7 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
     if (!c->nodearrays || !c->buckets || !c->families)
         return ccas_errorf (err, "out of memory");
     c->nnodearrays = st->nnodearrays;
-    c->regional_limit = (struct ccas_limit){ "regional quota", CCAS_UNLIMITED, CCAS_UNLIMITED };
+    c->regional_limit = (struct ccas_limit){"regional quota", CCAS_UNLIMITED, CCAS_UNLIMITED};
     for (size_t i = 0; i < st->nnodearrays; i++) {
         const struct ccas_nodearray_status *nas = &st->nodearrays[i];
         init_nodearray (c, &c->nodearrays[i], nas);
@@ -179,7 +178,8 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
             b->na = &c->nodearrays[i];
             b->st = bs;
             b->machine_type = bs->machine_type;
-            b->family = ccas_arena_strdup (ARENA (c), ccas_vm_family (bs->machine_type, family, sizeof (family)));
+            b->family =
+                ccas_arena_strdup (ARENA (c), ccas_vm_family (bs->machine_type, family, sizeof (family)));
             b->cores_per_vm = bs->vm.vcpu_quota_count > 0 ? bs->vm.vcpu_quota_count : bs->vm.vcpu_count;
             if (b->cores_per_vm <= 0)
                 b->cores_per_vm = 1;
@@ -187,26 +187,27 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
             b->max_pg_size = bs->max_pg_size > 0 ? bs->max_pg_size : CCAS_UNLIMITED;
             b->family_limit = family_limit (c, b->family, bs);
             if (bs->regional_quota_core_count >= 0)
-                c->regional_limit.cores = min64 (c->regional_limit.cores,
-                                                 remaining (bs->regional_quota_core_count,
-                                                            bs->regional_consumed_core_count));
+                c->regional_limit.cores =
+                    min64 (c->regional_limit.cores,
+                           remaining (bs->regional_quota_core_count, bs->regional_consumed_core_count));
             b->regional_limit = &c->regional_limit;
             b->cluster_limit = &c->cluster_limit;
-            b->order = (uint32_t)(i * 1000000 + machine_type_rank (c->cfg, nas->name, bs->machine_type) * 1000 + j);
+            b->order =
+                (uint32_t)(i * 1000000 + machine_type_rank (c->cfg, nas->name, bs->machine_type) * 1000 + j);
             active += bs->active_count > 0 ? bs->active_count : 0;
             active_cores += bs->active_core_count > 0 ? bs->active_core_count : 0;
         }
     }
     c->nbuckets = nb;
-    c->cluster_limit = (struct ccas_limit){ "cluster limit", remaining (st->max_count, active),
-                                            remaining (st->max_core_count, active_cores) };
+    c->cluster_limit = (struct ccas_limit){"cluster limit", remaining (st->max_count, active),
+                                           remaining (st->max_core_count, active_cores)};
     qsort (c->buckets, nb, sizeof (*c->buckets), cmp_bucket);
     for (size_t i = 0; i < nb; i++) {
         struct ccas_bucket *b = &c->buckets[i];
         b->order = (uint32_t)i;
         init_template (c, b);
-        if (ccas_rules_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0
-            || add_status_pgs (c, b) < 0)
+        if (ccas_rules_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0 ||
+            add_status_pgs (c, b) < 0)
             return ccas_errorf (err, "out of memory");
     }
     return 0;
@@ -324,9 +325,9 @@ static int index_one (struct ccas_resdict *d, struct ccas_node **v, const char *
 static int index_nodes (struct ccas_cluster *c, struct ccas_error *err)
 {
     char host[256];
-    if (!(c->names = ccas_resdict_create ()) || !(c->hosts = ccas_resdict_create ())
-        || !(c->by_name = calloc (c->nexisting + 1, sizeof (*c->by_name)))
-        || !(c->by_host = calloc (c->nexisting + 1, sizeof (*c->by_host))))
+    if (!(c->names = ccas_resdict_create ()) || !(c->hosts = ccas_resdict_create ()) ||
+        !(c->by_name = calloc (c->nexisting + 1, sizeof (*c->by_name))) ||
+        !(c->by_host = calloc (c->nexisting + 1, sizeof (*c->by_host))))
         return ccas_errorf (err, "out of memory");
     for (size_t i = 0; i < c->nexisting; i++) {
         struct ccas_node *n = c->nodes[i];
@@ -448,8 +449,8 @@ struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const cha
     if (!nodearray || !machine_type)
         return NULL;
     for (size_t i = 0; i < c->nbuckets; i++)
-        if (strcmp (c->buckets[i].na->name, nodearray) == 0
-            && strcasecmp (c->buckets[i].machine_type, machine_type) == 0)
+        if (strcmp (c->buckets[i].na->name, nodearray) == 0 &&
+            strcasecmp (c->buckets[i].machine_type, machine_type) == 0)
             return &c->buckets[i];
     return NULL;
 }
@@ -522,9 +523,10 @@ int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t wh
     }
     if (!b->na->enabled) {
         if (why)
-            snprintf (why, whysize, "%s", b->na->st->autoscale_enabled
-                                              ? "nodearray disabled in the configuration"
-                                              : "nodearray not autoscaled (its Configuration.autoscale.enabled is false)");
+            snprintf (why, whysize, "%s",
+                      b->na->st->autoscale_enabled
+                          ? "nodearray disabled in the configuration"
+                          : "nodearray not autoscaled (its Configuration.autoscale.enabled is false)");
         return 0;
     }
     /* narrower limits first: on a tie the narrower one explains better */

@@ -25,27 +25,27 @@
 #include "ccapi/ccapi.h"
 #include "conf/conf.h"
 #include "model/constraint.h"
-#include "util/error.h"
 #include "model/node.h"
 #include "model/resources.h"
 #include "model/undo.h"
+#include "util/error.h"
 
 #define CCAS_UNLIMITED INT64_MAX
 
 /* A pool of nodes and cores that several buckets draw on. */
 struct ccas_limit {
-    const char *what;   /* "cluster", "nodearray hpc", "family quota", "regional quota" */
-    int64_t nodes;      /* remaining, or CCAS_UNLIMITED */
+    const char *what; /* "cluster", "nodearray hpc", "family quota", "regional quota" */
+    int64_t nodes;    /* remaining, or CCAS_UNLIMITED */
     int64_t cores;
 };
 
 struct ccas_pg {
     const char *name;
     struct ccas_bucket *bucket;
-    int64_t active;     /* nodes in it when the pass began */
-    int64_t room;       /* how many more may join, or CCAS_UNLIMITED */
-    bool is_new;        /* named by this pass */
-    bool from_status;   /* counts came from the status read (else from its nodes) */
+    int64_t active;             /* nodes in it when the pass began */
+    int64_t room;               /* how many more may join, or CCAS_UNLIMITED */
+    bool is_new;                /* named by this pass */
+    bool from_status;           /* counts came from the status read (else from its nodes) */
     struct ccas_node **members; /* its usable nodes, existing then new */
     uint32_t nmembers, memcap;
     uint32_t closed_prefix; /* matching: members before it are closed to every later job */
@@ -55,8 +55,8 @@ struct ccas_nodearray {
     const char *name;
     const struct ccas_nodearray_status *st;
     int priority;
-    bool enabled;       /* the configuration allows creating here */
-    bool colocated;     /* jobs keep their nodes in one placement group */
+    bool enabled;   /* the configuration allows creating here */
+    bool colocated; /* jobs keep their nodes in one placement group */
     struct ccas_limit limit;
 };
 
@@ -65,44 +65,44 @@ struct ccas_bucket {
     const struct ccas_bucket_status *st;
     const char *machine_type;
     const char *family;
-    int64_t cores_per_vm;        /* charged against core limits and quotas */
-    int64_t available;           /* the bucket's own count, less what was promised */
-    int64_t max_pg_size;         /* CCAS_UNLIMITED if unknown */
+    int64_t cores_per_vm; /* charged against core limits and quotas */
+    int64_t available;    /* the bucket's own count, less what was promised */
+    int64_t max_pg_size;  /* CCAS_UNLIMITED if unknown */
     struct ccas_limit *family_limit;
     struct ccas_limit *regional_limit;
     struct ccas_limit *cluster_limit;
     struct ccas_node template_node; /* what a new node here would look like */
     struct ccas_pg **pgs;
     size_t npgs, pgcap;
-    uint32_t order;              /* position in preference order */
-    uint32_t new_nodes;          /* nodes this pass made here */
-    const char *hold_reason;     /* held back (capacity window, breaker): takes no new nodes */
+    uint32_t order;          /* position in preference order */
+    uint32_t new_nodes;      /* nodes this pass made here */
+    const char *hold_reason; /* held back (capacity window, breaker): takes no new nodes */
 };
 
 struct ccas_cluster {
     const struct ccas_config *cfg;
-    struct ccas_cluster_status *status;   /* owned */
-    struct ccas_node_list *nodelist;      /* owned, may be NULL */
-    struct ccas_resdict *dict;            /* owned */
-    struct ccas_shared *shared;           /* owned */
-    struct ccas_cons_cache *cons;         /* owned */
-    struct ccas_rules *rules;             /* owned */
+    struct ccas_cluster_status *status; /* owned */
+    struct ccas_node_list *nodelist;    /* owned, may be NULL */
+    struct ccas_resdict *dict;          /* owned */
+    struct ccas_shared *shared;         /* owned */
+    struct ccas_cons_cache *cons;       /* owned */
+    struct ccas_rules *rules;           /* owned */
 
     struct ccas_nodearray *nodearrays;
     size_t nnodearrays;
-    struct ccas_bucket *buckets;          /* in preference order */
+    struct ccas_bucket *buckets; /* in preference order */
     size_t nbuckets;
     struct ccas_limit cluster_limit;
     struct ccas_limit regional_limit;
     struct ccas_limit *families;
     size_t nfamilies;
 
-    struct ccas_node **nodes;             /* existing, then new */
+    struct ccas_node **nodes; /* existing, then new */
     size_t nnodes, nodecap;
-    size_t nexisting;                     /* nodes[0..nexisting) came from CycleCloud */
-    struct ccas_resdict *names, *hosts;   /* owned: existing nodes by name, by lower-case hostname */
+    size_t nexisting;                      /* nodes[0..nexisting) came from CycleCloud */
+    struct ccas_resdict *names, *hosts;    /* owned: existing nodes by name, by lower-case hostname */
     struct ccas_node **by_name, **by_host; /* indexed by those ids */
-    double now;                           /* wall clock at build time */
+    double now;                            /* wall clock at build time */
     void *arena;
 };
 

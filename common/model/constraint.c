@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/arena.h"
 #include "model/constraint.h"
+#include "util/arena.h"
 #include "util/json.h"
 #include "util/units.h"
 
@@ -19,9 +19,9 @@ enum term_kind {
     T_OR,
     T_XOR,
     T_NOT,
-    T_MIN,          /* node resource >= amount; consumes */
-    T_RES_MATCH,    /* node resource matches one of values; read-only */
-    T_PROP,         /* node property matches one of values */
+    T_MIN,       /* node resource >= amount; consumes */
+    T_RES_MATCH, /* node resource matches one of values; read-only */
+    T_PROP,      /* node property matches one of values */
     T_EXCLUSIVE,
     T_EXCL_TASK,
     T_IN_PG,
@@ -33,9 +33,9 @@ enum term_kind {
 
 struct term {
     enum term_kind kind;
-    int index;                 /* resource id, property, or shared index */
-    bool flag;                 /* exclusive / in-a-placement-group value */
-    bool size;                 /* amount is bytes (for messages) */
+    int index; /* resource id, property, or shared index */
+    bool flag; /* exclusive / in-a-placement-group value */
+    bool size; /* amount is bytes (for messages) */
     double amount;
     const char *key;           /* as written, for messages */
     const char *message;       /* T_NEVER */
@@ -48,7 +48,7 @@ struct term {
 struct ccas_constraint {
     struct term root;
     struct ccas_cons_info info;
-    json_object *src;          /* a reference, keeping borrowed strings alive */
+    json_object *src;           /* a reference, keeping borrowed strings alive */
     struct ccas_shared *shared; /* the pool shared resources are taken from */
     const char *text;
     uint64_t hash;
@@ -60,7 +60,7 @@ struct ccas_cons_cache {
     struct ccas_constraint **slots; /* hash table of interned constraints */
     size_t nslots, count;
     struct ccas_constraint **byid;
-    struct ccas_arena *arena;   /* terms and values */
+    struct ccas_arena *arena; /* terms and values */
     struct ccas_constraint any;
 };
 
@@ -148,8 +148,7 @@ static uint64_t hash_json (json_object *j)
         return h ^ 7;
     case json_type_object: {
         uint64_t sum = 11;
-        json_object_object_foreach (j, key, val)
-            sum += mix (hash_str (key, h) ^ hash_json (val));
+        json_object_object_foreach (j, key, val) sum += mix (hash_str (key, h) ^ hash_json (val));
         return sum;
     }
     }
@@ -242,7 +241,8 @@ static int compile_bool_key (struct compiler *cc, json_object *val, const char *
 {
     char brief[64];
     if (!json_object_is_type (val, json_type_boolean))
-        return fail (cc, path, "expected true or false, got %s", ccas_json_brief (val, brief, sizeof (brief)));
+        return fail (cc, path, "expected true or false, got %s",
+                     ccas_json_brief (val, brief, sizeof (brief)));
     *out = json_object_get_boolean (val);
     return 0;
 }
@@ -382,7 +382,8 @@ static int compile_key (struct compiler *cc, const char *key, json_object *val, 
     }
     if (strcmp (key, "never") == 0) {
         if (!json_object_is_type (val, json_type_string))
-            return fail (cc, path, "expected a message, got %s", ccas_json_brief (val, brief, sizeof (brief)));
+            return fail (cc, path, "expected a message, got %s",
+                         ccas_json_brief (val, brief, sizeof (brief)));
         t->kind = T_NEVER;
         t->message = json_object_get_string (val);
         return 0;
@@ -411,7 +412,8 @@ static int compile_object (struct compiler *cc, json_object *j, const char *path
         return 0;
     }
     if (n == 1) {
-        json_object_object_foreach (j, key, val) {
+        json_object_object_foreach (j, key, val)
+        {
             char sub[512];
             ccas_json_path_key (sub, sizeof (sub), path, key);
             return compile_key (cc, key, val, sub, t);
@@ -422,7 +424,8 @@ static int compile_object (struct compiler *cc, json_object *j, const char *path
     if (!(t->kids = arena_alloc (cc->cache, n * sizeof (*t->kids))))
         return fail (cc, path, "out of memory");
     size_t i = 0;
-    json_object_object_foreach (j, key2, val2) {
+    json_object_object_foreach (j, key2, val2)
+    {
         char sub[512];
         ccas_json_path_key (sub, sizeof (sub), path, key2);
         if (compile_key (cc, key2, val2, sub, &t->kids[i++]) < 0)
@@ -443,7 +446,8 @@ static int compile_term (struct compiler *cc, json_object *j, const char *path, 
         return compile_list (cc, j, path, t);
     }
     if (!json_object_is_type (j, json_type_object))
-        return fail (cc, path, "expected a constraint object, got %s", ccas_json_brief (j, brief, sizeof (brief)));
+        return fail (cc, path, "expected a constraint object, got %s",
+                     ccas_json_brief (j, brief, sizeof (brief)));
     return compile_object (cc, j, path, t);
 }
 
@@ -496,7 +500,7 @@ const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *c
     }
     k->info.monotone = true;
     k->shared = cache->shared;
-    struct compiler cc = { cache, k, err };
+    struct compiler cc = {cache, k, err};
     if (compile_term (&cc, json, path, &k->root) < 0)
         return NULL; /* the arena keeps the partial terms until the cache goes */
     collect_info (&k->root, &k->info);
@@ -530,7 +534,7 @@ const char *ccas_constraint_text (const struct ccas_constraint *c)
 struct judge {
     const struct ccas_eval *ev;
     struct ccas_shared *shared;
-    bool total;     /* inside "not": judge what the node has, not what is free */
+    bool total; /* inside "not": judge what the node has, not what is free */
     char *why;
     size_t whysize;
 };
@@ -567,8 +571,9 @@ static bool fits_min (struct judge *jg, const struct term *t, const struct ccas_
     if (have + 1e-9 >= t->amount)
         return true;
     if (jg->why) /* formatting the amounts is most of a miss's cost: only when asked why */
-        say (jg, "%s: needs %s, node has %s%s", t->key, fmt_amount (t->amount, t->size || v->size, a, sizeof (a)),
-         fmt_amount (have, t->size || v->size, b, sizeof (b)), jg->total ? "" : " free");
+        say (jg, "%s: needs %s, node has %s%s", t->key,
+             fmt_amount (t->amount, t->size || v->size, a, sizeof (a)),
+             fmt_amount (have, t->size || v->size, b, sizeof (b)), jg->total ? "" : " free");
     return false;
 }
 
@@ -588,8 +593,7 @@ static void say_mismatch (struct judge *jg, const char *what, const struct term 
         return;
     ccas_value_format (&t->values[0], want, sizeof (want));
     ccas_value_format (v, have, sizeof (have));
-    say (jg, "%s: wants %s%s, %s %s", t->key, t->nvalues > 1 ? "one of " : "", want,
-         what, have);
+    say (jg, "%s: wants %s%s, %s %s", t->key, t->nvalues > 1 ? "one of " : "", want, what, have);
 }
 
 static bool fits_list (struct judge *jg, const struct term *t, const struct ccas_node *n)
@@ -672,8 +676,9 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
             return true;
         if ((n->placement_group != NULL) == t->flag)
             return true;
-        say (jg, t->flag ? "in-a-placement-group: the node is in none"
-                         : "in-a-placement-group: the node is in '%s'",
+        say (jg,
+             t->flag ? "in-a-placement-group: the node is in none"
+                     : "in-a-placement-group: the node is in '%s'",
              n->placement_group ? n->placement_group : "");
         return false;
     case T_NEVER:
@@ -684,7 +689,8 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         char a[32], b[32];
         if (v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount)
             return true;
-        say (jg, "%s: needs %s, %s left in the cluster", t->key, fmt_amount (t->amount, t->size, a, sizeof (a)),
+        say (jg, "%s: needs %s, %s left in the cluster", t->key,
+             fmt_amount (t->amount, t->size, a, sizeof (a)),
              v->type == CCAS_V_NUM ? fmt_amount (v->u.num, t->size, b, sizeof (b)) : "none");
         return false;
     }
@@ -707,7 +713,7 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
 bool ccas_constraint_fits (const struct ccas_constraint *c, const struct ccas_node *n,
                            const struct ccas_eval *ev, char *why, size_t whysize)
 {
-    struct judge jg = { ev, c->shared, false, why, whysize };
+    struct judge jg = {ev, c->shared, false, why, whysize};
     if (why && whysize)
         why[0] = '\0';
     return fits (&jg, &c->root, n);
@@ -763,10 +769,9 @@ static void take (struct judge *jg, const struct term *t, struct ccas_node *n)
     }
 }
 
-void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n,
-                           const struct ccas_eval *ev)
+void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n, const struct ccas_eval *ev)
 {
-    struct judge jg = { ev, c->shared, false, NULL, 0 };
+    struct judge jg = {ev, c->shared, false, NULL, 0};
     take (&jg, &c->root, n);
 }
 
@@ -805,8 +810,8 @@ static uint32_t rank (struct judge *jg, const struct term *t, const struct ccas_
 
 uint32_t ccas_constraint_rank (const struct ccas_constraint *c, const struct ccas_node *n)
 {
-    struct ccas_eval ev = { .job = -1, .template_node = true };
-    struct judge jg = { &ev, c->shared, false, NULL, 0 };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
+    struct judge jg = {&ev, c->shared, false, NULL, 0};
     return rank (&jg, &c->root, n);
 }
 
@@ -830,8 +835,8 @@ static double term_closeness (struct judge *jg, const struct term *t, const stru
 
 double ccas_constraint_closeness (const struct ccas_constraint *c, const struct ccas_node *n)
 {
-    struct ccas_eval ev = { .job = -1, .template_node = true };
-    struct judge jg = { &ev, c->shared, false, NULL, 0 };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
+    struct judge jg = {&ev, c->shared, false, NULL, 0};
     if (c->root.kind != T_AND)
         return term_closeness (&jg, &c->root, n);
     double k = 0;

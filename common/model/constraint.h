@@ -32,11 +32,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util/error.h"
 #include "model/node.h"
 #include "model/resdict.h"
 #include "model/shared.h"
 #include "model/undo.h"
+#include "util/error.h"
 
 struct ccas_constraint;
 struct ccas_cons_cache;
@@ -75,9 +75,9 @@ const struct ccas_cons_info *ccas_constraint_info (const struct ccas_constraint 
 
 /* How a test is judged. */
 struct ccas_eval {
-    int32_t job;             /* index of the job asking, for exclusivity */
-    bool template_node;      /* testing a bucket's potential node: placement is decided later */
-    struct ccas_undo *undo;  /* where ccas_constraint_take() records changes, or NULL */
+    int32_t job;            /* index of the job asking, for exclusivity */
+    bool template_node;     /* testing a bucket's potential node: placement is decided later */
+    struct ccas_undo *undo; /* where ccas_constraint_take() records changes, or NULL */
 };
 
 /* Does node `n` have room for one more slot of `c`?  On a miss, when `why` is
@@ -89,8 +89,7 @@ bool ccas_constraint_fits (const struct ccas_constraint *c, const struct ccas_no
 /* Take one slot of `c` from `n`: consume minimums (through the first matching
  * "or" child), mark exclusivity, consume shared resources.  Call only after
  * ccas_constraint_fits() said yes.  Changes are recorded in ev->undo. */
-void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n,
-                           const struct ccas_eval *ev);
+void ccas_constraint_take (const struct ccas_constraint *c, struct ccas_node *n, const struct ccas_eval *ev);
 
 /* Preference rank of `n` under `c`: for list-valued matches, the index of the
  * first listed option the node satisfies, summed over the terms; lower is

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/arena.h"
 #include "model/job.h"
+#include "util/arena.h"
 #include "util/json.h"
 
 #define ARENA(j) ((struct ccas_arena *)(j)->arena)
@@ -19,8 +19,8 @@ struct ccas_jobs *ccas_jobs_create (size_t hint)
     if (!jobs)
         return NULL;
     jobs->cap = hint ? hint : 16;
-    if (!(jobs->arena = ccas_arena_create ())
-        || !(jobs->v = ccas_arena_alloc (ARENA (jobs), jobs->cap * sizeof (*jobs->v)))) {
+    if (!(jobs->arena = ccas_arena_create ()) ||
+        !(jobs->v = ccas_arena_alloc (ARENA (jobs), jobs->cap * sizeof (*jobs->v)))) {
         ccas_jobs_destroy (jobs);
         return NULL;
     }
@@ -87,9 +87,10 @@ static int fail (struct parser *p, const char *path, const char *fmt, ...)
 
 static int check_keys (struct parser *p, json_object *obj, const char *path)
 {
-    static const char *const known[] = { "id", "node_count", "constraints", "packing", "exclusive",
-                                         "colocated", "chunks", "state", "nodes" };
-    json_object_object_foreach (obj, key, val) {
+    static const char *const known[] = {"id",        "node_count", "constraints", "packing", "exclusive",
+                                        "colocated", "chunks",     "state",       "nodes"};
+    json_object_object_foreach (obj, key, val)
+    {
         bool ok = false;
         (void)val;
         for (size_t i = 0; i < sizeof (known) / sizeof (known[0]); i++)
@@ -147,7 +148,7 @@ static int compile_chunk (struct parser *p, json_object *cons, bool excl, bool c
     char sub[256];
     ccas_json_path_key (sub, sizeof (sub), path, "constraints");
     json_object *full = with_flags (cons, excl, coloc);
-    struct ccas_error cerr = { "" };
+    struct ccas_error cerr = {""};
     chunk->cons = ccas_constraint_compile (p->cache, full, sub, &cerr);
     json_object_put (full);
     if (!chunk->cons)
@@ -155,15 +156,14 @@ static int compile_chunk (struct parser *p, json_object *cons, bool excl, bool c
     return 0;
 }
 
-static int parse_flags (struct parser *p, json_object *obj, const char *path, struct ccas_job *j,
-                        bool *excl)
+static int parse_flags (struct parser *p, json_object *obj, const char *path, struct ccas_job *j, bool *excl)
 {
     const char *packing = NULL;
-    struct ccas_error e = { "" };
+    struct ccas_error e = {""};
     *excl = false;
-    if (ccas_json_get_bool (obj, path, "exclusive", excl, &e) < 0
-        || ccas_json_get_bool (obj, path, "colocated", &j->colocated, &e) < 0
-        || ccas_json_get_str (obj, path, "packing", &packing, &e) < 0)
+    if (ccas_json_get_bool (obj, path, "exclusive", excl, &e) < 0 ||
+        ccas_json_get_bool (obj, path, "colocated", &j->colocated, &e) < 0 ||
+        ccas_json_get_str (obj, path, "packing", &packing, &e) < 0)
         return ccas_errorf (p->err, "%s: %s", p->origin, e.text);
     if (packing && strcmp (packing, "pack") == 0)
         j->packing = CCAS_PACK;
@@ -239,8 +239,8 @@ static int parse_job (struct parser *p, json_object *obj, size_t index)
                 return fail (p, cpath, "expected {count, constraints}");
         } else
             snprintf (cpath, sizeof (cpath), "%s", path);
-        if (get_count (p, c, cpath, chunks ? "count" : "node_count", &j->chunks[i].count) < 0
-            || compile_chunk (p, ccas_json_get (c, "constraints"), excl, j->colocated, cpath, &j->chunks[i]) < 0)
+        if (get_count (p, c, cpath, chunks ? "count" : "node_count", &j->chunks[i].count) < 0 ||
+            compile_chunk (p, ccas_json_get (c, "constraints"), excl, j->colocated, cpath, &j->chunks[i]) < 0)
             return -1;
         j->nslots += j->chunks[i].count;
     }
@@ -262,7 +262,7 @@ struct ccas_jobs *ccas_jobs_from_json (json_object *root, struct ccas_cons_cache
         json_object_put (root);
         return NULL;
     }
-    struct parser p = { jobs, cache, origin, err };
+    struct parser p = {jobs, cache, origin, err};
     for (size_t i = 0; i < n; i++)
         if (parse_job (&p, json_object_array_get_idx (root, i), i) < 0) {
             ccas_jobs_destroy (jobs);
@@ -287,7 +287,7 @@ struct ccas_jobs *ccas_jobs_from_text (const char *text, size_t len, struct ccas
         ccas_errorf (err, "%s: out of memory", origin);
         return NULL;
     }
-    struct parser p = { jobs, cache, origin, err };
+    struct parser p = {jobs, cache, origin, err};
     if (ccas_json_array_each (text, len, origin, parse_each, &p, err) < 0) {
         if (!err->text[0])
             ccas_errorf (err, "%s: expected an array of jobs", origin);

@@ -24,40 +24,40 @@
 #include <stdint.h>
 
 #include "model/constraint.h"
-#include "util/error.h"
 #include "model/node.h"
+#include "util/error.h"
 
 enum ccas_packing { CCAS_PACK, CCAS_SCATTER };
 
 struct ccas_chunk {
     uint32_t count;
-    const struct ccas_constraint *cons;  /* owned by the cache it was compiled in */
+    const struct ccas_constraint *cons; /* owned by the cache it was compiled in */
 };
 
 struct ccas_job {
     const char *id;
     struct ccas_chunk *chunks;
     uint32_t nchunks;
-    uint32_t nslots;                     /* sum of chunk counts */
+    uint32_t nslots; /* sum of chunk counts */
     enum ccas_packing packing;
-    bool colocated;                      /* all slots in one placement group */
-    bool single_set;                     /* all slots in one placement group, or all outside
-                                          * any (PBS keeps a job in one placement set) */
-    bool running;                        /* already running on `running_on` */
-    bool ignore;                         /* leave out of matching (e.g. behind the job analyzed) */
+    bool colocated;  /* all slots in one placement group */
+    bool single_set; /* all slots in one placement group, or all outside
+                      * any (PBS keeps a job in one placement set) */
+    bool running;    /* already running on `running_on` */
+    bool ignore;     /* leave out of matching (e.g. behind the job analyzed) */
     const char **running_on;
     uint32_t nrunning_on;
 
     /* results of ccas_match() */
     bool matched;
-    struct ccas_node **slots;            /* node per slot when matched */
-    const char *reason;                  /* why not, when !matched */
+    struct ccas_node **slots; /* node per slot when matched */
+    const char *reason;       /* why not, when !matched */
 };
 
 struct ccas_jobs {
     struct ccas_job *v;
     size_t n, cap;
-    void *arena;                         /* jobs, chunks and their strings */
+    void *arena; /* jobs, chunks and their strings */
 };
 
 /* Parse the JSON form.  Takes ownership of `root` (and puts it).  Constraints

@@ -54,12 +54,12 @@ enum ccas_node_prop {
 };
 
 enum ccas_node_kind {
-    CCAS_NODE_READY,       /* Ready with an address */
-    CCAS_NODE_BOOTING,     /* Acquiring / Preparing / Ready without address */
-    CCAS_NODE_STOPPED,     /* Deallocated: may be started */
-    CCAS_NODE_FAILED,      /* never matched; terminated by scale-down */
-    CCAS_NODE_GOING,       /* terminating, or otherwise unusable */
-    CCAS_NODE_NEW,         /* potential: to be created this pass */
+    CCAS_NODE_READY,   /* Ready with an address */
+    CCAS_NODE_BOOTING, /* Acquiring / Preparing / Ready without address */
+    CCAS_NODE_STOPPED, /* Deallocated: may be started */
+    CCAS_NODE_FAILED,  /* never matched; terminated by scale-down */
+    CCAS_NODE_GOING,   /* terminating, or otherwise unusable */
+    CCAS_NODE_NEW,     /* potential: to be created this pass */
 };
 
 struct ccas_node {
@@ -83,13 +83,13 @@ struct ccas_node {
     int pcpu_count;
     int cores_per_socket;
     int gpu_count;
-    double memory;              /* bytes */
+    double memory; /* bytes */
     bool infiniband;
     bool spot;
     bool keep_alive;
-    bool managed;               /* created by CycleCloud for this cluster */
-    double capfail_age;         /* potential nodes: seconds since the bucket's last capacity
-                                 * failure; <0 never or not applicable */
+    bool managed;       /* created by CycleCloud for this cluster */
+    double capfail_age; /* potential nodes: seconds since the bucket's last capacity
+                         * failure; <0 never or not applicable */
     enum ccas_node_kind kind;
     struct ccas_bucket *bucket; /* NULL if no bucket matches it */
     struct ccas_pg *pg;         /* NULL outside placement groups */
@@ -101,18 +101,18 @@ struct ccas_node {
     uint32_t nres;
 
     /* scheduler view */
-    bool busy;                  /* jobs run here (never terminated) */
-    uint32_t sched_jobs;        /* how many */
-    bool sched_offline;         /* the scheduler will not place work here */
+    bool busy;           /* jobs run here (never terminated) */
+    uint32_t sched_jobs; /* how many */
+    bool sched_offline;  /* the scheduler will not place work here */
 
     /* matching state for one pass */
-    uint32_t index;             /* position in the model's node list */
-    uint32_t njobs;             /* jobs given this node in this pass */
-    int32_t last_job;           /* index of the last job that took it, -1 none */
-    bool exclusive;             /* an exclusive job owns it this pass */
-    bool excl_task_used;        /* an exclusive-task slot is on it */
-    bool matched;               /* given work this pass (busy or matched) */
-    bool boot_timed_out;        /* booting past boot_timeout: given no work, terminated */
+    uint32_t index;      /* position in the model's node list */
+    uint32_t njobs;      /* jobs given this node in this pass */
+    int32_t last_job;    /* index of the last job that took it, -1 none */
+    bool exclusive;      /* an exclusive job owns it this pass */
+    bool excl_task_used; /* an exclusive-task slot is on it */
+    bool matched;        /* given work this pass (busy or matched) */
+    bool boot_timed_out; /* booting past boot_timeout: given no work, terminated */
 };
 
 /* "vm_size" (without "node.") -> property; -1 if unknown. */
@@ -127,16 +127,16 @@ struct ccas_value ccas_node_prop (const struct ccas_node *n, enum ccas_node_prop
 /* The node's value of resource `id`: CCAS_V_NONE when undefined. */
 static inline const struct ccas_value *ccas_node_res (const struct ccas_node *n, int id)
 {
-    static const struct ccas_value none = { .type = CCAS_V_NONE };
+    static const struct ccas_value none = {.type = CCAS_V_NONE};
     return id >= 0 && (uint32_t)id < n->nres ? &n->res[id] : &none;
 }
 
 /* True for the states in which a node may be given new work. */
 static inline bool ccas_node_usable (const struct ccas_node *n)
 {
-    return (n->kind == CCAS_NODE_READY || n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_STOPPED
-            || n->kind == CCAS_NODE_NEW)
-           && !n->boot_timed_out;
+    return (n->kind == CCAS_NODE_READY || n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_STOPPED ||
+            n->kind == CCAS_NODE_NEW) &&
+           !n->boot_timed_out;
 }
 
 #endif /* !CCAS_NODE_H */

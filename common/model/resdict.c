@@ -9,10 +9,10 @@
 #include "model/resdict.h"
 
 struct ccas_resdict {
-    char **names;      /* by id */
+    char **names; /* by id */
     size_t count, cap;
-    int *slots;        /* hash slots holding id + 1, 0 = empty */
-    size_t nslots;     /* a power of two */
+    int *slots;    /* hash slots holding id + 1, 0 = empty */
+    size_t nslots; /* a power of two */
 };
 
 static uint64_t hash_name (const char *s)

@@ -7,18 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
 #include "model/resources.h"
+#include "util/json.h"
 #include "util/units.h"
 
 enum modifier { MOD_NONE, MOD_ADD, MOD_SUBTRACT, MOD_MULTIPLY, MOD_DIVIDE, MOD_DIVIDE_FLOOR };
 
 static const char *const modifier_keys[] = {
-    [MOD_ADD] = "add",
-    [MOD_SUBTRACT] = "subtract",
-    [MOD_MULTIPLY] = "multiply",
-    [MOD_DIVIDE] = "divide",
-    [MOD_DIVIDE_FLOOR] = "divide_floor",
+    [MOD_ADD] = "add",       [MOD_SUBTRACT] = "subtract",         [MOD_MULTIPLY] = "multiply",
+    [MOD_DIVIDE] = "divide", [MOD_DIVIDE_FLOOR] = "divide_floor",
 };
 
 struct rule {
@@ -130,9 +127,10 @@ static int parse_modifier (json_object *obj, const char *path, struct rule *rule
 
 static int check_keys (json_object *obj, const char *path, struct ccas_error *err)
 {
-    static const char *const known[] = { "select", "name", "value", "add", "subtract",
-                                         "multiply", "divide", "divide_floor" };
-    json_object_object_foreach (obj, key, val) {
+    static const char *const known[] = {"select",   "name",     "value",  "add",
+                                        "subtract", "multiply", "divide", "divide_floor"};
+    json_object_object_foreach (obj, key, val)
+    {
         bool ok = false;
         (void)val;
         for (size_t i = 0; i < sizeof (known) / sizeof (known[0]); i++)
@@ -227,7 +225,8 @@ error:
 
 static struct ccas_value rule_value (const struct rule *rule, const struct ccas_node *n)
 {
-    struct ccas_value v = rule->prop >= 0 ? ccas_node_prop (n, (enum ccas_node_prop)rule->prop) : rule->literal;
+    struct ccas_value v =
+        rule->prop >= 0 ? ccas_node_prop (n, (enum ccas_node_prop)rule->prop) : rule->literal;
     if (rule->mod == MOD_NONE || v.type != CCAS_V_NUM)
         return v;
     switch (rule->mod) {
@@ -257,9 +256,10 @@ static struct ccas_value rule_value (const struct rule *rule, const struct ccas_
 int ccas_rules_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg)
 {
     size_t nres = ccas_resdict_count (r->dict);
-    struct ccas_eval ev = { .job = -1 };
+    struct ccas_eval ev = {.job = -1};
     if (nres) {
-        if (!(n->res = alloc (arg, nres * sizeof (*n->res))) || !(n->avail = alloc (arg, nres * sizeof (*n->avail))))
+        if (!(n->res = alloc (arg, nres * sizeof (*n->res))) ||
+            !(n->avail = alloc (arg, nres * sizeof (*n->avail))))
             return -1;
     }
     n->nres = (uint32_t)nres;

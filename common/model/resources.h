@@ -21,9 +21,9 @@
 #include <stdbool.h>
 
 #include "model/constraint.h"
-#include "util/error.h"
 #include "model/node.h"
 #include "model/resdict.h"
+#include "util/error.h"
 
 struct ccas_rules;
 

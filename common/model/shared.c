@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
 #include "model/shared.h"
+#include "util/json.h"
 #include "util/units.h"
 
 struct shared_res {
     char *name;
-    char *str;               /* owned copy of a string value */
+    char *str; /* owned copy of a string value */
     struct ccas_value value;
 };
 
@@ -84,7 +84,8 @@ int ccas_shared_load (struct ccas_shared *s, json_object *obj, const char *path,
         return 0;
     if (!json_object_is_type (obj, json_type_object))
         return ccas_errorf (err, "%s: expected an object of name: value", path);
-    json_object_object_foreach (obj, name, val) {
+    json_object_object_foreach (obj, name, val)
+    {
         struct ccas_value v; /* every case sets it or returns */
         switch (json_object_get_type (val)) {
         case json_type_int:

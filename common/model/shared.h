@@ -11,8 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "util/error.h"
 #include "model/value.h"
+#include "util/error.h"
 
 struct ccas_shared;
 

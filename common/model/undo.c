@@ -4,8 +4,8 @@
 
 #include <stdlib.h>
 
-#include "util/error.h"
 #include "model/undo.h"
+#include "util/error.h"
 
 enum entry_type { U_DOUBLE, U_BOOL, U_U32, U_I32, U_I64, U_CALL };
 
@@ -68,7 +68,7 @@ void ccas_undo_double (struct ccas_undo *u, double *p)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_DOUBLE, .p = p, .old.d = *p };
+        *e = (struct entry){.type = U_DOUBLE, .p = p, .old.d = *p};
     }
 }
 
@@ -76,7 +76,7 @@ void ccas_undo_bool (struct ccas_undo *u, bool *p)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_BOOL, .p = p, .old.b = *p };
+        *e = (struct entry){.type = U_BOOL, .p = p, .old.b = *p};
     }
 }
 
@@ -84,7 +84,7 @@ void ccas_undo_u32 (struct ccas_undo *u, uint32_t *p)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_U32, .p = p, .old.u32 = *p };
+        *e = (struct entry){.type = U_U32, .p = p, .old.u32 = *p};
     }
 }
 
@@ -92,7 +92,7 @@ void ccas_undo_i32 (struct ccas_undo *u, int32_t *p)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_I32, .p = p, .old.i32 = *p };
+        *e = (struct entry){.type = U_I32, .p = p, .old.i32 = *p};
     }
 }
 
@@ -100,7 +100,7 @@ void ccas_undo_i64 (struct ccas_undo *u, int64_t *p)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_I64, .p = p, .old.i64 = *p };
+        *e = (struct entry){.type = U_I64, .p = p, .old.i64 = *p};
     }
 }
 
@@ -108,7 +108,7 @@ void ccas_undo_call (struct ccas_undo *u, ccas_undo_f fn, void *arg)
 {
     if (u) {
         struct entry *e = push (u);
-        *e = (struct entry){ .type = U_CALL, .p = arg, .old.fn = fn };
+        *e = (struct entry){.type = U_CALL, .p = arg, .old.fn = fn};
     }
 }
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/units.h"
 #include "model/value.h"
+#include "util/units.h"
 
 const char *ccas_value_format (const struct ccas_value *v, char *buf, size_t size)
 {

@@ -20,31 +20,31 @@ enum ccas_vtype {
 
 struct ccas_value {
     enum ccas_vtype type;
-    bool size;             /* a number of bytes */
+    bool size; /* a number of bytes */
     union {
         double num;
-        const char *str;   /* borrowed */
+        const char *str; /* borrowed */
         bool b;
     } u;
 };
 
 static inline struct ccas_value ccas_value_num (double d)
 {
-    struct ccas_value v = { .type = CCAS_V_NUM };
+    struct ccas_value v = {.type = CCAS_V_NUM};
     v.u.num = d;
     return v;
 }
 
 static inline struct ccas_value ccas_value_str (const char *s)
 {
-    struct ccas_value v = { .type = s ? CCAS_V_STR : CCAS_V_NONE };
+    struct ccas_value v = {.type = s ? CCAS_V_STR : CCAS_V_NONE};
     v.u.str = s;
     return v;
 }
 
 static inline struct ccas_value ccas_value_bool (bool b)
 {
-    struct ccas_value v = { .type = CCAS_V_BOOL };
+    struct ccas_value v = {.type = CCAS_V_BOOL};
     v.u.b = b;
     return v;
 }

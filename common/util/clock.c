@@ -19,7 +19,7 @@ void ccas_clock_sleep (double seconds)
 {
     if (!(seconds > 0))
         return;
-    struct timespec ts = { (time_t)seconds, (long)((seconds - floor (seconds)) * 1e9) };
+    struct timespec ts = {(time_t)seconds, (long)((seconds - floor (seconds)) * 1e9)};
     while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
         ;
 }

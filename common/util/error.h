@@ -17,15 +17,13 @@ struct ccas_error {
 
 /* Fill `err` (may be NULL) from a printf format.  Marks truncation with "...".
  * Always returns -1 so that failure is one line: `return ccas_errorf (...)`. */
-int ccas_errorf (struct ccas_error *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+int ccas_errorf (struct ccas_error *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 int ccas_verrorf (struct ccas_error *err, const char *fmt, va_list ap)
     __attribute__ ((format (printf, 2, 0)));
 
 /* Prepend "<prefix>: " to the message already in `err`.  Returns -1. */
-int ccas_error_prefix (struct ccas_error *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+int ccas_error_prefix (struct ccas_error *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* Clear the message. */
 void ccas_error_clear (struct ccas_error *err);

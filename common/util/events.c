@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/file.h"
 #include "util/events.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/state.h"
 
@@ -24,9 +24,9 @@ static struct {
     const char *program;
     double max_bytes;
     int keep;
-    int fd;                    /* kept open for the run; -1 when closed */
+    int fd; /* kept open for the run; -1 when closed */
     bool on, complained;
-} ev = { .fd = -1 };
+} ev = {.fd = -1};
 
 void ccas_events_open (const char *path, double max_mb, int keep, const char *program)
 {
@@ -87,14 +87,16 @@ static void adopt_directory_owner (int fd)
 {
     struct stat file, dir;
     char path[4096];
-    if (geteuid () != 0 || fstat (fd, &file) < 0 || file.st_uid != 0 || !S_ISREG (file.st_mode) || file.st_nlink != 1)
+    if (geteuid () != 0 || fstat (fd, &file) < 0 || file.st_uid != 0 || !S_ISREG (file.st_mode) ||
+        file.st_nlink != 1)
         return; /* a hard link to another file is never given away */
     snprintf (path, sizeof (path), "%s", ev.path);
     char *slash = strrchr (path, '/');
     if (slash)
         *(slash == path ? slash + 1 : slash) = '\0';
     if (stat (slash ? path : ".", &dir) == 0 && dir.st_uid != 0 && fchown (fd, dir.st_uid, dir.st_gid) < 0)
-        ccas_log (LOG_DEBUG, "events: cannot give %s to uid %d: %s", ev.path, (int)dir.st_uid, strerror (errno));
+        ccas_log (LOG_DEBUG, "events: cannot give %s to uid %d: %s", ev.path, (int)dir.st_uid,
+                  strerror (errno));
 }
 
 /* O_NOFOLLOW: in a directory another user owns, a symlink at the file's
@@ -107,12 +109,13 @@ static int open_file (void)
     if (fd < 0 && errno == ENOENT) {
         /* the first run on a fresh state directory */
         char dir[4096];
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         snprintf (dir, sizeof (dir), "%s", ev.path);
         char *slash = strrchr (dir, '/');
         if (slash && slash != dir) {
             *slash = '\0';
-            if (ccas_file_make_dirs (dir, &err) == 0 && (fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640)) >= 0)
+            if (ccas_file_make_dirs (dir, &err) == 0 &&
+                (fd = open (ev.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640)) >= 0)
                 adopt_directory_owner (fd);
         }
     }
@@ -137,8 +140,8 @@ static int locked_current (void)
             return -1;
         if (lock (ev.fd) < 0)
             return -1;
-        if (fstat (ev.fd, &mine) == 0 && stat (ev.path, &now) == 0 && mine.st_ino == now.st_ino
-            && mine.st_dev == now.st_dev)
+        if (fstat (ev.fd, &mine) == 0 && stat (ev.path, &now) == 0 && mine.st_ino == now.st_ino &&
+            mine.st_dev == now.st_dev)
             return ev.fd;
         close (ev.fd); /* rotated away: releases the lock too */
         ev.fd = -1;
@@ -205,8 +208,7 @@ void ccas_event (const char *type, json_object *fields)
     json_object_object_add (o, "program", json_object_new_string (ev.program ? ev.program : "ccautoscale"));
     json_object_object_add (o, "pid", json_object_new_int ((int)getpid ()));
     if (fields && json_object_is_type (fields, json_type_object)) {
-        json_object_object_foreach (fields, k, v)
-            json_object_object_add (o, k, json_object_get (v));
+        json_object_object_foreach (fields, k, v) json_object_object_add (o, k, json_object_get (v));
     }
     json_object_put (fields);
     size_t len;

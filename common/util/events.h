@@ -29,7 +29,6 @@
 
 #include <json-c/json.h>
 
-
 /* Start appending events to `path` (NULL or "": events off), rotated past
  * `max_mb` MiB keeping `keep` old files, for `program`.  `path` is copied;
  * `program` is borrowed and must outlive the calls. */

@@ -39,8 +39,7 @@ char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct c
      * so that a file read whole is never copied into a buffer twice its size */
     size_t cap = S_ISREG (st.st_mode) ? (size_t)st.st_size + 2 : 65536;
     if (S_ISREG (st.st_mode) && (size_t)st.st_size > max_bytes) {
-        ccas_errorf (err, "%s: too large (%lld bytes, limit %zu)", path,
-                     (long long)st.st_size, max_bytes);
+        ccas_errorf (err, "%s: too large (%lld bytes, limit %zu)", path, (long long)st.st_size, max_bytes);
         close (fd);
         return NULL;
     }
@@ -117,7 +116,8 @@ static int write_all (int fd, const char *data, size_t len)
     return 0;
 }
 
-int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err)
+int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode,
+                            struct ccas_error *err)
 {
     return ccas_file_write_replace (path, data, len, mode, true, err);
 }
@@ -151,7 +151,7 @@ static void remove_dead_temporaries (const char *dir, const char *path)
 }
 
 int ccas_file_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
-                        struct ccas_error *err)
+                             struct ccas_error *err)
 {
     char tmp[4096], dirbuf[4096];
     snprintf (dirbuf, sizeof (dirbuf), "%s", path);

@@ -27,6 +27,7 @@ int ccas_file_write_replace (const char *path, const char *data, size_t len, uns
                              struct ccas_error *err);
 
 /* ccas_file_write_replace() with durable true. */
-int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode, struct ccas_error *err);
+int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode,
+                            struct ccas_error *err);
 
 #endif /* !CCAS_FILE_H */

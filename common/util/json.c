@@ -37,8 +37,7 @@ static void offset_to_line_col (const char *text, size_t off, int *line, int *co
     }
 }
 
-json_object *ccas_json_parse (const char *text, size_t len, const char *what,
-                              struct ccas_error *err)
+json_object *ccas_json_parse (const char *text, size_t len, const char *what, struct ccas_error *err)
 {
     if (!text || len == 0) {
         ccas_errorf (err, "%s: empty, expected JSON", what);
@@ -67,8 +66,7 @@ json_object *ccas_json_parse (const char *text, size_t len, const char *what,
     } else if (jerr != json_tokener_success) {
         int line, col;
         offset_to_line_col (text, off, &line, &col);
-        ccas_errorf (err, "%s:%d:%d: invalid JSON: %s", what, line, col,
-                     json_tokener_error_desc (jerr));
+        ccas_errorf (err, "%s:%d:%d: invalid JSON: %s", what, line, col, json_tokener_error_desc (jerr));
         obj = NULL;
     } else {
         while (off < len && isspace ((unsigned char)text[off]))
@@ -126,8 +124,9 @@ int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_j
         return located (err, what, text, off, "expected an array ('[')");
     off = skip_space (text, len, off + 1);
     if (off < len && text[off] == ']')
-        return skip_space (text, len, off + 1) == len ? 0 : located (err, what, text, off + 1,
-                                                                      "unexpected text after the JSON value");
+        return skip_space (text, len, off + 1) == len
+                   ? 0
+                   : located (err, what, text, off + 1, "unexpected text after the JSON value");
     json_tokener *tok = json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH);
     if (!tok)
         return ccas_errorf (err, "%s: out of memory", what);
@@ -141,7 +140,8 @@ int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_j
             break;
         }
         if (jerr != json_tokener_success) {
-            rc = located (err, what, text, off + json_tokener_get_parse_end (tok), json_tokener_error_desc (jerr));
+            rc = located (err, what, text, off + json_tokener_get_parse_end (tok),
+                          json_tokener_error_desc (jerr));
             break;
         }
         off = skip_space (text, len, off + json_tokener_get_parse_end (tok));
@@ -279,8 +279,8 @@ const char *ccas_json_type_name (json_object *val)
 
 const char *ccas_json_brief (json_object *val, char *buf, size_t size)
 {
-    const char *s = json_object_to_json_string_ext (val, JSON_C_TO_STRING_PLAIN
-                                                             | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s =
+        json_object_to_json_string_ext (val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     if (strlen (s) < size)
         snprintf (buf, size, "%s", s);
     else if (size > 4)
@@ -303,8 +303,8 @@ void ccas_json_path_index (char *buf, size_t size, const char *path, size_t inde
     snprintf (buf, size, "%s[%zu]", path ? path : "", index);
 }
 
-static int wrong_type (json_object *val, const char *path, const char *key,
-                       const char *expected, struct ccas_error *err)
+static int wrong_type (json_object *val, const char *path, const char *key, const char *expected,
+                       struct ccas_error *err)
 {
     char where[256], brief[64];
     ccas_json_path_key (where, sizeof (where), path, key);
@@ -312,8 +312,8 @@ static int wrong_type (json_object *val, const char *path, const char *key,
                         ccas_json_brief (val, brief, sizeof (brief)));
 }
 
-int ccas_json_get_str (json_object *obj, const char *path, const char *key,
-                       const char **out, struct ccas_error *err)
+int ccas_json_get_str (json_object *obj, const char *path, const char *key, const char **out,
+                       struct ccas_error *err)
 {
     json_object *val = ccas_json_get (obj, key);
     if (!val)
@@ -324,8 +324,8 @@ int ccas_json_get_str (json_object *obj, const char *path, const char *key,
     return 1;
 }
 
-int ccas_json_get_int (json_object *obj, const char *path, const char *key,
-                       int64_t *out, struct ccas_error *err)
+int ccas_json_get_int (json_object *obj, const char *path, const char *key, int64_t *out,
+                       struct ccas_error *err)
 {
     json_object *val = ccas_json_get (obj, key);
     if (!val)
@@ -345,8 +345,8 @@ int ccas_json_get_int (json_object *obj, const char *path, const char *key,
     return wrong_type (val, path, key, "an integer", err);
 }
 
-int ccas_json_get_double (json_object *obj, const char *path, const char *key,
-                          double *out, struct ccas_error *err)
+int ccas_json_get_double (json_object *obj, const char *path, const char *key, double *out,
+                          struct ccas_error *err)
 {
     json_object *val = ccas_json_get (obj, key);
     if (!val)
@@ -357,8 +357,8 @@ int ccas_json_get_double (json_object *obj, const char *path, const char *key,
     return 1;
 }
 
-int ccas_json_get_bool (json_object *obj, const char *path, const char *key,
-                        bool *out, struct ccas_error *err)
+int ccas_json_get_bool (json_object *obj, const char *path, const char *key, bool *out,
+                        struct ccas_error *err)
 {
     json_object *val = ccas_json_get (obj, key);
     if (!val)

@@ -18,8 +18,7 @@
 /* Parse `len` bytes of `text`.  `what` names the source for errors ("response
  * of GET /clusters/c/status", a file name).  Non-JSON input that looks like an
  * HTML page is called that.  Returns a new object (caller puts it), or NULL. */
-json_object *ccas_json_parse (const char *text, size_t len, const char *what,
-                              struct ccas_error *err);
+json_object *ccas_json_parse (const char *text, size_t len, const char *what, struct ccas_error *err);
 
 /* Read and parse a whole file, refusing files larger than `max_bytes`.
  * Returns a new object (caller puts it), or NULL with `err` naming the file. */
@@ -38,7 +37,7 @@ int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_j
 json_object *ccas_json_get (json_object *obj, const char *key);
 
 /* Lenient readers for server records: a wrong type reads as the default. */
-const char *ccas_json_str (json_object *obj, const char *key);        /* NULL if absent */
+const char *ccas_json_str (json_object *obj, const char *key);           /* NULL if absent */
 int64_t ccas_json_int (json_object *obj, const char *key, int64_t dflt); /* also numeric strings */
 
 /* A double as int64_t, saturated at the type's limits (NaN reads as 0):
@@ -46,19 +45,19 @@ int64_t ccas_json_int (json_object *obj, const char *key, int64_t dflt); /* also
  * servers and files do send 1e20. */
 int64_t ccas_double_to_int64 (double d);
 double ccas_json_double (json_object *obj, const char *key, double dflt);
-bool ccas_json_bool (json_object *obj, const char *key, bool dflt);  /* also "true"/"false" */
+bool ccas_json_bool (json_object *obj, const char *key, bool dflt); /* also "true"/"false" */
 
 /* Strict readers.  Return 1 if present and of the right type (value stored),
  * 0 if absent (nothing stored), -1 on a wrong type with `err` set to
  * "<path>.<key>: expected <type>, got <json text>". */
-int ccas_json_get_str (json_object *obj, const char *path, const char *key,
-                       const char **out, struct ccas_error *err);
-int ccas_json_get_int (json_object *obj, const char *path, const char *key,
-                       int64_t *out, struct ccas_error *err);
-int ccas_json_get_double (json_object *obj, const char *path, const char *key,
-                          double *out, struct ccas_error *err);
-int ccas_json_get_bool (json_object *obj, const char *path, const char *key,
-                        bool *out, struct ccas_error *err);
+int ccas_json_get_str (json_object *obj, const char *path, const char *key, const char **out,
+                       struct ccas_error *err);
+int ccas_json_get_int (json_object *obj, const char *path, const char *key, int64_t *out,
+                       struct ccas_error *err);
+int ccas_json_get_double (json_object *obj, const char *path, const char *key, double *out,
+                          struct ccas_error *err);
+int ccas_json_get_bool (json_object *obj, const char *path, const char *key, bool *out,
+                        struct ccas_error *err);
 
 /* Describe a value for an error message: "a string", "an object" ... */
 const char *ccas_json_type_name (json_object *val);

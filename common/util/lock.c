@@ -29,8 +29,7 @@ static void describe_holder (int fd, const char *path, struct ccas_error *err)
     buf[n > 0 ? n : 0] = '\0';
     buf[strcspn (buf, "\n")] = '\0';
     if (buf[0] && fstat (fd, &st) == 0)
-        ccas_errorf (err, "%s: held by %s for %lld s", path, buf,
-                     (long long)(time (NULL) - st.st_mtime));
+        ccas_errorf (err, "%s: held by %s for %lld s", path, buf, (long long)(time (NULL) - st.st_mtime));
     else
         ccas_errorf (err, "%s: held by another process", path);
 }
@@ -43,7 +42,8 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
      * name by whoever owns the directory must not point that elsewhere */
     int fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EACCES)
-        fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* another user's (root's sync made it): flock needs no write */
+        fd = open (path, O_RDONLY | O_NOFOLLOW |
+                             O_CLOEXEC); /* another user's (root's sync made it): flock needs no write */
     if (fd < 0) {
         ccas_errorf (err, "%s: cannot open lock file: %s", path, strerror (errno));
         return NULL;
@@ -59,7 +59,7 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
         }
         if (!said) {
             /* a command that seems to hang says what it waits for */
-            struct ccas_error held = { "" };
+            struct ccas_error held = {""};
             describe_holder (fd, path, &held);
             ccas_log (LOG_INFO, "%s; waiting up to %.0f s", held.text, timeout);
             said = true;
@@ -82,12 +82,11 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
     }
     lock->fd = fd;
     return lock;
-error:
-    {
-        int saved = errno;
-        close (fd);
-        errno = saved;
-    }
+error : {
+    int saved = errno;
+    close (fd);
+    errno = saved;
+}
     return NULL;
 }
 

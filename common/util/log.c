@@ -29,9 +29,8 @@ static ccas_log_watch_f watch_fn;
 static void *watch_arg;
 
 static const char *level_names[] = {
-    [LOG_EMERG] = "emerg",   [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
-    [LOG_ERR] = "error",     [LOG_WARNING] = "warning",
-    [LOG_NOTICE] = "notice", [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+    [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "error",
+    [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
 
 void ccas_log_open (const char *ident, int level, unsigned sinks)
@@ -156,8 +155,7 @@ static void write_file (int level, const char *msg)
     struct tm tm;
     localtime_r (&now, &tm);
     strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
-    fprintf (log_file, "%s %s[%d]: %s: %s\n", stamp, log_ident, (int)getpid (),
-             level_names[level & 7], msg);
+    fprintf (log_file, "%s %s[%d]: %s: %s\n", stamp, log_ident, (int)getpid (), level_names[level & 7], msg);
 }
 
 /* `always`: syslog and the file take it whatever their level */

@@ -51,18 +51,16 @@ void ccas_log_set_watch (ccas_log_watch_f fn, void *arg);
 /* Close sinks, burn and free secrets. */
 void ccas_log_close (void);
 
-void ccas_log_emit (int level, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+void ccas_log_emit (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* For what no logging.level may hide from the log (TLS verification turned
  * off): syslog and the log file take it at any level; stderr keeps its own. */
-void ccas_log_always (int level, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+void ccas_log_always (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
-#define ccas_log(level, ...)                                                   \
-    do {                                                                       \
-        if ((level) <= ccas_log_threshold)                                     \
-            ccas_log_emit ((level), __VA_ARGS__);                              \
+#define ccas_log(level, ...)                                                                                 \
+    do {                                                                                                     \
+        if ((level) <= ccas_log_threshold)                                                                   \
+            ccas_log_emit ((level), __VA_ARGS__);                                                            \
     } while (0)
 
 #endif /* !CCAS_LOG_H */

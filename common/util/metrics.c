@@ -20,25 +20,25 @@ static const struct family {
     enum kind kind;
     const char *help;
 } families[] = {
-    { "ccautoscale_nodes", GAUGE, "Nodes by nodearray and state (ready, booting, stopped, failed, going)." },
-    { "ccautoscale_nodes_created_total", COUNTER, "Nodes CycleCloud added at ccautoscale's request." },
-    { "ccautoscale_create_failures_total", COUNTER,
-      "Nodes asked for and not had, by failure class (capacity, quota, throttling, permanent, transient)." },
-    { "ccautoscale_nodes_terminated_total", COUNTER, "Nodes ccautoscale terminated or shut down." },
-    { "ccautoscale_resume_latency_seconds", HISTOGRAM,
-      "Seconds from a node's create request to the first run that saw it Ready." },
-    { "ccautoscale_run_duration_seconds", GAUGE, "Duration of the last run of each program." },
-    { "ccautoscale_runs_total", COUNTER, "Runs of each program by result." },
-    { "ccautoscale_pbs_command_seconds", GAUGE,
-      "Seconds the last PBS pass waited on PBS's own commands (qstat, pbsnodes, qmgr)." },
-    { "ccautoscale_requests_total", COUNTER, "CycleCloud REST requests by endpoint, retries included." },
-    { "ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries, by endpoint." },
-    { "ccautoscale_bucket_held", GAUGE, "1 while a bucket is held back after a capacity or quota failure." },
-    { "ccautoscale_breaker_open", GAUGE, "1 while a nodearray's breaker is open (boot failures)." },
+    {"ccautoscale_nodes", GAUGE, "Nodes by nodearray and state (ready, booting, stopped, failed, going)."},
+    {"ccautoscale_nodes_created_total", COUNTER, "Nodes CycleCloud added at ccautoscale's request."},
+    {"ccautoscale_create_failures_total", COUNTER,
+     "Nodes asked for and not had, by failure class (capacity, quota, throttling, permanent, transient)."},
+    {"ccautoscale_nodes_terminated_total", COUNTER, "Nodes ccautoscale terminated or shut down."},
+    {"ccautoscale_resume_latency_seconds", HISTOGRAM,
+     "Seconds from a node's create request to the first run that saw it Ready."},
+    {"ccautoscale_run_duration_seconds", GAUGE, "Duration of the last run of each program."},
+    {"ccautoscale_runs_total", COUNTER, "Runs of each program by result."},
+    {"ccautoscale_pbs_command_seconds", GAUGE,
+     "Seconds the last PBS pass waited on PBS's own commands (qstat, pbsnodes, qmgr)."},
+    {"ccautoscale_requests_total", COUNTER, "CycleCloud REST requests by endpoint, retries included."},
+    {"ccautoscale_retries_total", COUNTER, "CycleCloud REST requests that were retries, by endpoint."},
+    {"ccautoscale_bucket_held", GAUGE, "1 while a bucket is held back after a capacity or quota failure."},
+    {"ccautoscale_breaker_open", GAUGE, "1 while a nodearray's breaker is open (boot failures)."},
 };
 #define NFAMILIES (sizeof (families) / sizeof (families[0]))
 
-static const double latency_bounds[] = { 30, 60, 120, 180, 300, 600, 900, 1800, 3600 };
+static const double latency_bounds[] = {30, 60, 120, 180, 300, 600, 900, 1800, 3600};
 #define NBOUNDS (sizeof (latency_bounds) / sizeof (latency_bounds[0]))
 
 static struct {
@@ -70,7 +70,7 @@ static json_object *series_of (const char *sec, const char *name)
 
 void ccas_metrics_open (const char *path, const char *state_dir, const char *program)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     ccas_metrics_close ();
     mx.program = program;
     if (!path || !*path)
@@ -108,7 +108,8 @@ void ccas_metric_add (const char *name, const char *labels, double by)
 void ccas_metric_set (const char *name, const char *labels, double value)
 {
     if (mx.on)
-        json_object_object_add (series_of ("gauges", name), labels ? labels : "", json_object_new_double (value));
+        json_object_object_add (series_of ("gauges", name), labels ? labels : "",
+                                json_object_new_double (value));
 }
 
 void ccas_metric_clear (const char *name)
@@ -181,7 +182,8 @@ void ccas_metrics_requested_each (ccas_metrics_requested_f fn, void *arg)
     const char **done = calloc (cap, sizeof (*done));
     if (!done)
         return;
-    json_object_object_foreach (req, name, t) {
+    json_object_object_foreach (req, name, t)
+    {
         if (fn (name, json_object_get_double (t), arg))
             done[ndone++] = name;
     }
@@ -190,7 +192,8 @@ void ccas_metrics_requested_each (ccas_metrics_requested_f fn, void *arg)
     free (done);
 }
 
-static void put (char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+static void put (char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
 
 static void put (char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 {
@@ -217,7 +220,8 @@ static void put (char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 static void put_value (char **buf, size_t *len, size_t *cap, const char *name, const char *labels, double v)
 {
     if (v == (double)(int64_t)v)
-        put (buf, len, cap, "%s%s%s%s %lld\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", (long long)v);
+        put (buf, len, cap, "%s%s%s%s %lld\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+             (long long)v);
     else
         put (buf, len, cap, "%s%s%s%s %.6g\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", v);
 }
@@ -229,7 +233,9 @@ static void put_histogram (char **buf, size_t *len, size_t *cap, const char *nam
     int64_t count = json_object_object_get_ex (h, "count", &v) ? json_object_get_int64 (v) : 0;
     double sum = json_object_object_get_ex (h, "sum", &v) ? json_object_get_double (v) : 0;
     for (size_t i = 0; i < NBOUNDS; i++) {
-        int64_t c = have && i < json_object_array_length (b) ? json_object_get_int64 (json_object_array_get_idx (b, i)) : 0;
+        int64_t c = have && i < json_object_array_length (b)
+                        ? json_object_get_int64 (json_object_array_get_idx (b, i))
+                        : 0;
         put (buf, len, cap, "%s_bucket{le=\"%g\"} %lld\n", name, latency_bounds[i], (long long)c);
     }
     put (buf, len, cap, "%s_bucket{le=\"+Inf\"} %lld\n", name, (long long)count);
@@ -245,8 +251,9 @@ char *ccas_metrics_text (void)
     put (&buf, &len, &cap, "%s", "");
     for (size_t f = 0; f < NFAMILIES; f++) {
         const struct family *fam = &families[f];
-        static const char *const kinds[] = { "counter", "gauge", "histogram" };
-        put (&buf, &len, &cap, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, kinds[fam->kind]);
+        static const char *const kinds[] = {"counter", "gauge", "histogram"};
+        put (&buf, &len, &cap, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name,
+             kinds[fam->kind]);
         if (fam->kind == HISTOGRAM) {
             put_histogram (&buf, &len, &cap, fam->name);
             continue;
@@ -264,16 +271,18 @@ int ccas_metrics_flush (const char *result, double seconds, struct ccas_error *e
     if (!mx.on)
         return 0;
     ccas_metric_add ("ccautoscale_runs_total",
-                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, "result", result), 1);
+                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, "result", result),
+                     1);
     ccas_metric_set ("ccautoscale_run_duration_seconds",
-                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, NULL, NULL), seconds);
+                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, NULL, NULL),
+                     seconds);
     char *text = ccas_metrics_text ();
     int rc = 0;
     if (!text)
         rc = ccas_errorf (err, "out of memory");
     /* no fsync: a crash may cost the last run's counts, never a half-written file */
-    else if (ccas_file_write_replace (mx.path, text, strlen (text), 0644, false, err) < 0
-             || ccas_state_save_ex (mx.st, false, err) < 0)
+    else if (ccas_file_write_replace (mx.path, text, strlen (text), 0644, false, err) < 0 ||
+             ccas_state_save_ex (mx.st, false, err) < 0)
         rc = -1;
     free (text);
     ccas_metrics_close ();

@@ -29,9 +29,8 @@
 
 #include <json-c/json.h>
 
-#include <stdbool.h>
 #include "util/error.h"
-
+#include <stdbool.h>
 
 /* Write the metrics to `path` (copied; NULL or "": metrics off), keeping the
  * accumulated values in `state_dir`/metrics.json; `program` is borrowed and

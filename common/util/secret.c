@@ -42,8 +42,7 @@ void ccas_secret_free (char *s)
     errno = saved_errno;
 }
 
-static int check_stat (const char *path, const struct stat *st, const char *what,
-                       struct ccas_error *err)
+static int check_stat (const char *path, const struct stat *st, const char *what, struct ccas_error *err)
 {
     if (!S_ISREG (st->st_mode))
         return ccas_errorf (err, "%s: holds %s but is not a regular file", path, what);

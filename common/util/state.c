@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/file.h"
 #include "util/failpoint.h"
+#include "util/file.h"
 #include "util/json.h"
 #include "util/state.h"
 
@@ -44,8 +44,7 @@ struct ccas_state *ccas_state_load (const char *dir, const char *name, struct cc
         ccas_errorf (err, "%s: state file is a symbolic link; refusing it (remove it)", st->path);
         ccas_state_destroy (st);
         return NULL;
-    }
-    else if (!(st->root = ccas_json_load_file (st->path, STATE_MAX_BYTES, err))) {
+    } else if (!(st->root = ccas_json_load_file (st->path, STATE_MAX_BYTES, err))) {
         ccas_error_prefix (err, "state file (move it aside to start afresh)");
         ccas_state_destroy (st);
         return NULL;

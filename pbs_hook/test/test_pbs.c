@@ -16,17 +16,17 @@
 
 #include <cmocka.h>
 
-#include "model/cluster.h"
 #include "conf/conf.h"
-#include "util/json.h"
 #include "engine/match.h"
+#include "engine/plan.h"
+#include "model/cluster.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"
 #include "pbs_sched.h"
 #include "pbs_select.h"
-#include "engine/plan.h"
+#include "util/json.h"
 
 /* ---- select and place ---------------------------------------------------------------------------- */
 
@@ -34,7 +34,7 @@ static void test_select_chunks (void **state)
 {
     (void)state;
     struct ccas_pbs_chunk ch[4];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char s[] = "2:ncpus=4:mem=8gb+ncpus=1:ngpus=1";
     assert_int_equal (ccas_pbs_select_parse (s, ch, 4, &err), 2);
     assert_int_equal (ch[0].count, 2);
@@ -51,16 +51,16 @@ static void test_select_errors (void **state)
     static const struct {
         const char *select, *error;
     } cases[] = {
-        { "", "select: empty" },
-        { "2:ncpus", "select: chunk 1: 'ncpus': expected resource=value" },
-        { "1:ncpus=1+", "select: chunk 2 is empty" },
-        { "0:ncpus=1", "select: chunk 1: count '0' out of range 1..1000000" },
-        { "1:nc;pus=1", "select: chunk 1: 'nc;pus' is not a resource name" },
-        { "1:ncpus=", "select: chunk 1: 'ncpus=': expected resource=value" },
+        {"", "select: empty"},
+        {"2:ncpus", "select: chunk 1: 'ncpus': expected resource=value"},
+        {"1:ncpus=1+", "select: chunk 2 is empty"},
+        {"0:ncpus=1", "select: chunk 1: count '0' out of range 1..1000000"},
+        {"1:nc;pus=1", "select: chunk 1: 'nc;pus' is not a resource name"},
+        {"1:ncpus=", "select: chunk 1: 'ncpus=': expected resource=value"},
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         struct ccas_pbs_chunk ch[2];
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         char buf[64];
         snprintf (buf, sizeof (buf), "%s", cases[i].select);
         assert_int_equal (ccas_pbs_select_parse (buf, ch, 2, &err), -1);
@@ -72,7 +72,7 @@ static void test_place (void **state)
 {
     (void)state;
     struct ccas_pbs_place p;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     assert_int_equal (ccas_pbs_place_parse ("scatter:excl:group=group_id", &p, &err), 0);
     assert_int_equal (p.arrangement, CCAS_PBS_SCATTER);
     assert_int_equal (p.sharing, CCAS_PBS_EXCL);
@@ -110,32 +110,32 @@ static void note_skip (const char *key, const char *why, void *arg)
     snprintf (s->last, sizeof (s->last), "%s", key);
 }
 
-static const char qstat_quirks[] =
-    "qstat: Warning: something odd\n"
-    "{\n"
-    "    \"timestamp\":1637315785,\n"
-    "    \"Jobs\":{\n"
-    "        \"1.srv\":{\n"
-    "            \"pset\":\"group_id=\"\"\",\n"
-    "            \"path\":\"C:\\data\",\n"
-    "            \"job_state\":\"Q\"\n"
-    "        },\n"
-    "        \"2.srv\":{\n"
-    "            \"job_state\":\"Q\",\n"
-    "            \"broken\":\n"
-    "        },\n"
-    "        \"3.srv\":{\n"
-    "            \"job_state\":\"R\"\n"
-    "        }\n"
-    "    }\n"
-    "}\n";
+static const char qstat_quirks[] = "qstat: Warning: something odd\n"
+                                   "{\n"
+                                   "    \"timestamp\":1637315785,\n"
+                                   "    \"Jobs\":{\n"
+                                   "        \"1.srv\":{\n"
+                                   "            \"pset\":\"group_id=\"\"\",\n"
+                                   "            \"path\":\"C:\\data\",\n"
+                                   "            \"job_state\":\"Q\"\n"
+                                   "        },\n"
+                                   "        \"2.srv\":{\n"
+                                   "            \"job_state\":\"Q\",\n"
+                                   "            \"broken\":\n"
+                                   "        },\n"
+                                   "        \"3.srv\":{\n"
+                                   "            \"job_state\":\"R\"\n"
+                                   "        }\n"
+                                   "    }\n"
+                                   "}\n";
 
 static void test_json_repair (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
-    struct skips s = { 0, "" };
-    json_object *o = ccas_pbs_json_parse (qstat_quirks, strlen (qstat_quirks), "qstat", "Jobs", note_skip, &s, &err);
+    struct ccas_error err = {""};
+    struct skips s = {0, ""};
+    json_object *o =
+        ccas_pbs_json_parse (qstat_quirks, strlen (qstat_quirks), "qstat", "Jobs", note_skip, &s, &err);
     assert_non_null (o);
     json_object *jobs = ccas_json_get (o, "Jobs");
     assert_string_equal (ccas_json_str (ccas_json_get (jobs, "1.srv"), "pset"), "group_id=\"\"");
@@ -151,8 +151,9 @@ static void test_json_repair (void **state)
 static void test_json_garbage (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
-    static const char *const docs[] = { "", "qstat: cannot connect to server\n", "{\"Jobs\":{\"1\":{}}", "{]}" };
+    struct ccas_error err = {""};
+    static const char *const docs[] = {"", "qstat: cannot connect to server\n", "{\"Jobs\":{\"1\":{}}",
+                                       "{]}"};
     for (size_t i = 0; i < sizeof (docs) / sizeof (docs[0]); i++) {
         assert_null (ccas_pbs_json_parse (docs[i], strlen (docs[i]), "qstat", "Jobs", NULL, NULL, &err));
         assert_non_null (strstr (err.text, "qstat: "));
@@ -164,8 +165,9 @@ static void test_json_garbage (void **state)
 static void test_json_section_replaced (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
-    static const char doc[] = "{\"nodes\": {\"a\": {}}, \"nodes\": \"x\", \"nodes\": {\"b\": {\"state\": \"free\"}}}";
+    struct ccas_error err = {""};
+    static const char doc[] =
+        "{\"nodes\": {\"a\": {}}, \"nodes\": \"x\", \"nodes\": {\"b\": {\"state\": \"free\"}}}";
     json_object *o = ccas_pbs_json_parse (doc, strlen (doc), "pbsnodes", "nodes", NULL, NULL, &err);
     assert_non_null (o);
     json_object *nodes = ccas_json_get (o, "nodes");
@@ -179,14 +181,15 @@ static void test_json_section_replaced (void **state)
 
 static struct ccas_cluster *model (const char *nodes)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
     assert_non_null (st);
     struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
     assert_non_null (status);
-    json_object *root = json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
-                                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
-                                            " \"idle_timeout\": 300}");
+    json_object *root =
+        json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
+                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
+                            " \"idle_timeout\": 300}");
     struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
     assert_non_null (cfg);
     json_object *nl = json_tokener_parse (nodes ? nodes : "{\"nodes\": []}");
@@ -223,7 +226,8 @@ static const char qstat_doc[] =
     " \"4[].s\": {\"job_state\": \"B\", \"array\": \"True\", \"schedselect\": \"1:ncpus=1\"},"
     " \"4[2].s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1\"},"
     " \"4[1].s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1\"},"
-    " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:mpiprocs=2+1:ncpus=1:ngpus=1:ungrouped=false\"},"
+    " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": "
+    "\"2:ncpus=2:mpiprocs=2+1:ncpus=1:ngpus=1:ungrouped=false\"},"
     " \"6.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=\"},"
     " \"7.s\": {\"job_state\": \"H\", \"schedselect\": \"1:ncpus=1\"},"
     " \"8.s\": {\"job_state\": \"Q\", \"Resource_List\": {\"select\": \"1:ncpus=2\", \"place\": \"pack\"}}"
@@ -233,7 +237,7 @@ static const char qstat_doc[] =
 static struct ccas_jobs *read_qstat (struct ccas_cluster *c, const char *text, struct ccas_pbs_jobs_stats *st,
                                      struct skips *skips)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
     assert_non_null (q);
     assert_int_equal (ccas_pbs_queue_read (q, text, strlen (text), skips ? note_skip : NULL, skips, &err), 0);
@@ -246,13 +250,13 @@ static struct ccas_jobs *read_qstat (struct ccas_cluster *c, const char *text, s
 static void test_jobs_from_qstat (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = model (NULL);
     struct ccas_pbs_jobs_stats st;
     struct ccas_jobs *jobs = read_qstat (c, qstat_doc, &st, NULL);
     assert_int_equal (st.seen, 10);
-    assert_int_equal (st.queued, 6);   /* 1, 2, 4[1], 4[2], 5, 8 */
-    assert_int_equal (st.skipped, 1);  /* 6: its select cannot be read */
+    assert_int_equal (st.queued, 6);  /* 1, 2, 4[1], 4[2], 5, 8 */
+    assert_int_equal (st.skipped, 1); /* 6: its select cannot be read */
     /* PBS's order: Priority, then submission, then subjob index */
     assert_string_equal (jobs->v[0].id, "2.s");
     assert_string_equal (jobs->v[1].id, "1.s");
@@ -267,7 +271,7 @@ static void test_jobs_from_qstat (void **state)
     assert_int_equal (j5->chunks[0].count, 2);
     assert_int_equal (j5->chunks[1].count, 1);
     assert_int_equal (j5->nslots, 3);
-    assert_true (j5->colocated);     /* ungrouped=false */
+    assert_true (j5->colocated); /* ungrouped=false */
     assert_null (strstr (ccas_constraint_text (j5->chunks[0].cons), "mpiprocs"));
     assert_non_null (strstr (ccas_constraint_text (j5->chunks[1].cons), "ngpus"));
     const struct ccas_job *j8 = find_job (jobs, "8.s");
@@ -296,7 +300,7 @@ struct matched {
 
 static void match_jobs (struct matched *m, const char *nodes, const char *pbsnodes, const char *qstat)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     m->c = model (nodes);
     if (pbsnodes) {
         struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (pbsnodes), &err);
@@ -324,8 +328,8 @@ static void matched_free (struct matched *m)
 static void test_queue_read (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
-    struct skips s = { 0, "" };
+    struct ccas_error err = {""};
+    struct skips s = {0, ""};
     struct ccas_cluster *c = model (NULL);
     struct ccas_pbs_jobs_stats st;
     struct ccas_jobs *jobs = read_qstat (c, qstat_quirks, &st, &s);
@@ -339,8 +343,8 @@ static void test_queue_read (void **state)
 
     /* (one-line JSON with no layout at all: test_jobs_from_qstat's qstat_doc)
      * bad shapes: the section not an object; a fault with no layout to skip by; truncated */
-    static const char *const bad[] = { "{\"Jobs\": [1, 2]}", "{\"Jobs\": {\"1.s\": {\"a\": }, \"2.s\": {}}}",
-                                       "{\"Jobs\": {\"1.s\": {}", "{\"Jobs\" {}}" };
+    static const char *const bad[] = {"{\"Jobs\": [1, 2]}", "{\"Jobs\": {\"1.s\": {\"a\": }, \"2.s\": {}}}",
+                                      "{\"Jobs\": {\"1.s\": {}", "{\"Jobs\" {}}"};
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
         err.text[0] = '\0';
@@ -355,17 +359,19 @@ static void test_jobs_ungrouped (void **state)
 {
     (void)state;
     struct matched m;
-    match_jobs (&m,
-                "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\","
-                " \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Ready\", \"TargetState\": \"Started\","
-                " \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\", \"PlacementGroupId\": \"pg-1\"}]}",
-                "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}}}}",
-                "{\"Jobs\": {"
-                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=true\"},"
-                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=false\"},"
-                " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=True\"},"
-                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\"}"
-                "}}");
+    match_jobs (
+        &m,
+        "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\","
+        " \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Ready\", \"TargetState\": \"Started\","
+        " \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\", \"PlacementGroupId\": \"pg-1\"}]}",
+        "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}}}}",
+        "{\"Jobs\": {"
+        " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=true\"},"
+        " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=false\"},"
+        " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:ungrouped=True\"},"
+        " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": "
+        "\"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\"}"
+        "}}");
     const struct ccas_job *j1 = find_job (m.jobs, "1.s"), *j2 = find_job (m.jobs, "2.s");
     assert_non_null (strstr (ccas_constraint_text (j1->chunks[0].cons), "\"in-a-placement-group\":false"));
     assert_false (j1->colocated);
@@ -393,15 +399,17 @@ static void test_jobs_default_grouping (void **state)
 {
     (void)state;
     struct matched m;
-    match_jobs (&m, "{\"nodes\": []}", "{\"nodes\": {}}",
-                "{\"Jobs\": {"
-                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\"},"
-                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc\"},"
-                " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\","
-                "           \"Resource_List\": {\"place\": \"pack\"}},"
-                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=htc\"},"
-                " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc:ungrouped=true\"}"
-                "}}");
+    match_jobs (
+        &m, "{\"nodes\": []}", "{\"nodes\": {}}",
+        "{\"Jobs\": {"
+        " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\"},"
+        " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc\"},"
+        " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc\","
+        "           \"Resource_List\": {\"place\": \"pack\"}},"
+        " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": "
+        "\"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=htc\"},"
+        " \"5.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:slot_type=htc:ungrouped=true\"}"
+        "}}");
     /* nothing exists yet: new nodes outside any group are the cheapest one set */
     const struct ccas_job *j1 = find_job (m.jobs, "1.s");
     assert_true (j1->single_set);
@@ -417,21 +425,28 @@ static void test_jobs_default_grouping (void **state)
     matched_free (&m);
 
     /* two idle nodes of one group and one outside: never a mix */
-    match_jobs (&m,
-                "{\"nodes\": ["
-                " {\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\","
-                "  \"PlacementGroupId\": \"pg-1\"},"
-                " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": \"10.0.0.5\"},"
-                " {\"Name\": \"htc-3\", \"NodeId\": \"id3\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-                "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": \"10.0.0.6\","
-                "  \"PlacementGroupId\": \"pg-1\"}]}",
-                "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}},"
-                " \"htc-2\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
-                " \"htc-3\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id3\"}}}}",
-                "{\"Jobs\": {\"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"},"
-                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"}}}");
+    match_jobs (
+        &m,
+        "{\"nodes\": ["
+        " {\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": "
+        "\"Standard_F2s_v2\","
+        "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": "
+        "\"10.0.0.4\","
+        "  \"PlacementGroupId\": \"pg-1\"},"
+        " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"MachineType\": "
+        "\"Standard_F2s_v2\","
+        "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": "
+        "\"10.0.0.5\"},"
+        " {\"Name\": \"htc-3\", \"NodeId\": \"id3\", \"Template\": \"htc\", \"MachineType\": "
+        "\"Standard_F2s_v2\","
+        "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": "
+        "\"10.0.0.6\","
+        "  \"PlacementGroupId\": \"pg-1\"}]}",
+        "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}},"
+        " \"htc-2\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
+        " \"htc-3\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id3\"}}}}",
+        "{\"Jobs\": {\"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"},"
+        " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\"}}}");
     const struct ccas_job *a = find_job (m.jobs, "1.s"), *b = find_job (m.jobs, "2.s");
     assert_true (a->matched && b->matched);
     /* the first takes the group's two idle nodes; the second htc-2 and a new node, both outside */
@@ -450,13 +465,16 @@ static void test_jobs_pack (void **state)
     struct matched m;
     match_jobs (&m, NULL, NULL,
                 "{\"Jobs\": {"
-                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=1:mem=1gb:slot_type=htc+1:ncpus=2:mem=512mb\","
+                " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": "
+                "\"2:ncpus=1:mem=1gb:slot_type=htc+1:ncpus=2:mem=512mb\","
                 "           \"Resource_List\": {\"place\": \"pack\"}},"
-                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=gpu\","
+                " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": "
+                "\"1:ncpus=1:slot_type=htc+1:ncpus=1:slot_type=gpu\","
                 "           \"Resource_List\": {\"place\": \"pack:excl\"}},"
                 " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"2:ncpus=2:slot_type=htc\","
                 "           \"Resource_List\": {\"place\": \"free\"}},"
-                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\","
+                " \"4.s\": {\"job_state\": \"Q\", \"schedselect\": "
+                "\"1:ncpus=1:ungrouped=true+1:ncpus=1:ungrouped=false\","
                 "           \"Resource_List\": {\"place\": \"pack\"}}"
                 "}}");
     const struct ccas_job *j1 = find_job (m.jobs, "1.s");
@@ -487,15 +505,20 @@ static void test_jobs_pack (void **state)
 static const char cc_nodes[] =
     "{\"nodes\": ["
     " {\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\"},"
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-1\", \"PrivateIp\": "
+    "\"10.0.0.4\"},"
     " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": \"10.0.0.5\"},"
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-2\", \"PrivateIp\": "
+    "\"10.0.0.5\"},"
     " {\"Name\": \"htc-3\", \"NodeId\": \"id3\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": \"10.0.0.6\"},"
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-3\", \"PrivateIp\": "
+    "\"10.0.0.6\"},"
     " {\"Name\": \"htc-4\", \"NodeId\": \"id4\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-4\", \"PrivateIp\": \"10.0.0.7\"},"
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-4\", \"PrivateIp\": "
+    "\"10.0.0.7\"},"
     " {\"Name\": \"htc-5\", \"NodeId\": \"id5\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-5\", \"PrivateIp\": \"10.0.0.8\"},"
+    "  \"Status\": \"Ready\", \"TargetState\": \"Started\", \"Hostname\": \"htc-5\", \"PrivateIp\": "
+    "\"10.0.0.8\"},"
     " {\"Name\": \"htc-6\", \"NodeId\": \"id6\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
     "  \"Status\": \"Failed\", \"TargetState\": \"Started\", \"Hostname\": \"htc-6\"}"
     "]}";
@@ -504,12 +527,14 @@ static const char cc_nodes[] =
  * administrator; htc-5 not in PBS; htc-6 failed; old-9 registered for a VM gone. */
 static const char pbsnodes_doc[] =
     "{\"nodes\": {"
-    " \"htc-1\": {\"state\": \"job-busy\", \"jobs\": [\"1.s/0\"], \"resources_available\": {\"ccnodeid\": \"id1\"},"
+    " \"htc-1\": {\"state\": \"job-busy\", \"jobs\": [\"1.s/0\"], \"resources_available\": {\"ccnodeid\": "
+    "\"id1\"},"
     "            \"resources_assigned\": {\"ncpus\": 1, \"mem\": \"1gb\"}},"
     " \"htc-2\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
     " \"htc-3\": {\"state\": \"offline\", \"comment\": \"ccautoscale: draining: idle for 400 s\","
     "            \"resources_available\": {\"ccnodeid\": \"id3\"}},"
-    " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", \"resources_available\": {\"ccnodeid\": \"id4\"}},"
+    " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", \"resources_available\": "
+    "{\"ccnodeid\": \"id4\"}},"
     " \"htc-6\": {\"state\": \"down\", \"resources_available\": {\"ccnodeid\": \"id6\"}},"
     " \"old-9\": {\"state\": \"down\", \"resources_available\": {\"ccnodeid\": \"gone\"}},"
     " \"static-1\": {\"state\": \"free\", \"resources_available\": {}}"
@@ -534,7 +559,7 @@ static bool terminated (const struct ccas_plan *plan, const char *name)
 static void test_pass_decisions (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = model (cc_nodes);
     struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (pbsnodes_doc), &err);
     assert_non_null (pn);
@@ -557,20 +582,21 @@ static void test_pass_decisions (void **state)
     struct ccas_pbs_actions a;
     assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
 
-    assert_null (action_for (&a, "htc-1"));                        /* busy: nothing */
+    assert_null (action_for (&a, "htc-1")); /* busy: nothing */
     assert_false (terminated (plan, "htc-1"));
     assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN); /* idle, online: drain first */
     assert_false (terminated (plan, "htc-2"));
-    assert_int_equal (action_for (&a, "htc-3")->kind, CCAS_PBS_DELETE); /* drained and idle: delete, terminate */
+    assert_int_equal (action_for (&a, "htc-3")->kind,
+                      CCAS_PBS_DELETE); /* drained and idle: delete, terminate */
     assert_true (terminated (plan, "htc-3"));
-    assert_null (action_for (&a, "htc-4"));                        /* the administrator's */
+    assert_null (action_for (&a, "htc-4")); /* the administrator's */
     assert_false (terminated (plan, "htc-4"));
-    assert_true (terminated (plan, "htc-5"));                      /* never joined: terminate only */
+    assert_true (terminated (plan, "htc-5")); /* never joined: terminate only */
     assert_null (action_for (&a, "htc-5"));
     assert_int_equal (action_for (&a, "htc-6")->kind, CCAS_PBS_DELETE); /* failed VM */
     assert_true (terminated (plan, "htc-6"));
     assert_int_equal (action_for (&a, "old-9")->kind, CCAS_PBS_FORGET);
-    assert_null (action_for (&a, "static-1"));                     /* not ours */
+    assert_null (action_for (&a, "static-1")); /* not ours */
 
     json_object *j = ccas_pbs_actions_json (&a, false);
     assert_int_equal (json_object_array_length (ccas_json_get (j, "drain")), 1);
@@ -588,11 +614,12 @@ static void test_pass_decisions (void **state)
 static void test_join_ready_nodes (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = model (cc_nodes);
     /* htc-2 is known to PBS without the marker (a join that failed half-way) */
     struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
-        json_tokener_parse ("{\"nodes\": {\"htc-2\": {\"state\": \"free\", \"resources_available\": {}}}}"), &err);
+        json_tokener_parse ("{\"nodes\": {\"htc-2\": {\"state\": \"free\", \"resources_available\": {}}}}"),
+        &err);
     ccas_pbs_nodes_merge (pn, c);
     struct ccas_jobs *jobs = ccas_jobs_create (1);
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
@@ -602,8 +629,8 @@ static void test_join_ready_nodes (void **state)
     size_t joins = 0;
     for (size_t i = 0; i < a.n; i++)
         joins += a.v[i].kind == CCAS_PBS_JOIN;
-    assert_int_equal (joins, 5);                       /* htc-1..5 Ready; htc-6 failed */
-    assert_non_null (action_for (&a, "htc-2")->pbs);   /* re-joined, not created again */
+    assert_int_equal (joins, 5);                     /* htc-1..5 Ready; htc-6 failed */
+    assert_non_null (action_for (&a, "htc-2")->pbs); /* re-joined, not created again */
     assert_null (action_for (&a, "htc-1")->pbs);
     ccas_pbs_actions_free (&a);
     ccas_plan_destroy (plan);
@@ -622,15 +649,17 @@ static void test_join_ready_nodes (void **state)
 static void test_join_stuck (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = model (cc_nodes);
     char doc[600];
     long now = (long)time (NULL);
     snprintf (doc, sizeof (doc),
               "{\"nodes\": {"
-              " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"last_state_change_time\": %ld,"
+              " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", "
+              "\"last_state_change_time\": %ld,"
               "            \"resources_available\": {}},"
-              " \"htc-2\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"last_state_change_time\": %ld,"
+              " \"htc-2\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", "
+              "\"last_state_change_time\": %ld,"
               "            \"resources_available\": {}}}}",
               now - 60, now - 4000);
     struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (doc), &err);
@@ -645,20 +674,26 @@ static void test_join_stuck (void **state)
 static void test_join_never_reopens (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_cluster *c = model (cc_nodes);
-    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (
-        "{\"nodes\": {"
-        " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\","
-        "            \"resources_available\": {\"ccnodeid\": \"id1\"}},"
-        " \"htc-2\": {\"state\": \"free\", \"resources_available\": {}},"
-        " \"htc-3\": {\"state\": \"offline\", \"comment\": \"ccautoscale: draining: idle for 400 s\","
-        "            \"resources_available\": {}},"
-        " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", \"resources_available\": {}},"
-        " \"htc-5\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", \"resources_available\": {}},"
-        " \"old-8\": {\"state\": \"down,offline\", \"comment\": \"ccautoscale: joining\", \"resources_available\": {}},"
-        " \"static-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining soon\", \"resources_available\": {}}"
-        "}}"), &err);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
+        json_tokener_parse (
+            "{\"nodes\": {"
+            " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\","
+            "            \"resources_available\": {\"ccnodeid\": \"id1\"}},"
+            " \"htc-2\": {\"state\": \"free\", \"resources_available\": {}},"
+            " \"htc-3\": {\"state\": \"offline\", \"comment\": \"ccautoscale: draining: idle for 400 s\","
+            "            \"resources_available\": {}},"
+            " \"htc-4\": {\"state\": \"offline\", \"comment\": \"bad DIMM, ticket 42\", "
+            "\"resources_available\": {}},"
+            " \"htc-5\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", "
+            "\"resources_available\": {}},"
+            " \"old-8\": {\"state\": \"down,offline\", \"comment\": \"ccautoscale: joining\", "
+            "\"resources_available\": {}},"
+            " \"static-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining soon\", "
+            "\"resources_available\": {}}"
+            "}}"),
+        &err);
     assert_non_null (pn);
     ccas_pbs_nodes_merge (pn, c);
     /* still joining is not offline for the matching: it is about to take work */
@@ -676,7 +711,7 @@ static void test_join_never_reopens (void **state)
     assert_int_equal (ccas_plan_scaledown (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
     assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
-    size_t per_host[8] = { 0 };
+    size_t per_host[8] = {0};
     for (size_t i = 0; i < a.n; i++)
         if (strncmp (a.v[i].host, "htc-", 4) == 0)
             per_host[a.v[i].host[4] - '0']++;
@@ -685,12 +720,12 @@ static void test_join_never_reopens (void **state)
     assert_int_equal (action_for (&a, "htc-1")->kind, CCAS_PBS_JOIN); /* marker set, online step failed */
     assert_non_null (action_for (&a, "htc-1")->pbs);
     assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN);
-    assert_null (action_for (&a, "htc-3"));                          /* draining */
-    assert_null (action_for (&a, "htc-4"));                          /* the administrator's */
+    assert_null (action_for (&a, "htc-3"));                             /* draining */
+    assert_null (action_for (&a, "htc-4"));                             /* the administrator's */
     assert_int_equal (action_for (&a, "htc-5")->kind, CCAS_PBS_DELETE); /* never online: no drain */
     assert_true (terminated (plan, "htc-5"));
     assert_int_equal (action_for (&a, "old-8")->kind, CCAS_PBS_FORGET);
-    assert_null (action_for (&a, "static-1"));                       /* not our comment */
+    assert_null (action_for (&a, "static-1")); /* not our comment */
     ccas_pbs_actions_free (&a);
     json_object_put (times);
     ccas_plan_destroy (plan);
@@ -704,7 +739,7 @@ static void test_join_never_reopens (void **state)
 static void test_sched_config (void **state)
 {
     (void)state;
-    static const char *const wanted[] = { "slot_type", "ungrouped", "ngpus", NULL };
+    static const char *const wanted[] = {"slot_type", "ungrouped", "ngpus", NULL};
     char missing[128], line[512];
     /* PBS's default: ours missing; the line keeps what it had, ours appended */
     static const char dflt[] = "# resources: \"ncpus, slot_type\"\n"
@@ -712,7 +747,8 @@ static void test_sched_config (void **state)
                                "smp_cluster_dist: pack\n";
     assert_int_equal (ccas_pbs_sched_check (dflt, wanted, missing, sizeof (missing), line, sizeof (line)), 3);
     assert_string_equal (missing, "slot_type, ungrouped, ngpus");
-    assert_string_equal (line, "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, ungrouped, ngpus\"");
+    assert_string_equal (
+        line, "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, ungrouped, ngpus\"");
     /* some there (spacing as a site wrote it), the last line counts */
     static const char some[] = "resources: \"ncpus\"\nresources: \"ncpus,mem, ngpus,slot_type_x\"\r\n";
     assert_int_equal (ccas_pbs_sched_check (some, wanted, missing, sizeof (missing), line, sizeof (line)), 2);
@@ -721,8 +757,8 @@ static void test_sched_config (void **state)
     /* all there, or no line (the scheduler then checks every resource) */
     static const char all[] = "resources: \"ncpus, ungrouped, slot_type, ngpus\"\n";
     assert_int_equal (ccas_pbs_sched_check (all, wanted, missing, sizeof (missing), line, sizeof (line)), 0);
-    assert_int_equal (ccas_pbs_sched_check ("smp_cluster_dist: pack\n", wanted, missing, sizeof (missing), line,
-                                            sizeof (line)),
+    assert_int_equal (ccas_pbs_sched_check ("smp_cluster_dist: pack\n", wanted, missing, sizeof (missing),
+                                            line, sizeof (line)),
                       0);
     assert_int_equal (ccas_pbs_sched_check ("", wanted, missing, sizeof (missing), line, sizeof (line)), 0);
 }
@@ -753,17 +789,24 @@ static void test_sched_config_path (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_select_chunks),   cmocka_unit_test (test_select_errors),
-        cmocka_unit_test (test_place),           cmocka_unit_test (test_names),
-        cmocka_unit_test (test_json_repair),     cmocka_unit_test (test_json_garbage),
+        cmocka_unit_test (test_select_chunks),
+        cmocka_unit_test (test_select_errors),
+        cmocka_unit_test (test_place),
+        cmocka_unit_test (test_names),
+        cmocka_unit_test (test_json_repair),
+        cmocka_unit_test (test_json_garbage),
         cmocka_unit_test (test_json_section_replaced),
-        cmocka_unit_test (test_jobs_from_qstat), cmocka_unit_test (test_queue_read),
+        cmocka_unit_test (test_jobs_from_qstat),
+        cmocka_unit_test (test_queue_read),
         cmocka_unit_test (test_jobs_ungrouped),
         cmocka_unit_test (test_jobs_default_grouping),
         cmocka_unit_test (test_join_stuck),
-        cmocka_unit_test (test_jobs_pack),       cmocka_unit_test (test_pass_decisions),
-        cmocka_unit_test (test_join_ready_nodes), cmocka_unit_test (test_join_never_reopens),
-        cmocka_unit_test (test_sched_config),     cmocka_unit_test (test_sched_config_path),
+        cmocka_unit_test (test_jobs_pack),
+        cmocka_unit_test (test_pass_decisions),
+        cmocka_unit_test (test_join_ready_nodes),
+        cmocka_unit_test (test_join_never_reopens),
+        cmocka_unit_test (test_sched_config),
+        cmocka_unit_test (test_sched_config_path),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -25,7 +25,7 @@ static struct ccas_resume_file *parse (const char *text, struct ccas_error *err)
 static void test_both_shapes (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     /* 22.05: "nodes" is what is resumed */
     struct ccas_resume_file *rf = parse ("{\"jobs\":[{\"job_id\":7,\"nodes\":\"hpc-[1-2]\"}]}", &err);
     assert_non_null (rf);
@@ -49,7 +49,7 @@ static void test_both_shapes (void **state)
 static void test_lookup_many_names (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     /* three jobs, given out of name order; hpc-5 is in two: the first in the file is its job */
     struct ccas_resume_file *rf = parse ("{\"jobs\":[{\"job_id\":3,\"nodes\":\"hpc-[5-60000]\"},"
                                          "{\"job_id\":1,\"nodes\":\"gpu-[1-3],hpc-5\"},"
@@ -76,8 +76,10 @@ static void test_lookup_many_names (void **state)
 static void test_bad_file_names_the_field (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
-    assert_null (parse ("{\"jobs\":[{\"job_id\":1,\"nodes\":\"hpc-[1-2]\"},{\"job_id\":2,\"nodes\":\"a[1-2][3-4]\"}]}", &err));
+    struct ccas_error err = {""};
+    assert_null (
+        parse ("{\"jobs\":[{\"job_id\":1,\"nodes\":\"hpc-[1-2]\"},{\"job_id\":2,\"nodes\":\"a[1-2][3-4]\"}]}",
+               &err));
     assert_non_null (strstr (err.text, "SLURM_RESUME_FILE: jobs[1].nodes"));
     assert_non_null (strstr (err.text, "more than one bracket group"));
     assert_null (parse ("{\"jobs\":{}}", &err));
@@ -86,7 +88,7 @@ static void test_bad_file_names_the_field (void **state)
 
 static void expect_refused (const char *expr, const char *why)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     size_t n = 0;
     assert_null (ccas_slurm_hostlist_expand (expr, &n, &err));
     if (!strstr (err.text, why))
@@ -100,7 +102,8 @@ static void test_hostlists_refused_before_libslurm (void **state)
     /* 16 full ranges and one name: 1048577 */
     char many[1024] = "htc-[";
     for (int i = 0; i < 16; i++)
-        snprintf (many + strlen (many), sizeof (many) - strlen (many), "%d-%d,", i * 100000 + 1, i * 100000 + 65536);
+        snprintf (many + strlen (many), sizeof (many) - strlen (many), "%d-%d,", i * 100000 + 1,
+                  i * 100000 + 65536);
     strcat (many, "1700000]");
     expect_refused (many, "more than the 1048576 names");
     expect_refused ("a[0-467][2-467][2-166]", "more than one bracket group");
@@ -116,7 +119,7 @@ static void test_hostlists_refused_before_libslurm (void **state)
     expect_refused ("hpc-[1-0]", "a range runs backwards");
     expect_refused ("hpc-[2-65538]", "a range of more than 65536 names");
     /* what Slurm writes passes, a bracket per name */
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     size_t n = 0;
     char **names = ccas_slurm_hostlist_expand ("hpc-[1-3,7],gpu-[001-002],login", &n, &err);
     assert_non_null (names);

@@ -60,7 +60,7 @@ int main (int argc, char **argv)
     int code = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
     printf ("{\"wall_ms\": %.1f, \"cpu_ms\": %.1f, \"user_ms\": %.1f, \"sys_ms\": %.1f, \"maxrss_kb\": %ld, "
             "\"exit\": %d}\n",
-            wall, ms_of (ru.ru_utime) + ms_of (ru.ru_stime), ms_of (ru.ru_utime), ms_of (ru.ru_stime), ru.ru_maxrss,
-            code);
+            wall, ms_of (ru.ru_utime) + ms_of (ru.ru_stime), ms_of (ru.ru_utime), ms_of (ru.ru_stime),
+            ru.ru_maxrss, code);
     return 0;
 }

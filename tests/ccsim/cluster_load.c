@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/vmfamily.h"
+#include "sim.h"
 #include "util/error.h"
 #include "util/json.h"
-#include "sim.h"
-#include "model/vmfamily.h"
 
 static int get_i64 (json_object *o, const char *path, const char *key, int64_t dflt, int64_t *out,
                     struct ccas_error *err)
@@ -50,14 +50,14 @@ static int load_bucket (struct sim_bucket *b, struct sim_nodearray *na, json_obj
         return ccas_errorf (err, "%s.vcpuCount: must be at least 1", sub);
     b->vcpu = (int)v;
     b->memory_gb = ccas_json_double (vm, "memory", 0);
-    if (get_i64 (bj, path, "maxCount", -1, &b->max_count, err) < 0
-        || get_i64 (bj, path, "maxCoreCount", -1, &b->max_core_count, err) < 0
-        || get_i64 (bj, path, "quotaCoreCount", -1, &b->quota_core_count, err) < 0
-        || get_i64 (bj, path, "familyQuotaCoreCount", -1, &b->family_quota_cores, err) < 0
-        || get_i64 (bj, path, "familyConsumedCoreCount", 0, &b->family_base_consumed, err) < 0
-        || get_i64 (bj, path, "regionalQuotaCoreCount", -1, &b->regional_quota_cores, err) < 0
-        || get_i64 (bj, path, "regionalConsumedCoreCount", 0, &b->regional_base_consumed, err) < 0
-        || get_i64 (bj, path, "maxPlacementGroupSize", -1, &b->max_pg_size, err) < 0)
+    if (get_i64 (bj, path, "maxCount", -1, &b->max_count, err) < 0 ||
+        get_i64 (bj, path, "maxCoreCount", -1, &b->max_core_count, err) < 0 ||
+        get_i64 (bj, path, "quotaCoreCount", -1, &b->quota_core_count, err) < 0 ||
+        get_i64 (bj, path, "familyQuotaCoreCount", -1, &b->family_quota_cores, err) < 0 ||
+        get_i64 (bj, path, "familyConsumedCoreCount", 0, &b->family_base_consumed, err) < 0 ||
+        get_i64 (bj, path, "regionalQuotaCoreCount", -1, &b->regional_quota_cores, err) < 0 ||
+        get_i64 (bj, path, "regionalConsumedCoreCount", 0, &b->regional_base_consumed, err) < 0 ||
+        get_i64 (bj, path, "maxPlacementGroupSize", -1, &b->max_pg_size, err) < 0)
         return -1;
     double lcf = ccas_json_double (bj, "lastCapacityFailure", -1);
     b->last_capacity_failure = lcf >= 0 ? sim_now () - lcf : -1;
@@ -72,8 +72,8 @@ static int load_nodearray (struct sim_nodearray *na, json_object *nj, const char
     if (!name)
         return ccas_errorf (err, "%s.name: missing", path);
     na->name = strdup (name);
-    if (get_i64 (nj, path, "maxCount", -1, &na->max_count, err) < 0
-        || get_i64 (nj, path, "maxCoreCount", -1, &na->max_core_count, err) < 0)
+    if (get_i64 (nj, path, "maxCount", -1, &na->max_count, err) < 0 ||
+        get_i64 (nj, path, "maxCoreCount", -1, &na->max_core_count, err) < 0)
         return -1;
     const char *policy = ccas_json_str (ccas_json_get (nj, "nodearray"), "ShutdownPolicy");
     na->shutdown_policy = strdup (policy ? policy : "Terminate");
@@ -103,7 +103,8 @@ static int load_nodes (json_object *nodes, struct ccas_error *err)
             return ccas_errorf (err, "%s: Name and Template are required", path);
         struct sim_bucket *b = sim_bucket_find (na, mt);
         if (!b)
-            return ccas_errorf (err, "%s: no bucket for nodearray '%s' machine type '%s'", path, na, mt ? mt : "-");
+            return ccas_errorf (err, "%s: no bucket for nodearray '%s' machine type '%s'", path, na,
+                                mt ? mt : "-");
         struct sim_node *n = sim_node_add (b, name, ccas_json_str (r, "PlacementGroupId"), NULL);
         if (!n)
             return ccas_errorf (err, "%s: duplicate or bad node", path);
@@ -127,7 +128,7 @@ static int load_nodes (json_object *nodes, struct ccas_error *err)
 
 int sim_load_cluster (const char *path, const char *name_override, char *errbuf, size_t errsize)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *root = ccas_json_load_file (path, (size_t)1 << 30, &err);
     size_t nb = 0, total = 0;
     if (!root)
@@ -143,8 +144,8 @@ int sim_load_cluster (const char *path, const char *name_override, char *errbuf,
         goto fail;
     }
     sim.cluster_name = strdup (name);
-    if (get_i64 (root, "", "maxCount", -1, &sim.max_count, &err) < 0
-        || get_i64 (root, "", "maxCoreCount", -1, &sim.max_core_count, &err) < 0)
+    if (get_i64 (root, "", "maxCount", -1, &sim.max_count, &err) < 0 ||
+        get_i64 (root, "", "maxCoreCount", -1, &sim.max_core_count, &err) < 0)
         goto prefixed;
     json_object *nas = ccas_json_get (root, "nodearrays");
     if (!nas || !json_object_is_type (nas, json_type_array)) {

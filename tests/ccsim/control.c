@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
 #include "sim.h"
+#include "util/json.h"
 
 static json_object *state_json (const char *query)
 {
@@ -20,8 +20,8 @@ static json_object *state_json (const char *query)
     json_object *counters = json_object_new_object ();
     for (size_t i = 0; i < sim.nnodes; i++) {
         const struct sim_node *n = sim.nodes[i];
-        if (n->removed || (want_na && strcmp (n->bucket->na->name, want_na) != 0)
-            || (want_st && strcmp (sim_phase_status (n->phase), want_st) != 0))
+        if (n->removed || (want_na && strcmp (n->bucket->na->name, want_na) != 0) ||
+            (want_st && strcmp (sim_phase_status (n->phase), want_st) != 0))
             continue;
         json_object_array_add (nodes, sim_node_json (n));
     }
@@ -39,7 +39,8 @@ static json_object *state_json (const char *query)
     json_object_object_add (counters, "terminated", json_object_new_int ((int)sim.terminated));
     json_object_object_add (counters, "requests", json_object_new_int64 ((int64_t)sim.seq));
     json_object *faults = sim_faults_json ();
-    json_object_object_add (counters, "faults_injected", json_object_get (json_object_object_get (faults, "injected")));
+    json_object_object_add (counters, "faults_injected",
+                            json_object_get (json_object_object_get (faults, "injected")));
     json_object_put (faults);
     json_object_object_add (o, "nodes", nodes);
     json_object_object_add (o, "buckets", buckets);
@@ -58,7 +59,8 @@ static void set_quota (json_object *spec, struct reply *r)
     const char *mt = ccas_json_str (spec, "machine_type");
     const char *fam = ccas_json_str (spec, "family");
     const char *na = ccas_json_str (spec, "nodearray");
-    bool regional = ccas_json_bool (spec, "regional", false), cluster = ccas_json_bool (spec, "cluster", false);
+    bool regional = ccas_json_bool (spec, "regional", false),
+         cluster = ccas_json_bool (spec, "cluster", false);
     int hit = 0;
     if (cluster) {
         sim.max_core_count = cores;
@@ -81,7 +83,8 @@ static void set_quota (json_object *spec, struct reply *r)
         }
     }
     if (!hit)
-        reply_error (r, 404, "NotFound", "quota: nothing matched (give machine_type, family, nodearray, regional or cluster)");
+        reply_error (r, 404, "NotFound",
+                     "quota: nothing matched (give machine_type, family, nodearray, regional or cluster)");
     else
         reply_json (r, 200, json_object_new_object ());
 }
@@ -141,10 +144,12 @@ static void add_node (const char *body, struct reply *r)
 {
     json_object *rec = body ? json_tokener_parse (body) : NULL;
     const char *name = ccas_json_str (rec, "Name");
-    struct sim_bucket *b = sim_bucket_find (ccas_json_str (rec, "Template") ? ccas_json_str (rec, "Template") : "",
-                                            ccas_json_str (rec, "MachineType"));
+    struct sim_bucket *b =
+        sim_bucket_find (ccas_json_str (rec, "Template") ? ccas_json_str (rec, "Template") : "",
+                         ccas_json_str (rec, "MachineType"));
     if (!name || !b || sim_node_find (name)) {
-        reply_error (r, 400, "BadRequest", "give a new Name, a Template and a MachineType of an existing bucket");
+        reply_error (r, 400, "BadRequest",
+                     "give a new Name, a Template and a MachineType of an existing bucket");
         json_object_put (rec);
         return;
     }

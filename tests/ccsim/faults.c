@@ -7,18 +7,19 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/json.h"
 #include "sim.h"
+#include "util/json.h"
 
 static const char *const kind_names[F_NKINDS] = {
-    [F_HTTP] = "http",       [F_HTML] = "html",       [F_MALFORMED] = "malformed",
-    [F_OVERSIZE] = "oversize", [F_HANG] = "hang",     [F_LATENCY] = "latency",
-    [F_DROP] = "drop",       [F_CAPACITY] = "capacity", [F_BOOT_FAILURE] = "boot_failure",
+    [F_HTTP] = "http",         [F_HTML] = "html",         [F_MALFORMED] = "malformed",
+    [F_OVERSIZE] = "oversize", [F_HANG] = "hang",         [F_LATENCY] = "latency",
+    [F_DROP] = "drop",         [F_CAPACITY] = "capacity", [F_BOOT_FAILURE] = "boot_failure",
     [F_RANDOM] = "random",
 };
 
 /* random faults name kinds a little differently */
-static const char *const random_names[] = { "http500", "http429", "latency", "drop", "capacity", "boot_failure" };
+static const char *const random_names[] = {"http500", "http429",  "latency",
+                                           "drop",    "capacity", "boot_failure"};
 enum { R_500, R_429, R_LATENCY, R_DROP, R_CAPACITY, R_BOOT, R_N };
 
 static int kind_parse (const char *s)
@@ -48,8 +49,10 @@ static int parse_random_kinds (json_object *arr, unsigned *mask, char *err, size
         while (k < R_N && strcmp (random_names[k], s ? s : "") != 0)
             k++;
         if (k == R_N) {
-            snprintf (err, errsize, "kinds[%zu]: unknown random fault '%s' (http500 http429 latency drop capacity"
-                                    " boot_failure)", i, s ? s : "");
+            snprintf (err, errsize,
+                      "kinds[%zu]: unknown random fault '%s' (http500 http429 latency drop capacity"
+                      " boot_failure)",
+                      i, s ? s : "");
             return -1;
         }
         *mask |= 1u << k;
@@ -77,11 +80,13 @@ static int check_keys (json_object *spec, enum fault_kind k, char *err, size_t e
 {
     char own[128], word[64];
     snprintf (own, sizeof (own), " kind %s ", kind_keys[k]);
-    json_object_object_foreach (spec, key, val) {
+    json_object_object_foreach (spec, key, val)
+    {
         (void)val;
         snprintf (word, sizeof (word), " %s ", key);
         if (!strstr (own, word)) {
-            snprintf (err, errsize, "%s: not a key of a '%s' fault (it takes %s)", key, kind_names[k], kind_keys[k]);
+            snprintf (err, errsize, "%s: not a key of a '%s' fault (it takes %s)", key, kind_names[k],
+                      kind_keys[k]);
             return -1;
         }
     }
@@ -93,8 +98,10 @@ int sim_fault_add (json_object *spec, char *err, size_t errsize)
     const char *kind = ccas_json_str (spec, "kind");
     int k = kind ? kind_parse (kind) : -1;
     if (k < 0) {
-        snprintf (err, errsize, "kind: expected one of http html malformed oversize hang latency drop capacity"
-                                " boot_failure random quota, got '%s'", kind ? kind : "");
+        snprintf (err, errsize,
+                  "kind: expected one of http html malformed oversize hang latency drop capacity"
+                  " boot_failure random quota, got '%s'",
+                  kind ? kind : "");
         return -1;
     }
     if (check_keys (spec, (enum fault_kind)k, err, errsize) < 0)

@@ -38,7 +38,8 @@ void sim_hook_run (const char *program, const struct sim_node *n)
     set_env (env, &nenv, "CCSIM_NODEARRAY", n->bucket->na->name);
     set_env (env, &nenv, "CCSIM_MACHINE_TYPE", n->bucket->machine_type);
     set_env (env, &nenv, "CCSIM_PLACEMENT_GROUP", n->pg);
-    char *argv[] = { (char *)program, n->name, n->hostname ? n->hostname : (char *)"", n->ip ? n->ip : (char *)"", NULL };
+    char *argv[] = {(char *)program, n->name, n->hostname ? n->hostname : (char *)"",
+                    n->ip ? n->ip : (char *)"", NULL};
     pid_t pid;
     int rc = posix_spawn (&pid, program, NULL, NULL, argv, env);
     if (rc != 0)

@@ -43,7 +43,8 @@ json_object *sim_node_json (const struct sim_node *n)
     if (cfg)
         json_object_object_add (o, "Configuration", json_object_get (cfg));
     if (n->extra) {
-        json_object_object_foreach (n->extra, k, v) {
+        json_object_object_foreach (n->extra, k, v)
+        {
             if (!json_object_object_get (o, k))
                 json_object_object_add (o, k, json_object_get (v));
         }
@@ -99,7 +100,8 @@ static json_object *pgs_json (const struct sim_bucket *b)
             continue;
         bool seen = false;
         for (size_t k = 0; k < json_object_array_length (arr) && !seen; k++)
-            seen = strcmp (json_object_get_string (json_object_object_get (json_object_array_get_idx (arr, k), "name")),
+            seen = strcmp (json_object_get_string (
+                               json_object_object_get (json_object_array_get_idx (arr, k), "name")),
                            n->pg) == 0;
         if (seen)
             continue;

@@ -15,16 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/file.h"
+#include "sim.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/json.h"
 #include "util/secret.h"
-#include "sim.h"
 #include "util/state.h"
 
 #define MAX_BODY (64 * 1024 * 1024)
 
-struct sim sim = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct sim sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct options {
     const char *cluster, *name, *bind, *port_file, *auth, *auth_file, *tls_cert, *tls_key, *log;
@@ -36,35 +36,34 @@ struct options {
 
 static void usage (FILE *f)
 {
-    fprintf (f,
-             "usage: ccsim --cluster CLUSTER.json [--port P] [--bind ADDR] [--port-file F] [--name NAME]\n"
-             "             [--state-dir D] [--auth-file F | --auth USER:PASSWORD] [--boot-delay S]\n"
-             "             [--ip-base A.B.C.D] [--on-ready PROGRAM] [--on-terminate PROGRAM]\n"
-             "             [--tls-cert PEM --tls-key PEM] [-v]\n\n"
-             "ccsim - a CycleCloud cluster REST API simulator for testing ccautoscale.\n\n"
-             "CLUSTER.json has the shape of a GET /clusters/{c}/status response: nodearrays with\n"
-             "their buckets (definition.machineType, virtualMachine, maxCount, quotas, ...) and\n"
-             "optionally nodes.  Counts are computed live from the simulated nodes.\n\n"
-             "Options:\n"
-             "  --cluster FILE       the cluster to serve (required)\n"
-             "  --name NAME          cluster name (default: the file's clusterName)\n"
-             "  --port P             TCP port (default 0: pick a free one)\n"
-             "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
-             "  --port-file F        write the chosen port to F (atomically) once listening\n"
-             "  --state-dir D        keep the VMs in D/state.json across restarts\n"
-             "  --auth-file F        require Basic auth with the USER:PASSWORD in F (mode 0600)\n"
-             "  --auth USER:PASSWORD the same on the command line (visible in ps: tests use --auth-file)\n"
-             "  --boot-delay S       seconds from create to Ready (default 2)\n"
-             "  --ip-base A.B.C.D    first private IP handed out (default 10.1.0.4)\n"
-             "  --on-ready PROGRAM   run PROGRAM NAME HOSTNAME IP when a node becomes Ready\n"
-             "  --on-terminate PROGRAM  run it when a node is terminated, deallocated or fails\n"
-             "  --tls-cert PEM, --tls-key PEM  serve HTTPS\n"
-             "  -v, --verbose        log each request to stderr\n\n"
-             "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
-             "/ccsim/faults, POST /ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes,\n"
-             "POST /ccsim/hooks, POST /ccsim/config.  See ccsim(1).\n\n"
-             "Example:\n"
-             "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
+    fprintf (f, "usage: ccsim --cluster CLUSTER.json [--port P] [--bind ADDR] [--port-file F] [--name NAME]\n"
+                "             [--state-dir D] [--auth-file F | --auth USER:PASSWORD] [--boot-delay S]\n"
+                "             [--ip-base A.B.C.D] [--on-ready PROGRAM] [--on-terminate PROGRAM]\n"
+                "             [--tls-cert PEM --tls-key PEM] [-v]\n\n"
+                "ccsim - a CycleCloud cluster REST API simulator for testing ccautoscale.\n\n"
+                "CLUSTER.json has the shape of a GET /clusters/{c}/status response: nodearrays with\n"
+                "their buckets (definition.machineType, virtualMachine, maxCount, quotas, ...) and\n"
+                "optionally nodes.  Counts are computed live from the simulated nodes.\n\n"
+                "Options:\n"
+                "  --cluster FILE       the cluster to serve (required)\n"
+                "  --name NAME          cluster name (default: the file's clusterName)\n"
+                "  --port P             TCP port (default 0: pick a free one)\n"
+                "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
+                "  --port-file F        write the chosen port to F (atomically) once listening\n"
+                "  --state-dir D        keep the VMs in D/state.json across restarts\n"
+                "  --auth-file F        require Basic auth with the USER:PASSWORD in F (mode 0600)\n"
+                "  --auth USER:PASSWORD the same on the command line (visible in ps: tests use --auth-file)\n"
+                "  --boot-delay S       seconds from create to Ready (default 2)\n"
+                "  --ip-base A.B.C.D    first private IP handed out (default 10.1.0.4)\n"
+                "  --on-ready PROGRAM   run PROGRAM NAME HOSTNAME IP when a node becomes Ready\n"
+                "  --on-terminate PROGRAM  run it when a node is terminated, deallocated or fails\n"
+                "  --tls-cert PEM, --tls-key PEM  serve HTTPS\n"
+                "  -v, --verbose        log each request to stderr\n\n"
+                "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
+                "/ccsim/faults, POST /ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes,\n"
+                "POST /ccsim/hooks, POST /ccsim/config.  See ccsim(1).\n\n"
+                "Example:\n"
+                "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
 }
 
 /* ---- per-request plumbing ----------------------------------------------------------------------- */
@@ -84,7 +83,8 @@ static enum MHD_Result add_arg (void *cls, enum MHD_ValueKind kind, const char *
 {
     struct query_builder *q = cls;
     (void)kind;
-    int n = snprintf (q->buf + q->len, sizeof (q->buf) - q->len, "%s%s=%s", q->len ? "&" : "", key, value ? value : "");
+    int n = snprintf (q->buf + q->len, sizeof (q->buf) - q->len, "%s%s=%s", q->len ? "&" : "", key,
+                      value ? value : "");
     if (n > 0 && (size_t)n < sizeof (q->buf) - q->len)
         q->len += (size_t)n;
     return MHD_YES;
@@ -106,9 +106,8 @@ static bool authorised (struct MHD_Connection *c)
 
 static enum MHD_Result send_reply (struct MHD_Connection *c, struct reply *r)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer (r->len, r->body ? r->body : (char *)"",
-                                                                  r->body ? MHD_RESPMEM_MUST_FREE
-                                                                          : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp = MHD_create_response_from_buffer (
+        r->len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     r->body = NULL;
     MHD_add_response_header (resp, "Content-Type", r->html ? "text/html" : "application/json");
     if (r->retry_after >= 0) {
@@ -127,7 +126,7 @@ static void sleep_ms (long ms)
 {
     while (ms > 0 && !sim.stopping) {
         long step = ms > 100 ? 100 : ms;
-        struct timespec ts = { 0, step * 1000000L };
+        struct timespec ts = {0, step * 1000000L};
         nanosleep (&ts, NULL);
         ms -= step;
     }
@@ -153,7 +152,8 @@ static bool apply_fault (struct fault *f, struct reply *r, bool *process_then_dr
         reply_error (r, f->status, "InjectedFault", "injected HTTP %d (ccsim)", f->status);
         return true;
     case F_HTML:
-        page = strdup ("<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>");
+        page = strdup (
+            "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>");
         r->status = f->status;
         r->body = page;
         r->len = page ? strlen (page) : 0;
@@ -192,7 +192,8 @@ static bool apply_fault (struct fault *f, struct reply *r, bool *process_then_dr
 }
 
 static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                               const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+                               const char *version, const char *upload_data, size_t *upload_size,
+                               void **con_cls)
 {
     struct upload *up = *con_cls;
     (void)cls;
@@ -221,11 +222,11 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
 
-    struct query_builder q = { "", 0 };
+    struct query_builder q = {"", 0};
     MHD_get_connection_values (c, MHD_GET_ARGUMENT_KIND, add_arg, &q);
     char path[4096], ridbuf[128];
     snprintf (path, sizeof (path), "%s%s%s", url, q.len ? "?" : "", q.buf);
-    struct reply r = { .status = 200, .retry_after = -1 };
+    struct reply r = {.status = 200, .retry_after = -1};
 
     if (strncmp (url, "/ccsim/", 7) == 0 || strcmp (url, "/ccsim") == 0) {
         pthread_mutex_lock (&sim.lock);
@@ -235,8 +236,8 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
     }
     if (!authorised (c)) {
         struct MHD_Response *resp = MHD_create_response_from_buffer (
-            strlen ("{\"Message\":\"authentication required\"}"), (void *)"{\"Message\":\"authentication required\"}",
-            MHD_RESPMEM_PERSISTENT);
+            strlen ("{\"Message\":\"authentication required\"}"),
+            (void *)"{\"Message\":\"authentication required\"}", MHD_RESPMEM_PERSISTENT);
         enum MHD_Result rc = MHD_queue_basic_auth_fail_response (c, "CycleCloud", resp);
         MHD_destroy_response (resp);
         pthread_mutex_lock (&sim.lock);
@@ -249,7 +250,7 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
 
     pthread_mutex_lock (&sim.lock);
     struct fault *f = sim_fault_for_request (method, path);
-    struct fault copy = { 0 };
+    struct fault copy = {0};
     if (f)
         copy = *f; /* the fault table may change while we sleep */
     pthread_mutex_unlock (&sim.lock);
@@ -277,7 +278,8 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
     return send_reply (c, &r);
 }
 
-static void completed (void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+static void completed (void *cls, struct MHD_Connection *c, void **con_cls,
+                       enum MHD_RequestTerminationCode toe)
 {
     struct upload *up = *con_cls;
     (void)cls;
@@ -297,7 +299,7 @@ static void *ticker (void *arg)
     double last_save = 0;
     (void)arg;
     while (!sim.stopping) {
-        struct timespec ts = { 0, 50 * 1000000L };
+        struct timespec ts = {0, 50 * 1000000L};
         nanosleep (&ts, NULL);
         pthread_mutex_lock (&sim.lock);
         double now = sim_now ();
@@ -316,7 +318,7 @@ static void *ticker (void *arg)
 
 static char *read_file (const char *path, size_t *len)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     FILE *f = fopen (path, "r");
     (void)err;
     if (!f)
@@ -340,7 +342,7 @@ static char *read_file (const char *path, size_t *len)
 static int set_auth (const char *spec, const char *file)
 {
     char line[1024];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (file) {
         char *s = ccas_secret_read_file (file, &err);
         if (!s) {
@@ -366,37 +368,73 @@ static int set_auth (const char *spec, const char *file)
 static int parse (int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        { "cluster", required_argument, NULL, 'C' },   { "port", required_argument, NULL, 'p' },
-        { "bind", required_argument, NULL, 'b' },      { "port-file", required_argument, NULL, 'P' },
-        { "name", required_argument, NULL, 'N' },      { "state-dir", required_argument, NULL, 'S' },
-        { "auth", required_argument, NULL, 'a' },      { "auth-file", required_argument, NULL, 'A' },
-        { "boot-delay", required_argument, NULL, 'd' }, { "ip-base", required_argument, NULL, 'i' },
-        { "on-ready", required_argument, NULL, 'r' },  { "on-terminate", required_argument, NULL, 't' },
-        { "tls-cert", required_argument, NULL, 'c' },  { "tls-key", required_argument, NULL, 'k' },
-        { "verbose", no_argument, NULL, 'v' },         { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },         { NULL, 0, NULL, 0 },
+        {"cluster", required_argument, NULL, 'C'},    {"port", required_argument, NULL, 'p'},
+        {"bind", required_argument, NULL, 'b'},       {"port-file", required_argument, NULL, 'P'},
+        {"name", required_argument, NULL, 'N'},       {"state-dir", required_argument, NULL, 'S'},
+        {"auth", required_argument, NULL, 'a'},       {"auth-file", required_argument, NULL, 'A'},
+        {"boot-delay", required_argument, NULL, 'd'}, {"ip-base", required_argument, NULL, 'i'},
+        {"on-ready", required_argument, NULL, 'r'},   {"on-terminate", required_argument, NULL, 't'},
+        {"tls-cert", required_argument, NULL, 'c'},   {"tls-key", required_argument, NULL, 'k'},
+        {"verbose", no_argument, NULL, 'v'},          {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = getopt_long (argc, argv, "vh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'C': o->cluster = optarg; break;
-        case 'p': o->port = atoi (optarg); break;
-        case 'b': o->bind = optarg; break;
-        case 'P': o->port_file = optarg; break;
-        case 'N': o->name = optarg; break;
-        case 'S': sim.state_dir = strdup (optarg); break;
-        case 'a': o->auth = optarg; break;
-        case 'A': o->auth_file = optarg; break;
-        case 'd': o->boot_delay = atof (optarg); break;
-        case 'i': o->ip_base = optarg; break;
-        case 'r': sim.on_ready = strdup (optarg); break;
-        case 't': sim.on_terminate = strdup (optarg); break;
-        case 'c': o->tls_cert = optarg; break;
-        case 'k': o->tls_key = optarg; break;
-        case 'v': o->verbose++; break;
-        case 'h': usage (stdout); exit (0);
-        case 'V': printf ("ccsim %s\n", PACKAGE_VERSION); exit (0);
-        default: usage (stderr); return 1;
+        case 'C':
+            o->cluster = optarg;
+            break;
+        case 'p':
+            o->port = atoi (optarg);
+            break;
+        case 'b':
+            o->bind = optarg;
+            break;
+        case 'P':
+            o->port_file = optarg;
+            break;
+        case 'N':
+            o->name = optarg;
+            break;
+        case 'S':
+            sim.state_dir = strdup (optarg);
+            break;
+        case 'a':
+            o->auth = optarg;
+            break;
+        case 'A':
+            o->auth_file = optarg;
+            break;
+        case 'd':
+            o->boot_delay = atof (optarg);
+            break;
+        case 'i':
+            o->ip_base = optarg;
+            break;
+        case 'r':
+            sim.on_ready = strdup (optarg);
+            break;
+        case 't':
+            sim.on_terminate = strdup (optarg);
+            break;
+        case 'c':
+            o->tls_cert = optarg;
+            break;
+        case 'k':
+            o->tls_key = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'h':
+            usage (stdout);
+            exit (0);
+        case 'V':
+            printf ("ccsim %s\n", PACKAGE_VERSION);
+            exit (0);
+        default:
+            usage (stderr);
+            return 1;
         }
     }
     if (!o->cluster) {
@@ -417,7 +455,7 @@ static int parse (int argc, char **argv, struct options *o)
 
 static struct MHD_Daemon *start_server (const struct options *o, int *port)
 {
-    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t)o->port) };
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons ((uint16_t)o->port)};
     char *cert = NULL, *key = NULL;
     size_t len;
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
@@ -461,9 +499,10 @@ static struct MHD_Daemon *start_server (const struct options *o, int *port)
 
 static void announce (const struct options *o, int port)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char text[32];
-    printf ("ccsim: listening on %s://%s:%d\n", o->tls_cert ? "https" : "http", o->bind ? o->bind : "127.0.0.1", port);
+    printf ("ccsim: listening on %s://%s:%d\n", o->tls_cert ? "https" : "http",
+            o->bind ? o->bind : "127.0.0.1", port);
     fflush (stdout);
     if (o->port_file) {
         int n = snprintf (text, sizeof (text), "%d\n", port);
@@ -509,7 +548,7 @@ static void free_all (void)
 
 int main (int argc, char **argv)
 {
-    struct options o = { .boot_delay = 2.0, .ip_base = "10.1.0.4" };
+    struct options o = {.boot_delay = 2.0, .ip_base = "10.1.0.4"};
     char err[1024];
     struct in_addr base;
     sigset_t sigs;
@@ -535,8 +574,8 @@ int main (int argc, char **argv)
     sim.rng = 42;
     if ((o.auth || o.auth_file) && set_auth (o.auth, o.auth_file) < 0)
         return 2;
-    if (sim_load_cluster (o.cluster, o.name, err, sizeof (err)) < 0
-        || (sim.state_dir && sim_state_load (err, sizeof (err)) < 0)) {
+    if (sim_load_cluster (o.cluster, o.name, err, sizeof (err)) < 0 ||
+        (sim.state_dir && sim_state_load (err, sizeof (err)) < 0)) {
         fprintf (stderr, "ccsim: %s\n", err);
         free_all ();
         return 2;

@@ -10,8 +10,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "util/json.h"
 #include "sim.h"
+#include "util/json.h"
 
 double sim_now (void)
 {
@@ -28,16 +28,22 @@ void sim_new_id (char *buf, size_t size)
             sim.rng = sim.rng * 6364136223846793005ULL + 1442695040888963407ULL;
             b[i] = (unsigned char)(sim.rng >> 33);
         }
-    snprintf (buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-              b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    snprintf (buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+              b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 const char *sim_phase_status (enum node_phase ph)
 {
     static const char *const s[] = {
-        [PH_ACQUIRING] = "Acquiring",    [PH_PREPARING] = "Preparing",     [PH_READY] = "Ready",
-        [PH_FAILED] = "Failed",          [PH_TERMINATING] = "Terminating", [PH_TERMINATED] = "Terminated",
-        [PH_DEALLOCATING] = "Deallocating", [PH_DEALLOCATED] = "Deallocated", [PH_OFF] = "Off",
+        [PH_ACQUIRING] = "Acquiring",
+        [PH_PREPARING] = "Preparing",
+        [PH_READY] = "Ready",
+        [PH_FAILED] = "Failed",
+        [PH_TERMINATING] = "Terminating",
+        [PH_TERMINATED] = "Terminated",
+        [PH_DEALLOCATING] = "Deallocating",
+        [PH_DEALLOCATED] = "Deallocated",
+        [PH_OFF] = "Off",
     };
     return s[ph];
 }
@@ -64,7 +70,6 @@ bool sim_node_active (const struct sim_node *n)
     return !n->removed && n->phase != PH_TERMINATED && n->phase != PH_DEALLOCATED && n->phase != PH_OFF;
 }
 
-
 static char *lowercase (const char *s)
 {
     char *d = strdup (s);
@@ -78,7 +83,7 @@ static void assign_address (struct sim_node *n)
     char ip[32], inst[64];
     if (n->ip)
         return;
-    struct in_addr a = { htonl (sim.ip_next++) };
+    struct in_addr a = {htonl (sim.ip_next++)};
     inet_ntop (AF_INET, &a, ip, sizeof (ip));
     n->ip = strdup (ip);
     n->hostname = lowercase (n->name);
@@ -230,8 +235,7 @@ void sim_tick (double now)
         if (n->removed) {
             sim_index_drop (n);
             free_node (n);
-        }
-        else
+        } else
             sim.nodes[k++] = n;
     }
     sim.nnodes = k;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim.h"
 #include "util/file.h"
 #include "util/json.h"
-#include "sim.h"
 #include "util/state.h"
 
 static void put_str (json_object *o, const char *k, const char *v)
@@ -45,7 +45,7 @@ static json_object *node_state (const struct sim_node *n)
 void sim_state_save (void)
 {
     char path[4096];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!sim.state_dir || !sim.dirty)
         return;
     json_object *root = json_object_new_object ();
@@ -84,7 +84,7 @@ static char *dup_str (json_object *o, const char *k)
 int sim_state_load (char *errbuf, size_t errsize)
 {
     char path[4096];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     snprintf (path, sizeof (path), "%s/state.json", sim.state_dir);
     FILE *f = fopen (path, "r");
     if (!f)
@@ -98,11 +98,12 @@ int sim_state_load (char *errbuf, size_t errsize)
     json_object *nodes = ccas_json_get (root, "nodes");
     for (size_t i = 0; nodes && i < json_object_array_length (nodes); i++) {
         json_object *o = json_object_array_get_idx (nodes, i);
-        struct sim_bucket *b = sim_bucket_find (ccas_json_str (o, "nodearray"), ccas_json_str (o, "machine_type"));
+        struct sim_bucket *b =
+            sim_bucket_find (ccas_json_str (o, "nodearray"), ccas_json_str (o, "machine_type"));
         if (!b || sim_node_find (ccas_json_str (o, "name")))
             continue;
-        struct sim_node *n = sim_node_add (b, ccas_json_str (o, "name"), ccas_json_str (o, "pg"),
-                                           ccas_json_get (o, "extra"));
+        struct sim_node *n =
+            sim_node_add (b, ccas_json_str (o, "name"), ccas_json_str (o, "pg"), ccas_json_get (o, "extra"));
         if (!n)
             continue;
         free (n->id);

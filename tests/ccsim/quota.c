@@ -98,20 +98,26 @@ int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whys
     if (b->max_count >= 0)
         limit (b->max_count - u.bucket_nodes, "the bucket's maxCount", &best, &reason);
     if (b->max_core_count >= 0)
-        limit ((b->max_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the bucket's maxCoreCount", &best, &reason);
+        limit ((b->max_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the bucket's maxCoreCount", &best,
+               &reason);
     if (b->quota_core_count >= 0)
-        limit ((b->quota_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the subscription quota", &best, &reason);
+        limit ((b->quota_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the subscription quota", &best,
+               &reason);
     if (b->na->max_count >= 0)
         limit (b->na->max_count - u.na_nodes, "the nodearray's maxCount", &best, &reason);
     if (b->na->max_core_count >= 0)
-        limit ((b->na->max_core_count - u.na_cores) / b->vcpu, "the nodearray's maxCoreCount", &best, &reason);
+        limit ((b->na->max_core_count - u.na_cores) / b->vcpu, "the nodearray's maxCoreCount", &best,
+               &reason);
     if (sim.max_count >= 0)
         limit (sim.max_count - u.cluster_nodes, "the cluster's maxCount", &best, &reason);
     if (sim.max_core_count >= 0)
-        limit ((sim.max_core_count - u.cluster_cores) / b->vcpu, "the cluster's maxCoreCount", &best, &reason);
+        limit ((sim.max_core_count - u.cluster_cores) / b->vcpu, "the cluster's maxCoreCount", &best,
+               &reason);
     if (b->family_quota_cores >= 0) {
-        snprintf (text, sizeof (text), "the %s family quota (%lld cores)", b->family, (long long)b->family_quota_cores);
-        limit ((b->family_quota_cores - b->family_base_consumed - u.family_cores) / b->vcpu, text, &best, &reason);
+        snprintf (text, sizeof (text), "the %s family quota (%lld cores)", b->family,
+                  (long long)b->family_quota_cores);
+        limit ((b->family_quota_cores - b->family_base_consumed - u.family_cores) / b->vcpu, text, &best,
+               &reason);
     }
     if (b->regional_quota_cores >= 0)
         limit ((b->regional_quota_cores - b->regional_base_consumed - u.regional_cores) / b->vcpu,

@@ -8,7 +8,8 @@
 
 #include "sim.h"
 
-void sim_log_request (const char *method, const char *path, int status, const char *request_id, json_object *nodes)
+void sim_log_request (const char *method, const char *path, int status, const char *request_id,
+                      json_object *nodes)
 {
     if (sim.nlog == sim.logcap) {
         size_t cap = sim.logcap ? sim.logcap * 2 : 1024;

@@ -9,14 +9,14 @@
 #include <strings.h>
 #include <time.h>
 
-#include "util/json.h"
 #include "sim.h"
+#include "util/json.h"
 
 void reply_json (struct reply *r, int status, json_object *j)
 {
     size_t len;
-    const char *text = json_object_to_json_string_length (j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-                                                           &len);
+    const char *text =
+        json_object_to_json_string_length (j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
     r->status = status;
     r->body = malloc (len + 1);
     if (r->body) {
@@ -79,8 +79,8 @@ static struct operation *add_operation (const char *action, const char *request_
 static struct operation *find_operation (const char *id, const char *request_id)
 {
     for (size_t i = 0; i < sim.nops; i++)
-        if ((id && strcmp (sim.ops[i].id, id) == 0)
-            || (request_id && sim.ops[i].request_id && strcmp (sim.ops[i].request_id, request_id) == 0))
+        if ((id && strcmp (sim.ops[i].id, id) == 0) ||
+            (request_id && sim.ops[i].request_id && strcmp (sim.ops[i].request_id, request_id) == 0))
             return &sim.ops[i];
     return NULL;
 }
@@ -169,7 +169,8 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
         return -1;
     }
     if (!sim_nodearray_find (na)) {
-        snprintf (err, errsize, "sets[%zu].nodearray: cluster %s has no nodearray '%s'", i, sim.cluster_name, na);
+        snprintf (err, errsize, "sets[%zu].nodearray: cluster %s has no nodearray '%s'", i, sim.cluster_name,
+                  na);
         return -1;
     }
     if (!count || !json_object_is_type (count, json_type_int) || json_object_get_int64 (count) < 0) {
@@ -179,7 +180,8 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
     const char *mt = ccas_json_str (ccas_json_get (s, "definition"), "machineType");
     in->bucket = sim_bucket_find (na, mt);
     if (!in->bucket) {
-        snprintf (err, errsize, "sets[%zu].definition.machineType: '%s' is not a machine type of nodearray '%s'", i,
+        snprintf (err, errsize,
+                  "sets[%zu].definition.machineType: '%s' is not a machine type of nodearray '%s'", i,
                   mt ? mt : "(first valid)", na);
         return -1;
     }
@@ -193,16 +195,18 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
 
 /* Add what fits of one set, their names to `made`; returns how many were
  * added and why not all. */
-static long create_set (const struct set_in *in, struct operation *op, const char *request_id, json_object *made,
-                        char *msg, size_t msgsize)
+static long create_set (const struct set_in *in, struct operation *op, const char *request_id,
+                        json_object *made, char *msg, size_t msgsize)
 {
     struct sim_bucket *b = in->bucket;
     long added = 0;
     msg[0] = '\0';
     if (in->count > 0 && sim_fault_capacity (b->machine_type)) {
         b->last_capacity_failure = sim_now ();
-        snprintf (msg, msgsize, "Allocation failed: OverconstrainedAllocationRequest: insufficient capacity for %s in"
-                                " this region (ccsim)", b->machine_type);
+        snprintf (msg, msgsize,
+                  "Allocation failed: OverconstrainedAllocationRequest: insufficient capacity for %s in"
+                  " this region (ccsim)",
+                  b->machine_type);
         return 0;
     }
     for (long i = 0; i < in->count; i++) {
@@ -213,7 +217,8 @@ static long create_set (const struct set_in *in, struct operation *op, const cha
             break;
         }
         if (in->pg && b->max_pg_size >= 0 && sim_pg_active (b, in->pg) >= b->max_pg_size) {
-            snprintf (msg, msgsize, "%ld of %ld nodes added: placement group %s limit reached (maxPlacementGroupSize %lld)",
+            snprintf (msg, msgsize,
+                      "%ld of %ld nodes added: placement group %s limit reached (maxPlacementGroupSize %lld)",
                       added, in->count, in->pg, (long long)b->max_pg_size);
             break;
         }
@@ -348,8 +353,9 @@ static void node_action (const char *action, const char *body, struct reply *r)
         return;
     }
     if (ccas_json_get (req, "filter")) {
-        reply_error (r, 400, "BadRequest", "filter expressions are not supported by ccsim; use names, ids, hostnames"
-                                           " or ip_addresses");
+        reply_error (r, 400, "BadRequest",
+                     "filter expressions are not supported by ccsim; use names, ids, hostnames"
+                     " or ip_addresses");
         json_object_put (req);
         return;
     }
@@ -400,8 +406,8 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
     const char *cores = nodes ? NULL : sim_query_value (query, "totalCoreCount", buf, sizeof (buf));
     struct sim_bucket *b = sim_bucket_find (nodearray, NULL);
     if (!sim_nodearray_find (nodearray) || !b) {
-        reply_error (r, 404, "NotFound", "cluster %s has no nodearray '%s' with a valid bucket", sim.cluster_name,
-                     nodearray);
+        reply_error (r, 404, "NotFound", "cluster %s has no nodearray '%s' with a valid bucket",
+                     sim.cluster_name, nodearray);
         return;
     }
     if (!nodes && !cores) {
@@ -417,7 +423,7 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
         }
     long need = nodes ? target - have : (target - have_cores + b->vcpu - 1) / b->vcpu;
     struct operation *op = add_operation ("scale", NULL);
-    struct set_in in = { .bucket = b, .count = need > 0 ? need : 0 };
+    struct set_in in = {.bucket = b, .count = need > 0 ? need : 0};
     char msg[512];
     r->nodes = json_object_new_array ();
     long added = op ? create_set (&in, op, NULL, r->nodes, msg, sizeof (msg)) : 0;
@@ -488,8 +494,8 @@ void sim_rest (const char *method, const char *url, const char *query, const cha
         else
             get_nodes (query, r);
     } else if (strcmp (what, "nodes") == 0 && parts == 3) {
-        static const char *const actions[] = { "terminate", "deallocate", "shutdown", "start", "remove", "restart",
-                                               "reimage" };
+        static const char *const actions[] = {"terminate", "deallocate", "shutdown", "start",
+                                              "remove",    "restart",    "reimage"};
         bool known = strcmp (action, "create") == 0;
         for (size_t i = 0; i < sizeof (actions) / sizeof (actions[0]); i++)
             known = known || strcmp (action, actions[i]) == 0;

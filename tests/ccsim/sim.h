@@ -21,7 +21,7 @@ enum node_phase {
     PH_READY,
     PH_FAILED,
     PH_TERMINATING,
-    PH_TERMINATED,   /* only Fixed nodes stay in this phase */
+    PH_TERMINATED, /* only Fixed nodes stay in this phase */
     PH_DEALLOCATING,
     PH_DEALLOCATED,
     PH_OFF,
@@ -36,24 +36,25 @@ struct sim_node {
     enum node_phase phase;
     bool keep_alive, fixed, interruptible;
     bool no_hooks;
-    bool mark;     /* scratch: already collected by the current request */ /* made by /ccsim/nodes with "Hooks": false: its software never starts */
-    bool hang;             /* never gets past Acquiring */
-    bool fail_on_boot;     /* goes to Failed instead of Preparing */
-    double created, next;  /* when it was made; when the next transition is due */
-    json_object *extra;    /* nodeAttributes and unknown fields, echoed */
+    bool mark; /* scratch: already collected by the current request */ /* made by /ccsim/nodes with "Hooks":
+                                                                          false: its software never starts */
+    bool hang;                                                         /* never gets past Acquiring */
+    bool fail_on_boot;    /* goes to Failed instead of Preparing */
+    double created, next; /* when it was made; when the next transition is due */
+    json_object *extra;   /* nodeAttributes and unknown fields, echoed */
     bool removed;
 };
 
 struct sim_nodearray {
     char *name;
-    json_object *src;      /* the file's nodearray status object (static fields, echoed) */
-    int64_t max_count, max_core_count;   /* -1 unlimited */
+    json_object *src;                  /* the file's nodearray status object (static fields, echoed) */
+    int64_t max_count, max_core_count; /* -1 unlimited */
     char *shutdown_policy;
 };
 
 struct sim_bucket {
     struct sim_nodearray *na;
-    json_object *src;      /* the file's bucket object */
+    json_object *src; /* the file's bucket object */
     char *machine_type;
     char family[128];
     int vcpu;
@@ -63,30 +64,39 @@ struct sim_bucket {
     int64_t family_quota_cores, family_base_consumed;
     int64_t regional_quota_cores, regional_base_consumed;
     int64_t max_pg_size;
-    double last_capacity_failure;  /* wall time, or <0 never */
+    double last_capacity_failure; /* wall time, or <0 never */
 };
 
 enum fault_kind {
-    F_HTTP, F_HTML, F_MALFORMED, F_OVERSIZE, F_HANG, F_LATENCY, F_DROP, F_CAPACITY, F_BOOT_FAILURE, F_RANDOM,
+    F_HTTP,
+    F_HTML,
+    F_MALFORMED,
+    F_OVERSIZE,
+    F_HANG,
+    F_LATENCY,
+    F_DROP,
+    F_CAPACITY,
+    F_BOOT_FAILURE,
+    F_RANDOM,
     F_NKINDS
 };
 
 struct fault {
     enum fault_kind kind;
     int status;
-    long retry_after;      /* -1 none */
-    char *match;           /* substring of the path, or NULL for any */
-    char *method;          /* or NULL */
-    long count;            /* -1 forever */
-    long ms;               /* latency */
-    long bytes;            /* oversize */
-    long seconds;          /* hang */
-    bool after;            /* drop after processing */
-    bool hang_mode;        /* boot_failure: hang instead of fail */
-    char *machine_type;    /* capacity / boot_failure filter */
+    long retry_after;   /* -1 none */
+    char *match;        /* substring of the path, or NULL for any */
+    char *method;       /* or NULL */
+    long count;         /* -1 forever */
+    long ms;            /* latency */
+    long bytes;         /* oversize */
+    long seconds;       /* hang */
+    bool after;         /* drop after processing */
+    bool hang_mode;     /* boot_failure: hang instead of fail */
+    char *machine_type; /* capacity / boot_failure filter */
     char *nodearray;
-    double rate;           /* random */
-    unsigned kinds_mask;   /* random: which kinds */
+    double rate;         /* random */
+    unsigned kinds_mask; /* random: which kinds */
     unsigned fired;
 };
 
@@ -94,10 +104,10 @@ struct reqlog_entry {
     uint64_t seq;
     char method[8];
     char *path;
-    int status;            /* 0 when the connection was dropped */
+    int status; /* 0 when the connection was dropped */
     char *request_id;
     double time;
-    json_object *nodes;    /* the names a create made or an action was carried out on, or NULL */
+    json_object *nodes; /* the names a create made or an action was carried out on, or NULL */
 };
 
 struct operation {
@@ -108,7 +118,7 @@ struct operation {
 struct sim {
     pthread_mutex_t lock;
     char *cluster_name;
-    json_object *file;     /* the cluster file, kept for echoing */
+    json_object *file; /* the cluster file, kept for echoing */
     int64_t max_count, max_core_count;
     struct sim_nodearray *nas;
     size_t nnas;
@@ -126,7 +136,7 @@ struct sim {
     size_t nlog, logcap;
     uint64_t seq;
     double boot_delay;
-    uint32_t ip_next;      /* host-order IPv4 of the next address */
+    uint32_t ip_next; /* host-order IPv4 of the next address */
     char *on_ready, *on_terminate;
     char *auth_user, *auth_password;
     char *state_dir;
@@ -142,7 +152,7 @@ int sim_load_cluster (const char *path, const char *name_override, char *err, si
 
 /* nodes.c — call with sim.lock held */
 struct sim_node *sim_node_find (const char *name);
-struct sim_node *sim_node_find_any (const char *key);  /* name, id, hostname or ip */
+struct sim_node *sim_node_find_any (const char *key); /* name, id, hostname or ip */
 
 /* rest.c: the value of `key` in a URL query string ("a=1&b=2"), copied into
  * `buf` (cut to fit), or NULL if absent. */
@@ -193,7 +203,8 @@ void sim_hooks_reap (void);
 /* reqlog.c — call with sim.lock held.  `nodes` (taken; may be NULL) are
  * the names the request made or acted on: tests prove from them that no
  * name was made twice, even when an answer was lost. */
-void sim_log_request (const char *method, const char *path, int status, const char *request_id, json_object *nodes);
+void sim_log_request (const char *method, const char *path, int status, const char *request_id,
+                      json_object *nodes);
 json_object *sim_log_json (void);
 void sim_log_clear (void);
 
@@ -204,17 +215,17 @@ void sim_state_save (void);
 /* rest.c and control.c: a handled request */
 struct reply {
     int status;
-    char *body;            /* malloc'd */
+    char *body; /* malloc'd */
     size_t len;
-    long retry_after;      /* -1 none */
+    long retry_after; /* -1 none */
     char location[128];
     bool html;
-    bool drop;             /* close without answering */
-    json_object *nodes;    /* for the request log: names made or acted on */
+    bool drop;          /* close without answering */
+    json_object *nodes; /* for the request log: names made or acted on */
 };
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r);
 void sim_control (const char *method, const char *url, const char *query, const char *body, struct reply *r);
-void reply_json (struct reply *r, int status, json_object *j);  /* takes `j` */
+void reply_json (struct reply *r, int status, json_object *j); /* takes `j` */
 void reply_error (struct reply *r, int status, const char *exception, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
 

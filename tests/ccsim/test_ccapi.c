@@ -5,11 +5,11 @@
 #include "config.h"
 
 #include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +41,9 @@ static int start_ccsim (void **state)
     if (!mkdtemp (s->dir))
         goto fail;
     snprintf (portfile, sizeof (portfile), "%s/port", s->dir);
-    char *argv[] = { (char *)ccsim, "--cluster", CCSIM_CLUSTERS_DIR "/small.json", "--port-file", portfile,
-                     "--boot-delay", "0", NULL };
+    char *argv[] = {(char *)ccsim, "--cluster", CCSIM_CLUSTERS_DIR "/small.json",
+                    "--port-file", portfile,    "--boot-delay",
+                    "0",           NULL};
     if (posix_spawn (&s->pid, ccsim, NULL, NULL, argv, environ) != 0) {
         s->pid = 0;
         goto fail;
@@ -58,9 +59,13 @@ static int start_ccsim (void **state)
     if (!port)
         goto fail;
     snprintf (s->url, sizeof (s->url), "http://127.0.0.1:%d", port);
-    struct ccas_ccapi_opts opts = { .url = s->url, .username = "u", .password = "p", .cluster = "test",
-                                    .verify_certificates = true, .max_retries = 1 };
-    struct ccas_error err = { "" };
+    struct ccas_ccapi_opts opts = {.url = s->url,
+                                   .username = "u",
+                                   .password = "p",
+                                   .cluster = "test",
+                                   .verify_certificates = true,
+                                   .max_retries = 1};
+    struct ccas_error err = {""};
     if (!(s->api = ccas_ccapi_create (&opts, &err)))
         goto fail;
     *state = s;
@@ -100,7 +105,7 @@ static const struct ccas_node_record *find (const struct ccas_node_list *l, cons
 static const char *status_of (struct sim *s, const char *name, char *buf, size_t size)
 {
     struct ccas_node_list *l = NULL;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, NULL, &l, &err), 0);
     const struct ccas_node_record *n = find (l, name);
     if (n)
@@ -128,7 +133,7 @@ static void test_status (void **state)
 {
     struct sim *s = *state;
     struct ccas_cluster_status *st = NULL;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     assert_int_equal (ccas_ccapi_get_status (s->api, false, &st, &err), 0);
     assert_int_equal (st->nnodearrays, 3);
     assert_null (st->nodes);
@@ -143,12 +148,15 @@ static void test_status (void **state)
 static void test_create_and_operations (void **state)
 {
     struct sim *s = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char id[64];
     ccas_ccapi_new_request_id (id, sizeof (id));
-    struct ccas_create_set set = { .nodearray = "htc", .machine_type = "Standard_F2s_v2", .count = 2,
-                                   .name_format = "htc-%d", .name_offset = 10 };
-    struct ccas_create_request req = { id, &set, 1 };
+    struct ccas_create_set set = {.nodearray = "htc",
+                                  .machine_type = "Standard_F2s_v2",
+                                  .count = 2,
+                                  .name_format = "htc-%d",
+                                  .name_offset = 10};
+    struct ccas_create_request req = {id, &set, 1};
     struct ccas_create_result *res = NULL;
     assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), 0);
     assert_int_equal (res->nsets, 1);
@@ -196,9 +204,9 @@ static void test_create_and_operations (void **state)
 static void test_create_partial (void **state)
 {
     struct sim *s = *state;
-    struct ccas_error err = { "" };
-    struct ccas_create_set set = { .nodearray = "gpu", .count = 5 };
-    struct ccas_create_request req = { NULL, &set, 1 };
+    struct ccas_error err = {""};
+    struct ccas_create_set set = {.nodearray = "gpu", .count = 5};
+    struct ccas_create_request req = {NULL, &set, 1};
     struct ccas_create_result *res = NULL;
     assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), 0);
     assert_true (res->sets[0].added < 5);
@@ -209,10 +217,10 @@ static void test_create_partial (void **state)
 
 static struct ccas_action_result *act (struct sim *s, enum ccas_node_action a, const char *name)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res = NULL;
-    const char *names[] = { name, "no-such-node" };
-    struct ccas_node_selector sel = { .names = names, .nnames = 2 };
+    const char *names[] = {name, "no-such-node"};
+    struct ccas_node_selector sel = {.names = names, .nnames = 2};
     assert_int_equal (ccas_ccapi_node_action (s->api, a, &sel, NULL, &res, &err), 0);
     assert_non_null (res->operation_id);
     assert_int_equal (res->nnodes, 1); /* unknown nodes are left out, not an error */
@@ -223,7 +231,7 @@ static struct ccas_action_result *act (struct sim *s, enum ccas_node_action a, c
 static void test_node_actions (void **state)
 {
     struct sim *s = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_action_result *res;
     char buf[32];
 
@@ -250,7 +258,8 @@ static void test_node_actions (void **state)
     res = act (s, CCAS_ACTION_TERMINATE, "htc-10");
     assert_true (res->nodes[0].ok);
     ccas_action_result_destroy (res);
-    for (int i = 0; i < 200 && (status_of (s, "htc-10", buf, sizeof (buf)) || status_of (s, "htc-11", buf, sizeof (buf)));
+    for (int i = 0; i < 200 && (status_of (s, "htc-10", buf, sizeof (buf)) ||
+                                status_of (s, "htc-11", buf, sizeof (buf)));
          i++)
         usleep (20000);
     assert_null (status_of (s, "htc-10", buf, sizeof (buf)));
@@ -258,7 +267,7 @@ static void test_node_actions (void **state)
 
     /* an empty selector is refused before anything is sent */
     unsigned before = ccas_ccapi_stats (s->api)->requests;
-    struct ccas_node_selector none = { 0 };
+    struct ccas_node_selector none = {0};
     assert_int_equal (ccas_ccapi_node_action (s->api, CCAS_ACTION_TERMINATE, &none, NULL, &res, &err), -1);
     assert_int_equal (ccas_ccapi_stats (s->api)->requests, before);
 }
@@ -266,12 +275,12 @@ static void test_node_actions (void **state)
 static int64_t htc_nodes (struct sim *s)
 {
     struct ccas_node_list *l = NULL;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     int64_t n = 0;
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, NULL, &l, &err), 0);
     for (size_t i = 0; i < l->nnodes; i++)
-        n += l->nodes[i].nodearray && strcmp (l->nodes[i].nodearray, "htc") == 0
-             && (!l->nodes[i].target_state || strcmp (l->nodes[i].target_state, "Terminated") != 0);
+        n += l->nodes[i].nodearray && strcmp (l->nodes[i].nodearray, "htc") == 0 &&
+             (!l->nodes[i].target_state || strcmp (l->nodes[i].target_state, "Terminated") != 0);
     ccas_node_list_destroy (l);
     return n;
 }
@@ -280,7 +289,7 @@ static int64_t htc_nodes (struct sim *s)
 static void test_scale (void **state)
 {
     struct sim *s = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_create_result *res = NULL;
     assert_int_equal (ccas_ccapi_scale (s->api, "htc", false, 3, &res, &err), 0);
     assert_non_null (res->operation_id);
@@ -300,7 +309,7 @@ static void test_scale (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_status),     cmocka_unit_test (test_create_and_operations),
+        cmocka_unit_test (test_status),         cmocka_unit_test (test_create_and_operations),
         cmocka_unit_test (test_create_partial), cmocka_unit_test (test_node_actions),
         cmocka_unit_test (test_scale),
     };

@@ -23,7 +23,7 @@ static int count;
 
 static void replay_file (const char *path)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     size_t len = 0;
     char *data = ccas_file_read (path, 1 << 24, &len, &err);
     if (!data) {

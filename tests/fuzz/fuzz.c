@@ -31,7 +31,7 @@ struct ccas_config *fuzz_config (void)
 {
     static const char text[] = "{\"url\": \"http://127.0.0.1:1\", \"username\": \"u\", \"password\": \"p\","
                                " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false}}";
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *root = ccas_json_parse (text, sizeof (text) - 1, "fuzz config", &err);
     struct ccas_config *cfg = root ? ccas_config_from_json (root, "fuzz config", &err) : NULL;
     if (!cfg)
@@ -47,7 +47,7 @@ struct fuzz_model fuzz_model_create (void)
 {
     static struct ccas_config *cfg;
     static json_object *status;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (!cfg)
         cfg = fuzz_config ();
     if (!status) {
@@ -58,7 +58,7 @@ struct fuzz_model fuzz_model_create (void)
         if (!status)
             die ("small.json", &err);
     }
-    struct fuzz_model m = { cfg, NULL };
+    struct fuzz_model m = {cfg, NULL};
     struct ccas_cluster_status *st = ccas_cluster_status_from_json (json_object_get (status), "test", &err);
     if (!st || !(m.cluster = ccas_cluster_create (m.cfg, st, NULL, &err)))
         die ("model", &err);

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/cluster.h"
 #include "conf/conf.h"
+#include "model/cluster.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *root = ccas_json_parse ((const char *)data, size, "autoscale.json", &err);
     struct ccas_config *cfg = root ? ccas_config_from_json (root, "autoscale.json", &err) : NULL;
     if (cfg) {

@@ -6,10 +6,10 @@
 
 #include <stdlib.h>
 
-#include "model/constraint.h"
 #include "fuzz.h"
-#include "util/json.h"
+#include "model/constraint.h"
 #include "model/resources.h"
+#include "util/json.h"
 
 struct allocs {
     void *p[64];
@@ -27,7 +27,7 @@ static void *alloc (void *arg, size_t size)
 static void judge (struct ccas_cluster *c, const struct ccas_constraint *cons)
 {
     char why[256];
-    struct ccas_eval ev = { .job = 0, .template_node = true };
+    struct ccas_eval ev = {.job = 0, .template_node = true};
     (void)ccas_constraint_text (cons);
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_node *n = &c->buckets[i].template_node;
@@ -40,12 +40,12 @@ static void judge (struct ccas_cluster *c, const struct ccas_constraint *cons)
 
 static void apply_rules (struct ccas_cluster *c, json_object *json)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_rules *rules = ccas_rules_compile (json, true, c->cons, c->dict, "default_resources", &err);
     if (!rules)
         return;
     for (size_t i = 0; i < c->nbuckets; i++) {
-        struct allocs a = { .n = 0 };
+        struct allocs a = {.n = 0};
         struct ccas_node copy = c->buckets[i].template_node;
         (void)ccas_rules_apply (rules, &copy, alloc, &a);
         for (size_t k = 0; k < a.n; k++)
@@ -56,7 +56,7 @@ static void apply_rules (struct ccas_cluster *c, json_object *json)
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *json = ccas_json_parse ((const char *)data, size, "constraint", &err);
     if (!json)
         return 0;

@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct fuzz_model m = fuzz_model_create ();
     ccas_jobs_destroy (ccas_jobs_from_text ((const char *)data, size, m.cluster->cons, "jobs.json", &err));
     fuzz_model_destroy (&m);

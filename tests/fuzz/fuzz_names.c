@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char *expr = fuzz_text (data, size);
     /* mapping names only reads the model: one for the whole run (ten times the executions) */
     static struct fuzz_model m;

@@ -5,15 +5,15 @@
 
 #include <stdlib.h>
 
-#include "fuzz.h"
 #include "engine/match.h"
+#include "fuzz.h"
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *doc = ccas_pbs_json_parse ((const char *)data, size, "pbsnodes", "nodes", NULL, NULL, &err);
     if (!doc)
         return 0;
@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     ccas_pbs_nodes_merge (nodes, m.cluster);
     struct ccas_jobs *jobs = ccas_jobs_create (1);
     struct ccas_plan *plan = NULL;
-    if (jobs && ccas_match (m.cluster, jobs, NULL, &err) == 0 && (plan = ccas_plan_create (m.cluster, jobs, &err))) {
+    if (jobs && ccas_match (m.cluster, jobs, NULL, &err) == 0 &&
+        (plan = ccas_plan_create (m.cluster, jobs, &err))) {
         struct ccas_pbs_actions acts;
         if (ccas_pbs_plan (plan, nodes, &acts, &err) == 0) {
             json_object_put (ccas_pbs_actions_json (&acts, false));

@@ -5,13 +5,13 @@
 
 #include <stdlib.h>
 
-#include "fuzz.h"
 #include "engine/match.h"
+#include "fuzz.h"
 #include "pbs_jobs.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
     if (!q)
         return 0;

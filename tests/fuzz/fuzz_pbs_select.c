@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_pbs_chunk chunks[16];
     struct ccas_pbs_place place;
     char *text = fuzz_text (data, size);

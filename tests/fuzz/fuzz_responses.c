@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include "ccapi/ccapi.h"
-#include "fuzz.h"
 #include "ccapi/http.h"
+#include "fuzz.h"
 #include "util/json.h"
 
 static void node_predicates (const struct ccas_node_record *v, size_t n)
@@ -21,13 +21,14 @@ static void node_predicates (const struct ccas_node_record *v, size_t n)
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     if (size < 1)
         return 0;
     unsigned which = data[0] % 3, nsets = data[0] / 3 % 5;
     long retry_after = -1;
     char location[256];
-    ccas_http_read_header ((const char *)data + 1, size - 1, 1795608000, &retry_after, location, sizeof (location));
+    ccas_http_read_header ((const char *)data + 1, size - 1, 1795608000, &retry_after, location,
+                           sizeof (location));
     json_object *root = ccas_json_parse ((const char *)data + 1, size - 1, "response", &err);
     if (!root)
         return 0;

@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_resume_file *rf = ccas_resume_file_parse ((const char *)data, size, &err);
     if (!rf)
         return 0;

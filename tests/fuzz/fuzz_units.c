@@ -9,7 +9,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char *s = fuzz_text (data, size);
     double bytes;
     char buf[64];

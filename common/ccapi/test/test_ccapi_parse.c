@@ -18,7 +18,7 @@
 
 static json_object *small_status (void)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *o = ccas_json_load_file (CCSIM_CLUSTERS_DIR "/small.json", 1 << 20, &err);
     assert_non_null (o);
     return o;
@@ -26,7 +26,7 @@ static json_object *small_status (void)
 
 static void test_status_typed (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     struct ccas_cluster_status *st = ccas_cluster_status_from_json (small_status (), "test", &err);
     assert_non_null (st);
@@ -52,14 +52,14 @@ static void test_status_bad_fields (void **state)
         const char *edit; /* a jq-like description, applied below */
         const char *want;
     } cases[] = {
-        { "nodearrays", "nodearrays" },
-        { "maxCount", "maxCount" },
-        { "bucket.maxCount", "maxCount" },
-        { "bucket.virtualMachine", "virtualMachine" },
+        {"nodearrays", "nodearrays"},
+        {"maxCount", "maxCount"},
+        {"bucket.maxCount", "maxCount"},
+        {"bucket.virtualMachine", "virtualMachine"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         json_object *root = small_status ();
         json_object *bucket = json_object_array_get_idx (
             ccas_json_get (json_object_array_get_idx (ccas_json_get (root, "nodearrays"), 0), "buckets"), 0);
@@ -78,7 +78,7 @@ static void test_status_bad_fields (void **state)
 
 static void test_status_not_an_object (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     assert_null (ccas_cluster_status_from_json (json_object_new_array (), "test", &err));
     assert_true (strlen (err.text) > 0);
@@ -88,15 +88,17 @@ static void test_status_not_an_object (void **state)
 }
 
 static const char nodes_json[] =
-    "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\","
-    " \"Status\": \"Ready\", \"TargetState\": \"Started\", \"PrivateIp\": \"10.1.0.4\", \"Hostname\": \"htc-1\","
+    "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\", \"MachineType\": "
+    "\"Standard_F2s_v2\","
+    " \"Status\": \"Ready\", \"TargetState\": \"Started\", \"PrivateIp\": \"10.1.0.4\", \"Hostname\": "
+    "\"htc-1\","
     " \"KeepAlive\": true, \"PlacementGroupId\": \"pg0\", \"CoreCount\": 2, \"Memory\": 4.0},"
     " {\"Name\": \"htc-2\", \"NodeId\": \"id2\", \"Template\": \"htc\", \"Status\": \"Failed\","
     " \"StatusMessage\": \"boot failed\"}], \"operation\": {\"id\": \"op-1\"}}";
 
 static void test_nodes_typed (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     struct ccas_node_list *l = ccas_node_list_from_json (json_tokener_parse (nodes_json), &err);
     assert_non_null (l);
@@ -118,7 +120,7 @@ static void test_nodes_bad (void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         assert_null (ccas_node_list_from_json (json_tokener_parse (bad[i]), &err));
         assert_true (strlen (err.text) > 0);
     }
@@ -126,7 +128,7 @@ static void test_nodes_bad (void **state)
 
 static void test_parse_located_errors (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     assert_null (ccas_json_parse ("{\"a\": [1, 2", 11, "response", &err));
     assert_non_null (strstr (err.text, "truncated"));
@@ -147,8 +149,15 @@ static void test_retry_after (void **state)
     assert_int_equal (ccas_http_parse_retry_after ("Wed, 25 Nov 2026 12:00:30 GMT", NOON), 30);
     /* a date already past: go now */
     assert_int_equal (ccas_http_parse_retry_after ("Wed, 25 Nov 2026 11:00:00 GMT", NOON), 0);
-    const char *bad[] = { "", "-5", "soon", "5 seconds", "5.5", "99999999999999999999",
-                          "Wed, 25 Nov 2026 12:00:30", "Wed, 25 Nov 2026 12:00:30 GMT trailing", NULL };
+    const char *bad[] = {"",
+                         "-5",
+                         "soon",
+                         "5 seconds",
+                         "5.5",
+                         "99999999999999999999",
+                         "Wed, 25 Nov 2026 12:00:30",
+                         "Wed, 25 Nov 2026 12:00:30 GMT trailing",
+                         NULL};
     for (int i = 0; bad[i]; i++)
         assert_int_equal (ccas_http_parse_retry_after (bad[i], NOON), -1);
     assert_int_equal (ccas_http_parse_retry_after (NULL, NOON), -1);
@@ -166,7 +175,7 @@ static void test_read_header (void **state)
     ccas_http_read_header (line, strlen (line), NOON, &ra, loc, sizeof (loc));
     assert_string_equal (loc, "/operations/0123456789abcdef012"); /* cut to fit */
     ra = -1;
-    const char *ignored[] = { "HTTP/1.1 429 Too Many Requests\r\n", "Retry-After-Not: 5\r\n", "\r\n", NULL };
+    const char *ignored[] = {"HTTP/1.1 429 Too Many Requests\r\n", "Retry-After-Not: 5\r\n", "\r\n", NULL};
     for (int i = 0; ignored[i]; i++)
         ccas_http_read_header (ignored[i], strlen (ignored[i]), NOON, &ra, loc, sizeof (loc));
     assert_int_equal (ra, -1);
@@ -183,10 +192,14 @@ static void test_read_header (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_status_typed),      cmocka_unit_test (test_status_bad_fields),
-        cmocka_unit_test (test_status_not_an_object), cmocka_unit_test (test_nodes_typed),
-        cmocka_unit_test (test_nodes_bad),         cmocka_unit_test (test_parse_located_errors),
-        cmocka_unit_test (test_retry_after),       cmocka_unit_test (test_read_header),
+        cmocka_unit_test (test_status_typed),
+        cmocka_unit_test (test_status_bad_fields),
+        cmocka_unit_test (test_status_not_an_object),
+        cmocka_unit_test (test_nodes_typed),
+        cmocka_unit_test (test_nodes_bad),
+        cmocka_unit_test (test_parse_located_errors),
+        cmocka_unit_test (test_retry_after),
+        cmocka_unit_test (test_read_header),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -33,36 +33,39 @@ static void test_errors_name_the_path (void **state)
         const char *json;
         const char *want;
     } cases[] = {
-        { "[]", "t.json: expected a JSON object at the top, got []" },
-        { "{" BASE ", \"password\": \"pw\", \"bogus\": 1}", "t.json: bogus: unknown key" },
-        { "{" BASE ", \"password\": \"pw\", \"logging\": {\"levle\": \"info\"}}", "t.json: logging.levle: unknown key" },
-        { "{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": {\"idle_timeout\": \"5m\"}}}",
-          "t.json: nodearrays.hpc.idle_timeout: expected a number, got \"5m\"" },
-        { "{" BASE ", \"password\": \"pw\", \"idle_timeout\": {\"default\": \"x\"}}",
-          "t.json: idle_timeout.default: expected a number, got \"x\"" },
-        { "{" BASE ", \"password\": \"pw\", \"retries\": 1.5}", "t.json: retries: expected an integer, got 1.5" },
-        { "{" BASE ", \"password\": \"pw\", \"retries\": 99}", "t.json: retries: 99 is out of range [0, 20]" },
-        { "{" BASE ", \"password\": \"pw\", \"logging\": {\"level\": \"loud\"}}",
-          "t.json: logging.level: 'loud' is not one of error|warning|notice|info|debug" },
-        { "{" BASE ", \"password\": \"pw\", \"verify_certificates\": \"no\"}",
-          "t.json: verify_certificates: expected true or false, got \"no\"" },
-        { "{" BASE ", \"password\": 12345}", "t.json: password: expected a string, got a number" },
-        { "{\"username\": \"a\", \"cluster_name\": \"c\", \"password\": \"p\"}", "t.json: url: required key is missing" },
-        { "{" BASE "}", "t.json: password: set password or password_file" },
-        { "{" BASE ", \"password\": \"p\", \"password_file\": \"/x\"}",
-          "t.json: password_file: set password or password_file, not both" },
-        { "{\"url\": \"ftp://x\", \"username\": \"a\", \"cluster_name\": \"c\", \"password\": \"p\"}",
-          "t.json: url: 'ftp://x' must start with https:// or http://" },
-        { "{" BASE ", \"password\": \"pw\", \"gpu_counts\": {\"Standard_NC6\": \"one\"}}",
-          "t.json: gpu_counts.Standard_NC6: expected an integer, got \"one\"" },
-        { "{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": {\"machine_types\": [1]}}}",
-          "t.json: nodearrays.hpc.machine_types[0]: expected a string, got 1" },
-        { "{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": null}}",
-          "t.json: nodearrays.hpc: null is not a value; remove the key for the default" },
+        {"[]", "t.json: expected a JSON object at the top, got []"},
+        {"{" BASE ", \"password\": \"pw\", \"bogus\": 1}", "t.json: bogus: unknown key"},
+        {"{" BASE ", \"password\": \"pw\", \"logging\": {\"levle\": \"info\"}}",
+         "t.json: logging.levle: unknown key"},
+        {"{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": {\"idle_timeout\": \"5m\"}}}",
+         "t.json: nodearrays.hpc.idle_timeout: expected a number, got \"5m\""},
+        {"{" BASE ", \"password\": \"pw\", \"idle_timeout\": {\"default\": \"x\"}}",
+         "t.json: idle_timeout.default: expected a number, got \"x\""},
+        {"{" BASE ", \"password\": \"pw\", \"retries\": 1.5}",
+         "t.json: retries: expected an integer, got 1.5"},
+        {"{" BASE ", \"password\": \"pw\", \"retries\": 99}", "t.json: retries: 99 is out of range [0, 20]"},
+        {"{" BASE ", \"password\": \"pw\", \"logging\": {\"level\": \"loud\"}}",
+         "t.json: logging.level: 'loud' is not one of error|warning|notice|info|debug"},
+        {"{" BASE ", \"password\": \"pw\", \"verify_certificates\": \"no\"}",
+         "t.json: verify_certificates: expected true or false, got \"no\""},
+        {"{" BASE ", \"password\": 12345}", "t.json: password: expected a string, got a number"},
+        {"{\"username\": \"a\", \"cluster_name\": \"c\", \"password\": \"p\"}",
+         "t.json: url: required key is missing"},
+        {"{" BASE "}", "t.json: password: set password or password_file"},
+        {"{" BASE ", \"password\": \"p\", \"password_file\": \"/x\"}",
+         "t.json: password_file: set password or password_file, not both"},
+        {"{\"url\": \"ftp://x\", \"username\": \"a\", \"cluster_name\": \"c\", \"password\": \"p\"}",
+         "t.json: url: 'ftp://x' must start with https:// or http://"},
+        {"{" BASE ", \"password\": \"pw\", \"gpu_counts\": {\"Standard_NC6\": \"one\"}}",
+         "t.json: gpu_counts.Standard_NC6: expected an integer, got \"one\""},
+        {"{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": {\"machine_types\": [1]}}}",
+         "t.json: nodearrays.hpc.machine_types[0]: expected a string, got 1"},
+        {"{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": null}}",
+         "t.json: nodearrays.hpc: null is not a value; remove the key for the default"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         struct ccas_config *cfg = from_text (cases[i].json, &err);
         if (cfg)
             fail_msg ("case %zu was accepted", i);
@@ -72,10 +75,12 @@ static void test_errors_name_the_path (void **state)
 
 static void test_defaults_filled (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
-    struct ccas_config *cfg = from_text ("{" BASE ", \"password\": \"pw\", \"idle_timeout\": {\"default\": 100, \"hpc\": 50},"
-                                         " \"nodearrays\": {\"gpu\": {\"idle_timeout\": 7}}}", &err);
+    struct ccas_config *cfg =
+        from_text ("{" BASE ", \"password\": \"pw\", \"idle_timeout\": {\"default\": 100, \"hpc\": 50},"
+                   " \"nodearrays\": {\"gpu\": {\"idle_timeout\": 7}}}",
+                   &err);
     assert_non_null (cfg);
     assert_true (cfg->verify_certificates);
     assert_string_equal (cfg->logging.level, "info");
@@ -92,7 +97,7 @@ static void test_defaults_filled (void **state)
 
 static void test_effective_redacts (void **state)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     struct ccas_config *cfg = from_text ("{" BASE ", \"password\": \"hunter2-secret\"}", &err);
     assert_non_null (cfg);
@@ -121,7 +126,7 @@ static void write_file (const char *path, const char *text, mode_t mode)
 static void test_password_file_modes (void **state)
 {
     char cfgpath[256], pwpath[256], text[512];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     snprintf (cfgpath, sizeof (cfgpath), "%s/autoscale.json", tmpdir);
     snprintf (pwpath, sizeof (pwpath), "%s/pw", tmpdir);
@@ -165,7 +170,7 @@ static void test_password_file_modes (void **state)
 static void test_malformed_file (void **state)
 {
     char cfgpath[256];
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     (void)state;
     snprintf (cfgpath, sizeof (cfgpath), "%s/bad.json", tmpdir);
     write_file (cfgpath, "{\"url\": \"https://x\",\n  \"username\": }", 0600);
@@ -199,10 +204,8 @@ static int teardown (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_errors_name_the_path),
-        cmocka_unit_test (test_defaults_filled),
-        cmocka_unit_test (test_effective_redacts),
-        cmocka_unit_test (test_password_file_modes),
+        cmocka_unit_test (test_errors_name_the_path), cmocka_unit_test (test_defaults_filled),
+        cmocka_unit_test (test_effective_redacts),    cmocka_unit_test (test_password_file_modes),
         cmocka_unit_test (test_malformed_file),
     };
     return cmocka_run_group_tests (tests, setup, teardown);

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
+#include "conf/conf.h"
 #include "engine/breaker.h"
 #include "model/cluster.h"
-#include "conf/conf.h"
 #include "util/json.h"
 
 struct fixture {
@@ -27,13 +27,15 @@ struct fixture {
 
 static struct fixture *setup_with (const char *breaker)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct fixture *f = calloc (1, sizeof (*f));
     snprintf (f->dir, sizeof (f->dir), "/tmp/ccas-breaker.XXXXXX");
     assert_non_null (mkdtemp (f->dir));
     char text[512];
-    snprintf (text, sizeof (text), "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
-              " \"logging\": {\"syslog\": false}, \"state_dir\": \"%s\", \"breaker\": %s}", f->dir, breaker);
+    snprintf (text, sizeof (text),
+              "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
+              " \"logging\": {\"syslog\": false}, \"state_dir\": \"%s\", \"breaker\": %s}",
+              f->dir, breaker);
     f->cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
     assert_non_null (f->cfg);
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
@@ -60,7 +62,7 @@ static void teardown_fixture (struct fixture *f)
 static void test_opens_at_threshold (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct fixture *f = setup_with ("{\"threshold\": 3, \"cooldown\": 600}");
     struct ccas_breakers *b = ccas_breakers_load (f->cfg, &err);
     struct ccas_holds *h = ccas_holds_load (f->dir, &err);
@@ -69,7 +71,8 @@ static void test_opens_at_threshold (void **state)
     ccas_breaker_booted (b, "htc"); /* a VM booted: the count starts again */
     assert_false (ccas_breaker_boot_failed (b, h, f->c, "htc", "htc-3: Failed", 1002));
     assert_false (ccas_breaker_boot_failed (b, h, f->c, "htc", "htc-4: Failed", 1003));
-    assert_false (ccas_breaker_boot_failed (b, h, f->c, "hpc", "hpc-1: Failed", 1003)); /* another nodearray */
+    assert_false (
+        ccas_breaker_boot_failed (b, h, f->c, "hpc", "hpc-1: Failed", 1003)); /* another nodearray */
     assert_true (ccas_breaker_boot_failed (b, h, f->c, "htc", "htc-5: boot timeout", 1004));
     assert_false (ccas_breaker_boot_failed (b, h, f->c, "htc", "htc-6: Failed", 1005)); /* already open */
     /* every bucket of htc is held, with the breaker's reason, for the cool-down */
@@ -78,7 +81,8 @@ static void test_opens_at_threshold (void **state)
         const char *r = ccas_holds_reason (h, bk->na->name, bk->machine_type, 1010);
         if (strcmp (bk->na->name, "htc") == 0) {
             assert_non_null (r);
-            assert_non_null (strstr (r, "ccautoscale: breaker: 3 consecutive boot failures in htc (last: htc-5: boot timeout)"));
+            assert_non_null (strstr (
+                r, "ccautoscale: breaker: 3 consecutive boot failures in htc (last: htc-5: boot timeout)"));
             assert_int_equal ((int)ccas_holds_remaining (h, "htc", bk->machine_type, 1010), 594);
         } else
             assert_null (r);
@@ -97,12 +101,13 @@ static void test_opens_at_threshold (void **state)
 static void test_reset_ends_holds_and_persists (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct fixture *f = setup_with ("{\"threshold\": 1, \"cooldown\": 0}");
     struct ccas_breakers *b = ccas_breakers_load (f->cfg, &err);
     struct ccas_holds *h = ccas_holds_load (f->dir, &err);
     assert_true (ccas_breaker_boot_failed (b, h, f->c, "hpc", "hpc-1: Failed", 1000));
-    assert_non_null (ccas_holds_reason (h, "hpc", "Standard_HB120rs_v3", 1000 + 30 * 86400)); /* until reset */
+    assert_non_null (
+        ccas_holds_reason (h, "hpc", "Standard_HB120rs_v3", 1000 + 30 * 86400)); /* until reset */
     assert_int_equal (ccas_breakers_save (b, &err), 0);
     assert_int_equal (ccas_holds_save (h, &err), 0);
     ccas_breakers_destroy (b);
@@ -122,7 +127,7 @@ static void test_reset_ends_holds_and_persists (void **state)
 static void test_threshold_zero_never_opens (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct fixture *f = setup_with ("{\"threshold\": 0}");
     struct ccas_breakers *b = ccas_breakers_load (f->cfg, &err);
     struct ccas_holds *h = ccas_holds_load (f->dir, &err);

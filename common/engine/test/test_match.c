@@ -25,293 +25,335 @@
 #include <cmocka.h>
 
 #include "ccapi/ccapi.h"
-#include "model/cluster.h"
 #include "conf/conf.h"
-#include "util/json.h"
 #include "engine/match.h"
 #include "engine/plan.h"
+#include "model/cluster.h"
+#include "util/json.h"
 
 #define NOW 1000000.0
 
 struct scenario {
     const char *name;
-    const char *patch;   /* {"na/mt": {bucket fields}, "na": {nodearray fields}, "cluster": {...}} */
-    const char *nodes;   /* node records; Status defaults to Ready, NodeId to Name */
-    const char *config;  /* merged into a minimal config */
-    const char *times;   /* scale-down state: {node_id: {first_seen, last_busy}} */
+    const char *patch;  /* {"na/mt": {bucket fields}, "na": {nodearray fields}, "cluster": {...}} */
+    const char *nodes;  /* node records; Status defaults to Ready, NodeId to Name */
+    const char *config; /* merged into a minimal config */
+    const char *times;  /* scale-down state: {node_id: {first_seen, last_busy}} */
     const char *jobs;
     const char *expect;
 };
 
 static const struct scenario scenarios[] = {
     /* ---- basic placement and packing ---- */
-    { "one core goes to the first bucket", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
-    { "single-core jobs pack onto the fewest nodes", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}},"
-      " {\"id\": \"3\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"4\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\", \"2\", \"3\", \"4\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
-    { "scatter puts each slot on its own node", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 3}}" },
-    { "pack fills a node before opening another", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
-    { "a minimum picks the bucket that has it", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 3}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "a memory size is a minimum", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"mem\": \"6g\"}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "the built-in GPU table fixes a 0 gpuCount", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
-    { "no bucket offers 8 GPUs", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 8}}]",
-      "{\"unmatched\": {\"1\": \"no bucket fits; closest gpu/Standard_NC24ads_A100_v4: ngpus: needs 8, node has 1\"}, \"new\": {}}" },
-    { "never carries its message", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"never\": \"queue 'old' is closed\"}}]",
-      "{\"unmatched\": {\"1\": \"queue 'old' is closed\"}, \"new\": {}}" },
-    { "a resource nobody defines is a reason, not a crash", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"fpga\": 1}}]",
-      "{\"unmatched\": {\"1\": \"fpga: the node does not define it\"}, \"new\": {}}" },
+    {"one core goes to the first bucket", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"single-core jobs pack onto the fewest nodes", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"3\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"4\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\", \"2\", \"3\", \"4\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
+    {"scatter puts each slot on its own node", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 3}}"},
+    {"pack fills a node before opening another", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
+    {"a minimum picks the bucket that has it", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 3}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"a memory size is a minimum", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"mem\": \"6g\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"the built-in GPU table fixes a 0 gpuCount", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
+    {"no bucket offers 8 GPUs", NULL, NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 8}}]",
+     "{\"unmatched\": {\"1\": \"no bucket fits; closest gpu/Standard_NC24ads_A100_v4: ngpus: needs 8, node "
+     "has 1\"}, \"new\": {}}"},
+    {"never carries its message", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"never\": \"queue 'old' is closed\"}}]",
+     "{\"unmatched\": {\"1\": \"queue 'old' is closed\"}, \"new\": {}}"},
+    {"a resource nobody defines is a reason, not a crash", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"fpga\": 1}}]",
+     "{\"unmatched\": {\"1\": \"fpga: the node does not define it\"}, \"new\": {}}"},
     /* ---- properties, lists, wildcards, preference ---- */
-    { "a list prefers its earlier options", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "wildcards in node properties", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": \"Standard_F4*\"}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "wildcards order buckets too", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F*\"]}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}" },
-    { "not on a resource keeps a job off GPU nodes", "{\"htc/Standard_F2s_v2\": {\"availableCount\": 0},"
-      " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}, \"hpc/Standard_HB120rs_v3\": {\"availableCount\": 0}}",
-      NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"not\": {\"ngpus\": 1}}}]",
-      "{\"unmatched\": {\"1\": \"availableCount 0\"}, \"new\": {}}" },
-    { "or takes the first child that fits", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"or\": [{\"ngpus\": 1}, {\"ncpus\": 1}]}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
-    { "xor needs exactly one", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"xor\": [{\"ngpus\": 1}, {\"node.nodearray\": \"gpu\"}]}}]",
-      "{\"unmatched\": {\"1\": \"no bucket fits\"}, \"new\": {}}" },
-    { "nodearray priority from the configuration", NULL, NULL,
-      "{\"nodearrays\": {\"gpu\": {\"priority\": 10}}}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
-    { "configured machine-type order", NULL, NULL,
-      "{\"nodearrays\": {\"htc\": {\"machine_types\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "a disabled nodearray takes nothing", NULL, NULL,
-      "{\"nodearrays\": {\"htc\": {\"enabled\": false}}}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"htc\"}}]",
-      "{\"unmatched\": {\"1\": \"nodearray disabled in the configuration\"}, \"new\": {}}" },
-    { "an invalid bucket is skipped", "{\"htc/Standard_F2s_v2\": {\"valid\": false, \"invalidReason\": \"retired\"}}",
-      NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
-    { "capacity-failure-backoff skips a bucket that failed recently",
-      "{\"htc/Standard_F2s_v2\": {\"lastCapacityFailure\": 10}}", NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1, \"capacity-failure-backoff\": 300}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}" },
+    {"a list prefers its earlier options", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"wildcards in node properties", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": \"Standard_F4*\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"wildcards order buckets too", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F*\"]}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}"},
+    {"not on a resource keeps a job off GPU nodes",
+     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 0},"
+     " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}, \"hpc/Standard_HB120rs_v3\": {\"availableCount\": "
+     "0}}",
+     NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"not\": {\"ngpus\": 1}}}]",
+     "{\"unmatched\": {\"1\": \"availableCount 0\"}, \"new\": {}}"},
+    {"or takes the first child that fits", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"or\": [{\"ngpus\": 1}, {\"ncpus\": 1}]}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"xor needs exactly one", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"xor\": [{\"ngpus\": 1}, {\"node.nodearray\": \"gpu\"}]}}]",
+     "{\"unmatched\": {\"1\": \"no bucket fits\"}, \"new\": {}}"},
+    {"nodearray priority from the configuration", NULL, NULL,
+     "{\"nodearrays\": {\"gpu\": {\"priority\": 10}}}", NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
+    {"configured machine-type order", NULL, NULL,
+     "{\"nodearrays\": {\"htc\": {\"machine_types\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}}", NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"a disabled nodearray takes nothing", NULL, NULL, "{\"nodearrays\": {\"htc\": {\"enabled\": false}}}",
+     NULL, "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"htc\"}}]",
+     "{\"unmatched\": {\"1\": \"nodearray disabled in the configuration\"}, \"new\": {}}"},
+    {"an invalid bucket is skipped",
+     "{\"htc/Standard_F2s_v2\": {\"valid\": false, \"invalidReason\": \"retired\"}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
+    {"capacity-failure-backoff skips a bucket that failed recently",
+     "{\"htc/Standard_F2s_v2\": {\"lastCapacityFailure\": 10}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1, \"capacity-failure-backoff\": 300}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
     /* ---- exclusivity ---- */
-    { "exclusive jobs do not share", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
-      " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
-    { "an exclusive job may pack its own slots", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"exclusive\": true, \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
-    { "exclusive-task gives each slot a node", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1, \"exclusive-task\": true}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}" },
-    { "an exclusive job avoids a busy node", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
-      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}},"
-      " {\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    {"exclusive jobs do not share", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
+    {"an exclusive job may pack its own slots", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"exclusive\": true, \"node_count\": 2, \"packing\": \"pack\", \"constraints\": "
+     "{\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"exclusive-task gives each slot a node", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1, "
+     "\"exclusive-task\": true}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
+    {"an exclusive job avoids a busy node", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
     /* ---- placement groups ---- */
-    { "a colocated job lands in one new placement group", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}" },
-    { "two colocated jobs get two groups", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}},"
-      " {\"id\": \"2\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 8}, \"new_pgs\": 2}" },
-    { "a group never grows past maxPlacementGroupSize", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 5, \"colocated\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group; hpc/Standard_HB120rs_v3: maxPlacementGroupSize 4\"}, \"new\": {}}" },
-    { "small colocated jobs fill an existing group with room", NULL,
-      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
-      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
-      NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
-    { "idle nodes of a group in a later bucket come before a new group in the first", NULL,
-      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
-      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
-      NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 2, \"colocated\": true, \"constraints\": {\"ncpus\": 2}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {}, \"new_pgs\": 0}" },
-    { "a full group is left for a new one", NULL,
-      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
-      " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
-      " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"},"
-      " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
-      NULL, NULL,
-      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-4\"], \"constraints\": {\"exclusive\": true}},"
-      " {\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}" },
-    { "in-a-placement-group false means outside any group", NULL,
-      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"PlacementGroupId\": \"pgA\"}]",
-      NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"hpc\", \"in-a-placement-group\": false}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}" },
-    { "a job that lands on a colocated nodearray gets one placement group though it did not ask", NULL, NULL, NULL,
-      NULL, "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}" },
-    { "a job too big for one group of its preferred colocated nodearray goes elsewhere, not split", NULL, NULL, NULL,
-      NULL,
-      "[{\"id\": \"1\", \"node_count\": 5, \"packing\": \"scatter\","
-      " \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F4*\"]}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 5}, \"new_pgs\": 0}" },
-    { "placement-group copies share the bucket's count", "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 4}}",
-      NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}},"
-      " {\"id\": \"2\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"hpc/Standard_HB120rs_v3\"}, \"new\": {\"hpc/Standard_HB120rs_v3\": 3}, \"new_pgs\": 1}" },
+    {"a colocated job lands in one new placement group", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"constraints\": {\"node.nodearray\": "
+     "\"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}"},
+    {"two colocated jobs get two groups", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}},"
+     " {\"id\": \"2\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 8}, \"new_pgs\": 2}"},
+    {"a group never grows past maxPlacementGroupSize", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 5, \"colocated\": true, \"constraints\": {\"node.nodearray\": "
+     "\"hpc\"}}]",
+     "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group; hpc/Standard_HB120rs_v3: "
+     "maxPlacementGroupSize 4\"}, \"new\": {}}"},
+    {"small colocated jobs fill an existing group with room", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"}]",
+     NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": "
+     "{\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
+    {"idle nodes of a group in a later bucket come before a new group in the first", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"}]",
+     NULL, NULL, "[{\"id\": \"1\", \"node_count\": 2, \"colocated\": true, \"constraints\": {\"ncpus\": 2}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {}, \"new_pgs\": 0}"},
+    {"a full group is left for a new one", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"}]",
+     NULL, NULL,
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-4\"], \"constraints\": {\"exclusive\": "
+     "true}},"
+     " {\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}"},
+    {"in-a-placement-group false means outside any group", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"}]",
+     NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"hpc\", \"in-a-placement-group\": false}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
+    {"a job that lands on a colocated nodearray gets one placement group though it did not ask", NULL, NULL,
+     NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}"},
+    {"a job too big for one group of its preferred colocated nodearray goes elsewhere, not split", NULL, NULL,
+     NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 5, \"packing\": \"scatter\","
+     " \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F4*\"]}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 5}, \"new_pgs\": 0}"},
+    {"placement-group copies share the bucket's count",
+     "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 4}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}},"
+     " {\"id\": \"2\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"hpc/Standard_HB120rs_v3\"}, \"new\": "
+     "{\"hpc/Standard_HB120rs_v3\": 3}, \"new_pgs\": 1}"},
     /* ---- limits and quotas ---- */
-    { "a family quota is shared by the buckets of a family",
-      "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": {\"familyQuotaCoreCount\": 8}}",
-      NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 4, \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}},"
-      " {\"id\": \"2\", \"constraints\": {\"ncpus\": 3, \"node.nodearray\": \"htc\"}}]",
-      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota Standard_Fs_v2: 0 cores left, 4 per node)\"},"
-      " \"new\": {\"htc/Standard_F2s_v2\": 4}}" },
-    { "a job larger than what is available is refused whole", "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3},"
-      " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}}", NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 5, \"constraints\": {\"node.nodearray\": \"htc\"}}]",
-      "{\"unmatched\": {\"1\": \"needs 5 slots, room for fewer: 3 more nodes allowed in htc/Standard_F2s_v2\"}, \"new\": {}}" },
-    { "the nodearray's maxCount holds", "{\"gpu\": {\"maxCount\": 1}}", NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"nodearray gpu limit\"}, \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
-    { "the cluster's core limit holds", "{\"cluster\": {\"maxCoreCount\": 240}}", NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 3, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-      "{\"unmatched\": {\"1\": \"room for fewer: 2 more nodes\"}, \"new\": {}}" },
-    { "priority order: the first job gets the last GPU", "{\"gpu/Standard_NC24ads_A100_v4\": {\"availableCount\": 1}}",
-      NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0\"}, \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}" },
-    { "shared licences run out and never go negative", NULL, NULL,
-      "{\"shared_resources\": {\"licenses\": 3}}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"licenses\": 2}}, {\"id\": \"2\", \"constraints\": {\"licenses\": 2}},"
-      " {\"id\": \"3\", \"constraints\": {\"licenses\": 1}}]",
-      "{\"matched\": [\"1\", \"3\"], \"unmatched\": {\"2\": \"licenses: needs 2, 1 left in the cluster\"},"
-      " \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
-    { "disable_default_resources leaves ncpus undefined", NULL, NULL,
-      "{\"disable_default_resources\": true}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"unmatched\": {\"1\": \"ncpus: the node does not define it\"}, \"new\": {}}" },
-    { "default_resources define site resources", NULL, NULL,
-      "{\"default_resources\": [{\"select\": {\"node.nodearray\": \"hpc\"}, \"name\": \"slot_type\", \"value\": \"mpi\"}]}", NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"slot_type\": \"mpi\"}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}" },
-    { "a multi-chunk job gets exactly its chunks' nodes", NULL, NULL, NULL, NULL,
-      "[{\"id\": \"1\", \"chunks\": [{\"count\": 1, \"constraints\": {\"ngpus\": 1}},"
-      " {\"count\": 2, \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}}]}]",
-      "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1, \"htc/Standard_F4s_v2\": 2}}" },
+    {"a family quota is shared by the buckets of a family",
+     "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": "
+     "{\"familyQuotaCoreCount\": 8}}",
+     NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}},"
+     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 3, \"node.nodearray\": \"htc\"}}]",
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota Standard_Fs_v2: 0 cores "
+     "left, 4 per node)\"},"
+     " \"new\": {\"htc/Standard_F2s_v2\": 4}}"},
+    {"a job larger than what is available is refused whole",
+     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3},"
+     " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}}",
+     NULL, NULL, NULL, "[{\"id\": \"1\", \"node_count\": 5, \"constraints\": {\"node.nodearray\": \"htc\"}}]",
+     "{\"unmatched\": {\"1\": \"needs 5 slots, room for fewer: 3 more nodes allowed in "
+     "htc/Standard_F2s_v2\"}, \"new\": {}}"},
+    {"the nodearray's maxCount holds", "{\"gpu\": {\"maxCount\": 1}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"nodearray gpu limit\"}, \"new\": "
+     "{\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
+    {"the cluster's core limit holds", "{\"cluster\": {\"maxCoreCount\": 240}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
+     "{\"unmatched\": {\"1\": \"room for fewer: 2 more nodes\"}, \"new\": {}}"},
+    {"priority order: the first job gets the last GPU",
+     "{\"gpu/Standard_NC24ads_A100_v4\": {\"availableCount\": 1}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0\"}, \"new\": "
+     "{\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
+    {"shared licences run out and never go negative", NULL, NULL, "{\"shared_resources\": {\"licenses\": 3}}",
+     NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"licenses\": 2}}, {\"id\": \"2\", \"constraints\": {\"licenses\": "
+     "2}},"
+     " {\"id\": \"3\", \"constraints\": {\"licenses\": 1}}]",
+     "{\"matched\": [\"1\", \"3\"], \"unmatched\": {\"2\": \"licenses: needs 2, 1 left in the cluster\"},"
+     " \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"disable_default_resources leaves ncpus undefined", NULL, NULL, "{\"disable_default_resources\": true}",
+     NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"unmatched\": {\"1\": \"ncpus: the node does not define it\"}, \"new\": {}}"},
+    {"default_resources define site resources", NULL, NULL,
+     "{\"default_resources\": [{\"select\": {\"node.nodearray\": \"hpc\"}, \"name\": \"slot_type\", "
+     "\"value\": \"mpi\"}]}",
+     NULL, "[{\"id\": \"1\", \"constraints\": {\"slot_type\": \"mpi\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}"},
+    {"a multi-chunk job gets exactly its chunks' nodes", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"chunks\": [{\"count\": 1, \"constraints\": {\"ngpus\": 1}},"
+     " {\"count\": 2, \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}}]}]",
+     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1, \"htc/Standard_F4s_v2\": 2}}"},
     /* ---- existing nodes ---- */
-    { "an idle existing node is used before a new one", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}}" },
-    { "an idle node in any bucket beats a new node anywhere", NULL,
-      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"new\": {}}" },
-    { "ready nodes before booting ones", NULL,
-      "[{\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"},"
-      " {\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 2}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\", \"htc-2\"]}, \"new\": {}}" },
-    { "failed nodes are never matched and are terminated", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Failed\","
-      " \"StatusMessage\": \"disk error\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}" },
-    { "a deallocated node is started, not re-created", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Deallocated\","
-      " \"TargetState\": \"Deallocated\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"start\": [\"htc-1\"]}" },
-    { "a running job's resources are in use", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
-      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 2}},"
-      " {\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
-    { "a terminating node is not used", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Terminating\","
-      " \"TargetState\": \"Terminated\"}]", NULL, NULL,
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}" },
+    {"an idle existing node is used before a new one", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}}"},
+    {"an idle node in any bucket beats a new node anywhere", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]", NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"new\": {}}"},
+    {"ready nodes before booting ones", NULL,
+     "[{\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"},"
+     " {\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]",
+     NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 2}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\", \"htc-2\"]}, \"new\": {}}"},
+    {"failed nodes are never matched and are terminated", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Failed\","
+     " \"StatusMessage\": \"disk error\"}]",
+     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}"},
+    {"a deallocated node is started, not re-created", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Deallocated\","
+     " \"TargetState\": \"Deallocated\"}]",
+     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"start\": [\"htc-1\"]}"},
+    {"a running job's resources are in use", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 2}},"
+     " {\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"a terminating node is not used", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Terminating\","
+     " \"TargetState\": \"Terminated\"}]",
+     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
     /* ---- scale-down ---- */
-    { "an idle node past idle_timeout is terminated", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999000}}", "[]",
-      "{\"new\": {}, \"terminate\": [\"htc-1\"]}" },
-    { "an idle node within idle_timeout stays", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999900}}", "[]",
-      "{\"new\": {}, \"terminate\": []}" },
-    { "idle_timeout per nodearray", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
-      " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]",
-      "{\"idle_timeout\": {\"default\": 3600, \"hpc\": 60}}",
-      "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
-      "{\"new\": {}, \"terminate\": [\"hpc-1\"]}" },
-    { "boot_timeout terminates a node stuck booting", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
-      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}", "[]",
-      "{\"new\": {}, \"terminate\": [\"htc-1\"]}" },
-    { "a node stuck booting is terminated, and a job waiting for it gets a new node", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
-      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}",
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}" },
-    { "a node booting within boot_timeout takes the job", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"}]",
-      "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999900}}",
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}" },
-    { "boot_timeout per nodearray", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Acquiring\"},"
-      " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Status\": \"Preparing\"}]",
-      "{\"boot_timeout\": {\"default\": 3600, \"hpc\": 600}}",
-      "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
-      "{\"new\": {}, \"terminate\": [\"hpc-1\"]}" },
-    { "KeepAlive nodes are kept", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": true}]", NULL,
-      "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 990000}}", "[]",
-      "{\"new\": {}, \"terminate\": [], \"kept\": [\"htc-1\"]}" },
-    { "a node with a job is never terminated", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-      "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
-      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}}]",
-      "{\"new\": {}, \"terminate\": []}" },
-    { "a node matched this pass is not idle", NULL,
-      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-      "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
-      "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-      "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}" },
+    {"an idle node past idle_timeout is terminated", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+     "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999000}}", "[]",
+     "{\"new\": {}, \"terminate\": [\"htc-1\"]}"},
+    {"an idle node within idle_timeout stays", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+     "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999900}}", "[]",
+     "{\"new\": {}, \"terminate\": []}"},
+    {"idle_timeout per nodearray", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
+     " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]",
+     "{\"idle_timeout\": {\"default\": 3600, \"hpc\": 60}}",
+     "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
+     "{\"new\": {}, \"terminate\": [\"hpc-1\"]}"},
+    {"boot_timeout terminates a node stuck booting", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"}]",
+     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}", "[]",
+     "{\"new\": {}, \"terminate\": [\"htc-1\"]}"},
+    {"a node stuck booting is terminated, and a job waiting for it gets a new node", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"}]",
+     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}",
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}"},
+    {"a node booting within boot_timeout takes the job", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"}]",
+     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999900}}",
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}"},
+    {"boot_timeout per nodearray", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"},"
+     " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Status\": "
+     "\"Preparing\"}]",
+     "{\"boot_timeout\": {\"default\": 3600, \"hpc\": 600}}",
+     "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
+     "{\"new\": {}, \"terminate\": [\"hpc-1\"]}"},
+    {"KeepAlive nodes are kept", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": "
+     "true}]",
+     NULL, "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 990000}}", "[]",
+     "{\"new\": {}, \"terminate\": [], \"kept\": [\"htc-1\"]}"},
+    {"a node with a job is never terminated", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+     "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}}]",
+     "{\"new\": {}, \"terminate\": []}"},
+    {"a node matched this pass is not idle", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
+     "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}"},
 };
 
 /* ---- building the inputs -------------------------------------------------------------- */
 
 static json_object *load_status (void)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
     if (!st)
         fail_msg ("%s", err.text);
@@ -320,8 +362,7 @@ static json_object *load_status (void)
 
 static void merge (json_object *dst, json_object *src)
 {
-    json_object_object_foreach (src, k, v)
-        json_object_object_add (dst, k, json_object_get (v));
+    json_object_object_foreach (src, k, v) json_object_object_add (dst, k, json_object_get (v));
 }
 
 static void patch_status (json_object *st, const char *patch)
@@ -331,7 +372,8 @@ static void patch_status (json_object *st, const char *patch)
         fail_msg ("bad patch JSON");
     if (!p)
         return;
-    json_object_object_foreach (p, key, fields) {
+    json_object_object_foreach (p, key, fields)
+    {
         if (strcmp (key, "cluster") == 0) {
             merge (st, fields);
             continue;
@@ -350,7 +392,8 @@ static void patch_status (json_object *st, const char *patch)
             json_object *bs = json_object_object_get (a, "buckets");
             for (size_t j = 0; j < json_object_array_length (bs); j++) {
                 json_object *b = json_object_array_get_idx (bs, j);
-                const char *bmt = json_object_get_string (json_object_object_get (json_object_object_get (b, "definition"), "machineType"));
+                const char *bmt = json_object_get_string (
+                    json_object_object_get (json_object_object_get (b, "definition"), "machineType"));
                 if (strcmp (bmt, mt) == 0)
                     merge (b, fields);
             }
@@ -385,9 +428,10 @@ static json_object *make_nodes (const char *text)
 
 static struct ccas_config *make_config (const char *extra)
 {
-    struct ccas_error err = { "" };
-    json_object *root = json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\","
-                                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false}}");
+    struct ccas_error err = {""};
+    json_object *root =
+        json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\","
+                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false}}");
     if (extra) {
         json_object *x = json_tokener_parse (extra);
         if (!x)
@@ -419,18 +463,21 @@ static void check_jobs (const char *name, json_object *expect, const struct ccas
     size_t want_matched = 0;
 
     for (size_t i = 0; matched && i < json_object_array_length (matched); i++) {
-        const struct ccas_job *j = job_by_id (jobs, json_object_get_string (json_object_array_get_idx (matched, i)));
+        const struct ccas_job *j =
+            job_by_id (jobs, json_object_get_string (json_object_array_get_idx (matched, i)));
         if (!j->matched)
             fail_msg ("%s: job %s unmatched: %s", name, j->id, j->reason);
         want_matched++;
     }
     if (unmatched) {
-        json_object_object_foreach (unmatched, id, sub) {
+        json_object_object_foreach (unmatched, id, sub)
+        {
             const struct ccas_job *j = job_by_id (jobs, id);
             if (j->matched)
                 fail_msg ("%s: job %s matched, expected unmatched", name, id);
             if (!j->reason || !strstr (j->reason, json_object_get_string (sub)))
-                fail_msg ("%s: job %s reason '%s' lacks '%s'", name, id, j->reason, json_object_get_string (sub));
+                fail_msg ("%s: job %s reason '%s' lacks '%s'", name, id, j->reason,
+                          json_object_get_string (sub));
         }
     }
     size_t got_matched = 0;
@@ -445,7 +492,8 @@ static void check_new (const char *name, json_object *expect, const struct ccas_
     json_object *want = json_object_object_get (expect, "new");
     size_t total_want = 0;
     if (want) {
-        json_object_object_foreach (want, key, count) {
+        json_object_object_foreach (want, key, count)
+        {
             size_t got = 0;
             for (size_t i = c->nexisting; i < c->nnodes; i++) {
                 char label[160];
@@ -453,7 +501,8 @@ static void check_new (const char *name, json_object *expect, const struct ccas_
                 got += strcmp (label, key) == 0;
             }
             if (got != (size_t)json_object_get_int (count))
-                fail_msg ("%s: %zu new nodes in %s, expected %d", name, got, key, json_object_get_int (count));
+                fail_msg ("%s: %zu new nodes in %s, expected %d", name, got, key,
+                          json_object_get_int (count));
             total_want += (size_t)json_object_get_int (count);
         }
     }
@@ -476,7 +525,8 @@ static void check_uses (const char *name, json_object *expect, const struct ccas
     json_object *uses = json_object_object_get (expect, "uses");
     if (!uses)
         return;
-    json_object_object_foreach (uses, id, names) {
+    json_object_object_foreach (uses, id, names)
+    {
         const struct ccas_job *j = job_by_id (jobs, id);
         for (size_t k = 0; k < json_object_array_length (names); k++) {
             const char *want = json_object_get_string (json_object_array_get_idx (names, k));
@@ -512,9 +562,11 @@ static void check_actions (const char *name, const char *key, json_object *expec
     for (size_t k = 0; k < n; k++) {
         bool found = false;
         for (size_t i = 0; i < n && !found; i++)
-            found = strcmp (v[i].node->name, json_object_get_string (json_object_array_get_idx (want, k))) == 0;
+            found =
+                strcmp (v[i].node->name, json_object_get_string (json_object_array_get_idx (want, k))) == 0;
         if (!found)
-            fail_msg ("%s: %s does not include %s", name, key, json_object_get_string (json_object_array_get_idx (want, k)));
+            fail_msg ("%s: %s does not include %s", name, key,
+                      json_object_get_string (json_object_array_get_idx (want, k)));
     }
 }
 
@@ -556,20 +608,22 @@ static void check_plan_json (const char *name, const struct ccas_plan *plan, con
             fail_msg ("%s: job %s is not job %zu of the plan's JSON", name, j->id, k - 1);
         assert_int_equal (json_object_get_boolean (json_object_object_get (o, "matched")), j->matched);
         if (j->matched)
-            assert_int_equal (json_object_array_length (json_object_object_get (o, "nodes")), distinct_slots (j));
+            assert_int_equal (json_object_array_length (json_object_object_get (o, "nodes")),
+                              distinct_slots (j));
         else
             assert_string_equal (json_object_get_string (json_object_object_get (o, "reason")),
                                  j->reason ? j->reason : "unknown");
     }
     assert_int_equal (json_object_array_length (arr), k);
-    assert_int_equal (json_object_get_int64 (json_object_object_get (json_object_object_get (pj, "summary"), "jobs")), k);
+    assert_int_equal (
+        json_object_get_int64 (json_object_object_get (json_object_object_get (pj, "summary"), "jobs")), k);
     json_object_put (pj);
     free (text);
 }
 
 static void run (const struct scenario *sc)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_config *cfg = make_config (sc->config);
     json_object *st = load_status ();
     patch_status (st, sc->patch);
@@ -626,28 +680,35 @@ static void test_bad_jobs (void **state)
         const char *json;
         const char *want;
     } cases[] = {
-        { "{}", "jobs: expected an array of jobs" },
-        { "[1]", "jobs: [0]: expected a job object" },
-        { "[{\"id\": \"a\", \"node_count\": 0}]", "jobs: [0].node_count: expected a positive integer up to 1000000, got 0" },
-        { "[{\"id\": \"a\", \"node_count\": \"2\"}]", "jobs: [0].node_count: expected a positive integer" },
-        { "[{\"id\": \"a\", \"packing\": \"tight\"}]", "jobs: [0]: packing: expected 'pack' or 'scatter', got 'tight'" },
-        { "[{\"id\": \"a\", \"constraints\": {\"ncpus\": \"x1\"}}, {\"id\": \"b\", \"constraints\": {\"or\": 3}}]",
-          "jobs: [1].constraints.or: expected a list of constraints, got 3" },
-        { "[{\"id\": \"a\", \"colour\": \"red\"}]", "jobs: [0]: unknown key 'colour'" },
-        { "[{\"id\": \"a\", \"chunks\": []}]", "jobs: [0]: chunks: expected a non-empty list of {count, constraints}" },
-        { "[{\"id\": \"a\", \"chunks\": [{\"count\": 1}], \"node_count\": 2}]",
-          "jobs: [0]: give either chunks or node_count/constraints, not both" },
-        { "[{\"id\": \"a\", \"state\": \"running\"}]", "jobs: [0]: nodes: a running job names the nodes it runs on" },
-        { "[{\"id\": {}}]", "jobs: [0]: id: expected a string or a number" },
-        { "[{\"id\": \"a\", \"exclusive\": \"yes\"}]", "jobs: [0].exclusive: expected true or false, got \"yes\"" },
+        {"{}", "jobs: expected an array of jobs"},
+        {"[1]", "jobs: [0]: expected a job object"},
+        {"[{\"id\": \"a\", \"node_count\": 0}]",
+         "jobs: [0].node_count: expected a positive integer up to 1000000, got 0"},
+        {"[{\"id\": \"a\", \"node_count\": \"2\"}]", "jobs: [0].node_count: expected a positive integer"},
+        {"[{\"id\": \"a\", \"packing\": \"tight\"}]",
+         "jobs: [0]: packing: expected 'pack' or 'scatter', got 'tight'"},
+        {"[{\"id\": \"a\", \"constraints\": {\"ncpus\": \"x1\"}}, {\"id\": \"b\", \"constraints\": {\"or\": "
+         "3}}]",
+         "jobs: [1].constraints.or: expected a list of constraints, got 3"},
+        {"[{\"id\": \"a\", \"colour\": \"red\"}]", "jobs: [0]: unknown key 'colour'"},
+        {"[{\"id\": \"a\", \"chunks\": []}]",
+         "jobs: [0]: chunks: expected a non-empty list of {count, constraints}"},
+        {"[{\"id\": \"a\", \"chunks\": [{\"count\": 1}], \"node_count\": 2}]",
+         "jobs: [0]: give either chunks or node_count/constraints, not both"},
+        {"[{\"id\": \"a\", \"state\": \"running\"}]",
+         "jobs: [0]: nodes: a running job names the nodes it runs on"},
+        {"[{\"id\": {}}]", "jobs: [0]: id: expected a string or a number"},
+        {"[{\"id\": \"a\", \"exclusive\": \"yes\"}]",
+         "jobs: [0].exclusive: expected true or false, got \"yes\""},
     };
     struct ccas_resdict *dict = ccas_resdict_create ();
     struct ccas_shared *shared = ccas_shared_create ();
     struct ccas_cons_cache *cache = ccas_cons_cache_create (dict, shared);
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = { "" };
-        struct ccas_jobs *jobs = ccas_jobs_from_json (json_tokener_parse (cases[i].json), cache, "jobs", &err);
+        struct ccas_error err = {""};
+        struct ccas_jobs *jobs =
+            ccas_jobs_from_json (json_tokener_parse (cases[i].json), cache, "jobs", &err);
         if (jobs)
             fail_msg ("case %zu accepted", i);
         assert_string_equal (err.text, cases[i].want);

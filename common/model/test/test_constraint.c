@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "util/arena.h"
 #include "model/constraint.h"
 #include "model/resources.h"
+#include "util/arena.h"
 
 struct fixture {
     struct ccas_arena *arena;
@@ -22,7 +22,7 @@ struct fixture {
     struct ccas_cons_cache *cache;
     struct ccas_rules *rules;
     json_object *rules_json;
-    struct ccas_node cpu, gpu, pg;  /* an HTC node, a GPU node, a node in a placement group */
+    struct ccas_node cpu, gpu, pg; /* an HTC node, a GPU node, a node in a placement group */
 };
 
 static void *alloc_cb (void *arg, size_t size)
@@ -30,8 +30,8 @@ static void *alloc_cb (void *arg, size_t size)
     return ccas_arena_alloc (arg, size);
 }
 
-static void make_node (struct fixture *f, struct ccas_node *n, const char *name, const char *na, const char *vm,
-                       int vcpu, int gpus, double mem_gb, const char *pg)
+static void make_node (struct fixture *f, struct ccas_node *n, const char *name, const char *na,
+                       const char *vm, int vcpu, int gpus, double mem_gb, const char *pg)
 {
     memset (n, 0, sizeof (*n));
     n->name = name;
@@ -52,7 +52,7 @@ static void make_node (struct fixture *f, struct ccas_node *n, const char *name,
 static int setup (void **state)
 {
     static struct fixture f;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     memset (&f, 0, sizeof (f));
     f.arena = ccas_arena_create ();
     f.dict = ccas_resdict_create ();
@@ -102,25 +102,25 @@ static void test_bad_input (void **state)
         const char *json;
         const char *want;
     } cases[] = {
-        { "5", "c: expected a constraint object, got 5" },
-        { "{\"or\": {}}", "c.or: expected a list of constraints, got {}" },
-        { "{\"xor\": [{}]}", "c.xor: xor needs at least two constraints" },
-        { "{\"exclusive\": \"yes\"}", "c.exclusive: expected true or false, got \"yes\"" },
-        { "{\"node.vmsize\": \"x\"}", "c.node.vmsize: unknown node property 'node.vmsize'" },
-        { "{\"ncpus\": -1}", "c.ncpus: a minimum must be a non-negative number" },
-        { "{\"mem\": \"4gbb\"}", "c.mem: '4gbb': unknown unit suffix 'gbb'" },
-        { "{\"slot_type\": []}", "c.slot_type: an empty list matches nothing; remove the key or give options" },
-        { "{\"slot_type\": [{}]}", "c.slot_type[0]: expected a number, string or boolean, got {}" },
-        { "{\"ncpus\": {\"min\": 1}}", "c.ncpus: expected a value or a list of values, got an object" },
-        { "{\"never\": 1}", "c.never: expected a message, got 1" },
-        { "{\"and\": [{\"or\": [{\"ncpus\": null}]}]}", "c.and[0].or[0].ncpus: null is not a constraint" },
-        { "{\"in-a-placement-group\": true, \"and\": [{\"in-a-placement-group\": false}]}",
-          "c: in-a-placement-group is both true and false" },
-        { "{\"capacity-failure-backoff\": -5}", "c.capacity-failure-backoff: seconds cannot be negative" },
+        {"5", "c: expected a constraint object, got 5"},
+        {"{\"or\": {}}", "c.or: expected a list of constraints, got {}"},
+        {"{\"xor\": [{}]}", "c.xor: xor needs at least two constraints"},
+        {"{\"exclusive\": \"yes\"}", "c.exclusive: expected true or false, got \"yes\""},
+        {"{\"node.vmsize\": \"x\"}", "c.node.vmsize: unknown node property 'node.vmsize'"},
+        {"{\"ncpus\": -1}", "c.ncpus: a minimum must be a non-negative number"},
+        {"{\"mem\": \"4gbb\"}", "c.mem: '4gbb': unknown unit suffix 'gbb'"},
+        {"{\"slot_type\": []}", "c.slot_type: an empty list matches nothing; remove the key or give options"},
+        {"{\"slot_type\": [{}]}", "c.slot_type[0]: expected a number, string or boolean, got {}"},
+        {"{\"ncpus\": {\"min\": 1}}", "c.ncpus: expected a value or a list of values, got an object"},
+        {"{\"never\": 1}", "c.never: expected a message, got 1"},
+        {"{\"and\": [{\"or\": [{\"ncpus\": null}]}]}", "c.and[0].or[0].ncpus: null is not a constraint"},
+        {"{\"in-a-placement-group\": true, \"and\": [{\"in-a-placement-group\": false}]}",
+         "c: in-a-placement-group is both true and false"},
+        {"{\"capacity-failure-backoff\": -5}", "c.capacity-failure-backoff: seconds cannot be negative"},
     };
     struct fixture *f = *state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         if (compile (f, cases[i].json, &err))
             fail_msg ("case %zu accepted: %s", i, cases[i].json);
         assert_string_equal (err.text, cases[i].want);
@@ -129,11 +129,11 @@ static void test_bad_input (void **state)
 
 static bool fits (struct fixture *f, const char *text, const struct ccas_node *n, char *why, size_t size)
 {
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     const struct ccas_constraint *c = compile (f, text, &err);
     if (!c)
         fail_msg ("%s: %s", text, err.text);
-    struct ccas_eval ev = { .job = 0 };
+    struct ccas_eval ev = {.job = 0};
     return ccas_constraint_fits (c, n, &ev, why, size);
 }
 
@@ -147,44 +147,45 @@ static void test_terms_both_ways (void **state)
         bool want;
         const char *why;
     } cases[] = {
-        { "{}", &f->cpu, true, NULL },
-        { "{\"ncpus\": 4}", &f->cpu, true, NULL },
-        { "{\"ncpus\": 5}", &f->cpu, false, "ncpus: needs 5, node has 4 free" },
-        { "{\"mem\": \"8g\"}", &f->cpu, true, NULL },
-        { "{\"mem\": \"9g\"}", &f->cpu, false, "mem: needs 9g, node has 8g free" },
-        { "{\"memgb\": 8}", &f->cpu, true, NULL },
-        { "{\"disk\": \"20g\"}", &f->cpu, true, NULL },
-        { "{\"ngpus\": 1}", &f->gpu, true, NULL },
-        { "{\"ngpus\": 1}", &f->cpu, false, "ngpus: needs 1, node has 0 free" },
-        { "{\"nosuch\": 1}", &f->cpu, false, "nosuch: the node does not define it" },
-        { "{\"slot_type\": \"execute\"}", &f->cpu, true, NULL },
-        { "{\"slot_type\": \"execute\"}", &f->gpu, false, "slot_type: wants 'execute', node has 'gpu'" },
-        { "{\"slot_type\": [\"gpu\", \"execute\"]}", &f->cpu, true, NULL },
-        { "{\"node.vm_size\": \"Standard_F*\"}", &f->cpu, true, NULL },
-        { "{\"node.vm_size\": \"Standard_F*\"}", &f->gpu, false, "node.vm_size: wants 'Standard_F*', node is" },
-        { "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F4s_v2\"]}", &f->cpu, true, NULL },
-        { "{\"node.vcpu_count\": 4}", &f->cpu, true, NULL },
-        { "{\"node.nodearray\": \"htc\", \"ncpus\": 2}", &f->cpu, true, NULL },
-        { "{\"node.nodearray\": \"htc\", \"ncpus\": 8}", &f->cpu, false, "ncpus: needs 8" },
-        { "{\"and\": [{\"ncpus\": 1}, {\"node.nodearray\": \"gpu\"}]}", &f->cpu, false, "node.nodearray" },
-        { "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL },
-        { "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 64}]}", &f->cpu, false, "or: none of 2 options match" },
-        { "{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL },
-        { "{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->gpu, false, "xor: 2 options match" },
-        { "{\"not\": {\"ngpus\": 1}}", &f->cpu, true, NULL },
-        { "{\"not\": {\"ngpus\": 1}}", &f->gpu, false, "not:" },
-        { "{\"exclusive\": true}", &f->cpu, true, NULL },
-        { "{\"exclusive-task\": true}", &f->cpu, true, NULL },
-        { "{\"in-a-placement-group\": true}", &f->pg, true, NULL },
-        { "{\"in-a-placement-group\": true}", &f->cpu, false, "in-a-placement-group: the node is in none" },
-        { "{\"in-a-placement-group\": false}", &f->cpu, true, NULL },
-        { "{\"in-a-placement-group\": false}", &f->pg, false, "in-a-placement-group: the node is in 'hpc_pg0'" },
-        { "{\"never\": \"this queue is closed\"}", &f->cpu, false, "this queue is closed" },
-        { "{\"licenses\": 2}", &f->cpu, true, NULL },
-        { "{\"licenses\": 4}", &f->cpu, false, "licenses: needs 4, 3 left in the cluster" },
-        { "{\"version\": \"2.*\"}", &f->cpu, true, NULL },
-        { "{\"version\": \"3.0\"}", &f->cpu, false, "version: wants '3.0', the cluster has '2.1'" },
-        { "{\"capacity-failure-backoff\": 300}", &f->cpu, true, NULL },
+        {"{}", &f->cpu, true, NULL},
+        {"{\"ncpus\": 4}", &f->cpu, true, NULL},
+        {"{\"ncpus\": 5}", &f->cpu, false, "ncpus: needs 5, node has 4 free"},
+        {"{\"mem\": \"8g\"}", &f->cpu, true, NULL},
+        {"{\"mem\": \"9g\"}", &f->cpu, false, "mem: needs 9g, node has 8g free"},
+        {"{\"memgb\": 8}", &f->cpu, true, NULL},
+        {"{\"disk\": \"20g\"}", &f->cpu, true, NULL},
+        {"{\"ngpus\": 1}", &f->gpu, true, NULL},
+        {"{\"ngpus\": 1}", &f->cpu, false, "ngpus: needs 1, node has 0 free"},
+        {"{\"nosuch\": 1}", &f->cpu, false, "nosuch: the node does not define it"},
+        {"{\"slot_type\": \"execute\"}", &f->cpu, true, NULL},
+        {"{\"slot_type\": \"execute\"}", &f->gpu, false, "slot_type: wants 'execute', node has 'gpu'"},
+        {"{\"slot_type\": [\"gpu\", \"execute\"]}", &f->cpu, true, NULL},
+        {"{\"node.vm_size\": \"Standard_F*\"}", &f->cpu, true, NULL},
+        {"{\"node.vm_size\": \"Standard_F*\"}", &f->gpu, false, "node.vm_size: wants 'Standard_F*', node is"},
+        {"{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F4s_v2\"]}", &f->cpu, true, NULL},
+        {"{\"node.vcpu_count\": 4}", &f->cpu, true, NULL},
+        {"{\"node.nodearray\": \"htc\", \"ncpus\": 2}", &f->cpu, true, NULL},
+        {"{\"node.nodearray\": \"htc\", \"ncpus\": 8}", &f->cpu, false, "ncpus: needs 8"},
+        {"{\"and\": [{\"ncpus\": 1}, {\"node.nodearray\": \"gpu\"}]}", &f->cpu, false, "node.nodearray"},
+        {"{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL},
+        {"{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 64}]}", &f->cpu, false, "or: none of 2 options match"},
+        {"{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->cpu, true, NULL},
+        {"{\"xor\": [{\"ngpus\": 1}, {\"ncpus\": 2}]}", &f->gpu, false, "xor: 2 options match"},
+        {"{\"not\": {\"ngpus\": 1}}", &f->cpu, true, NULL},
+        {"{\"not\": {\"ngpus\": 1}}", &f->gpu, false, "not:"},
+        {"{\"exclusive\": true}", &f->cpu, true, NULL},
+        {"{\"exclusive-task\": true}", &f->cpu, true, NULL},
+        {"{\"in-a-placement-group\": true}", &f->pg, true, NULL},
+        {"{\"in-a-placement-group\": true}", &f->cpu, false, "in-a-placement-group: the node is in none"},
+        {"{\"in-a-placement-group\": false}", &f->cpu, true, NULL},
+        {"{\"in-a-placement-group\": false}", &f->pg, false,
+         "in-a-placement-group: the node is in 'hpc_pg0'"},
+        {"{\"never\": \"this queue is closed\"}", &f->cpu, false, "this queue is closed"},
+        {"{\"licenses\": 2}", &f->cpu, true, NULL},
+        {"{\"licenses\": 4}", &f->cpu, false, "licenses: needs 4, 3 left in the cluster"},
+        {"{\"version\": \"2.*\"}", &f->cpu, true, NULL},
+        {"{\"version\": \"3.0\"}", &f->cpu, false, "version: wants '3.0', the cluster has '2.1'"},
+        {"{\"capacity-failure-backoff\": 300}", &f->cpu, true, NULL},
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         char why[256] = "";
@@ -205,15 +206,15 @@ static double avail (struct fixture *f, const struct ccas_node *n, const char *r
 static void test_or_decrements_first_match (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_undo *u = ccas_undo_create ();
-    struct ccas_eval ev = { .job = 1, .undo = u };
+    struct ccas_eval ev = {.job = 1, .undo = u};
     const struct ccas_constraint *c = compile (f, "{\"or\": [{\"ngpus\": 1}, {\"ncpus\": 3}]}", &err);
     assert_non_null (c);
     assert_true (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0));
     ccas_constraint_take (c, &f->gpu, &ev);
     assert_true (avail (f, &f->gpu, "ngpus") == 0);
-    assert_true (avail (f, &f->gpu, "ncpus") == 24); /* the second child was not charged */
+    assert_true (avail (f, &f->gpu, "ncpus") == 24);               /* the second child was not charged */
     assert_true (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0)); /* now the ncpus child matches */
     ccas_constraint_take (c, &f->gpu, &ev);
     assert_true (avail (f, &f->gpu, "ncpus") == 21);
@@ -228,9 +229,9 @@ static void test_or_decrements_first_match (void **state)
 static void test_not_on_resources (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_undo *u = ccas_undo_create ();
-    struct ccas_eval ev = { .job = 1, .undo = u };
+    struct ccas_eval ev = {.job = 1, .undo = u};
     const struct ccas_constraint *take_gpu = compile (f, "{\"ngpus\": 1}", &err);
     const struct ccas_constraint *no_gpu = compile (f, "{\"not\": {\"ngpus\": 1}}", &err);
     ccas_constraint_take (take_gpu, &f->gpu, &ev);
@@ -245,9 +246,9 @@ static void test_not_on_resources (void **state)
 static void test_shared_consumable (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_undo *u = ccas_undo_create ();
-    struct ccas_eval ev = { .job = 1, .undo = u };
+    struct ccas_eval ev = {.job = 1, .undo = u};
     const struct ccas_constraint *c = compile (f, "{\"licenses\": 2}", &err);
     struct ccas_value *lic = ccas_shared_value (f->shared, ccas_shared_find (f->shared, "licenses"));
     assert_true (ccas_constraint_fits (c, &f->cpu, &ev, NULL, 0));
@@ -264,9 +265,9 @@ static void test_shared_consumable (void **state)
 static void test_exclusivity (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_undo *u = ccas_undo_create ();
-    struct ccas_eval ev1 = { .job = 1, .undo = u }, ev2 = { .job = 2, .undo = u };
+    struct ccas_eval ev1 = {.job = 1, .undo = u}, ev2 = {.job = 2, .undo = u};
     const struct ccas_constraint *excl = compile (f, "{\"ncpus\": 1, \"exclusive\": true}", &err);
     const struct ccas_constraint *task = compile (f, "{\"ncpus\": 1, \"exclusive-task\": true}", &err);
     struct ccas_node *n = &f->cpu;
@@ -292,32 +293,34 @@ static void test_exclusivity (void **state)
 static void test_interning (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     const struct ccas_constraint *a = compile (f, "{\"ncpus\": 2, \"node.nodearray\": \"htc\"}", &err);
     const struct ccas_constraint *b = compile (f, "{\"node.nodearray\": \"htc\", \"ncpus\": 2}", &err);
     const struct ccas_constraint *c = compile (f, "{\"node.nodearray\": \"htc\", \"ncpus\": 3}", &err);
     assert_ptr_equal (a, b);
     assert_ptr_not_equal (a, c);
     assert_true (ccas_constraint_info (a)->monotone);
-    assert_false (ccas_constraint_info (compile (f, "{\"xor\": [{\"ncpus\": 1}, {\"ngpus\": 1}]}", &err))->monotone);
+    assert_false (
+        ccas_constraint_info (compile (f, "{\"xor\": [{\"ncpus\": 1}, {\"ngpus\": 1}]}", &err))->monotone);
     assert_ptr_equal (ccas_constraint_compile (f->cache, NULL, "c", &err), ccas_constraint_any (f->cache));
 }
 
 static void test_rank_prefers_earlier_options (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
-    const struct ccas_constraint *c = compile (f, "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F*\"]}", &err);
+    struct ccas_error err = {""};
+    const struct ccas_constraint *c =
+        compile (f, "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F*\"]}", &err);
     assert_true (ccas_constraint_rank (c, &f->gpu) < ccas_constraint_rank (c, &f->cpu));
 }
 
 static void test_capacity_backoff_on_templates (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     const struct ccas_constraint *c = compile (f, "{\"capacity-failure-backoff\": 300}", &err);
     struct ccas_node t = f->cpu;
-    struct ccas_eval ev = { .job = -1, .template_node = true };
+    struct ccas_eval ev = {.job = -1, .template_node = true};
     t.kind = CCAS_NODE_NEW;
     t.capfail_age = 40;
     char why[128];
@@ -333,22 +336,27 @@ static void test_rules_errors (void **state)
         const char *json;
         const char *want;
     } cases[] = {
-        { "{}", "dr: expected an array of rules, got {}" },
-        { "[1]", "dr[0]: expected a rule {select, name, value}, got 1" },
-        { "[{\"select\": {}, \"value\": 1}]", "dr[0].name: missing" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"node.vmsize\"}]", "dr[0].value: unknown node property 'node.vmsize'" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"size::4gbb\"}]", "dr[0].value: 'size::4gbb': unknown unit suffix 'gbb'" },
-        { "[{\"select\": {\"node.bogus\": 1}, \"name\": \"x\", \"value\": 1}]", "dr[0].select.node.bogus: unknown node property 'node.bogus'" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"divide\": 0}]", "dr[0].divide: cannot divide by zero" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"add\": 1, \"subtract\": 1}]",
-          "dr[0].subtract: only one of add, subtract, multiply, divide, divide_floor" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"sum\": 1}]",
-          "dr[0].sum: unknown key (a rule has select, name, value and one modifier)" },
-        { "[{\"select\": {}, \"name\": \"x\", \"value\": \"abc\", \"add\": 1}]", "dr[0]: a modifier needs a numeric value" },
+        {"{}", "dr: expected an array of rules, got {}"},
+        {"[1]", "dr[0]: expected a rule {select, name, value}, got 1"},
+        {"[{\"select\": {}, \"value\": 1}]", "dr[0].name: missing"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": \"node.vmsize\"}]",
+         "dr[0].value: unknown node property 'node.vmsize'"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": \"size::4gbb\"}]",
+         "dr[0].value: 'size::4gbb': unknown unit suffix 'gbb'"},
+        {"[{\"select\": {\"node.bogus\": 1}, \"name\": \"x\", \"value\": 1}]",
+         "dr[0].select.node.bogus: unknown node property 'node.bogus'"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"divide\": 0}]",
+         "dr[0].divide: cannot divide by zero"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"add\": 1, \"subtract\": 1}]",
+         "dr[0].subtract: only one of add, subtract, multiply, divide, divide_floor"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": 1, \"sum\": 1}]",
+         "dr[0].sum: unknown key (a rule has select, name, value and one modifier)"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": \"abc\", \"add\": 1}]",
+         "dr[0]: a modifier needs a numeric value"},
     };
     struct fixture *f = *state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         json_object *j = json_tokener_parse (cases[i].json);
         struct ccas_rules *r = ccas_rules_compile (j, false, f->cache, f->dict, "dr", &err);
         json_object_put (j);
@@ -362,9 +370,10 @@ static void test_rules_errors (void **state)
 static void test_rules_semantics (void **state)
 {
     struct fixture *f = *state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     json_object *j = json_tokener_parse (
-        "[{\"select\": {\"node.vm_size\": \"Standard_F4*\"}, \"name\": \"ncpus\", \"value\": \"node.vcpu_count\", \"subtract\": 1},"
+        "[{\"select\": {\"node.vm_size\": \"Standard_F4*\"}, \"name\": \"ncpus\", \"value\": "
+        "\"node.vcpu_count\", \"subtract\": 1},"
         " {\"select\": {}, \"name\": \"ncpus\", \"value\": 99},"
         " {\"select\": {}, \"name\": \"half\", \"value\": \"node.vcpu_count\", \"divide_floor\": 3},"
         " {\"select\": {}, \"name\": \"memx\", \"value\": \"node.memory\", \"multiply\": 0.5}]");

@@ -24,7 +24,7 @@ static char dir[64], path[128];
 static void test_one_holder_named (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_lock *a = ccas_lock_acquire (path, "first-holder", 0, &err);
     assert_non_null (a);
     struct ccas_lock *b = ccas_lock_acquire (path, "second", 0.1, &err);
@@ -47,7 +47,7 @@ static void test_another_users_file (void **state)
         skip ();
         return;
     }
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     ccas_lock_release (ccas_lock_acquire (path, "root", 0, &err)); /* the file exists, root's */
     int ready[2], go[2];
     assert_int_equal (pipe (ready), 0);
@@ -85,7 +85,7 @@ static void test_another_users_file (void **state)
 static void test_symlink_refused (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char target[128], link[128];
     snprintf (target, sizeof (target), "%s/precious", dir);
     snprintf (link, sizeof (link), "%s/lock-link", dir);

@@ -35,7 +35,7 @@ static char *slurp (const char *path)
 static void test_round_trip (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (dir, "times", &err);
     assert_non_null (st);
     json_object_object_add (ccas_state_root (st), "n1", json_object_new_int (7));
@@ -52,7 +52,7 @@ static void test_round_trip (void **state)
 static void test_no_write_through_links (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char target[128], path[128], tmp[160];
     snprintf (target, sizeof (target), "%s/precious", dir);
     snprintf (path, sizeof (path), "%s/state.json", dir);
@@ -91,7 +91,7 @@ static void touch (const char *path)
 static void test_dead_temporaries_removed (void **state)
 {
     (void)state;
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     char path[128], dead[160], live[160], other[160];
     pid_t child = fork ();
     assert_true (child >= 0);

@@ -15,11 +15,29 @@
 static void test_rejects_junk (void **state)
 {
     static const char *const bad[] = {
-        "", "   ", "gb", "4gbb", "4x", "4 g", "-4g", "+4g", "nan", "inf", "4kib", "g4", "4..5g", "memory::", "size::x",
+        "",
+        "   ",
+        "gb",
+        "4gbb",
+        "4x",
+        "4 g",
+        "-4g",
+        "+4g",
+        "nan",
+        "inf",
+        "4kib",
+        "g4",
+        "4..5g",
+        "memory::",
+        "size::x",
         /* strtod reads these; a size is plain decimal */
-        "0x10g", "size::0x10g", "1e3g", "1e3", "4.5.6g",
+        "0x10g",
+        "size::0x10g",
+        "1e3g",
+        "1e3",
+        "4.5.6g",
     };
-    struct ccas_error err = { "" };
+    struct ccas_error err = {""};
     double b = 0;
     (void)state;
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
@@ -40,27 +58,27 @@ static void test_parses (void **state)
         double bare;
         double want;
     } cases[] = {
-        { "4g", 1, 4.0 * 1024 * 1024 * 1024 },
-        { "4G", 1, 4e9 },
-        { "4gb", 1, 4.0 * 1024 * 1024 * 1024 },
-        { "4GB", 1, 4e9 },
-        { "memory::4g", 1, 4.0 * 1024 * 1024 * 1024 },
-        { "size::20g", 1, 20.0 * 1024 * 1024 * 1024 },
-        { "527672488kb", 1, 527672488.0 * 1024 },
-        { "2t", 1, 2.0 * 1024 * 1024 * 1024 * 1024 },
-        { "2T", 1, 2e12 },
-        { "1.5m", 1, 1.5 * 1024 * 1024 },
-        { "100b", 1, 100 },
-        { "3w", 1, 24 },
-        { "512", 1, 512 },
-        { "512", 1048576, 512.0 * 1048576 },
-        { "0", 1, 0 },
-        { "1p", 1, 1024.0 * 1024 * 1024 * 1024 * 1024 },
+        {"4g", 1, 4.0 * 1024 * 1024 * 1024},
+        {"4G", 1, 4e9},
+        {"4gb", 1, 4.0 * 1024 * 1024 * 1024},
+        {"4GB", 1, 4e9},
+        {"memory::4g", 1, 4.0 * 1024 * 1024 * 1024},
+        {"size::20g", 1, 20.0 * 1024 * 1024 * 1024},
+        {"527672488kb", 1, 527672488.0 * 1024},
+        {"2t", 1, 2.0 * 1024 * 1024 * 1024 * 1024},
+        {"2T", 1, 2e12},
+        {"1.5m", 1, 1.5 * 1024 * 1024},
+        {"100b", 1, 100},
+        {"3w", 1, 24},
+        {"512", 1, 512},
+        {"512", 1048576, 512.0 * 1048576},
+        {"0", 1, 0},
+        {"1p", 1, 1024.0 * 1024 * 1024 * 1024 * 1024},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         double b = -1;
-        struct ccas_error err = { "" };
+        struct ccas_error err = {""};
         assert_int_equal (ccas_units_parse (cases[i].in, cases[i].bare, &b, &err), 0);
         assert_true (b == cases[i].want);
     }
@@ -81,7 +99,7 @@ static void test_is_size (void **state)
 
 static void test_format_round_trips (void **state)
 {
-    static const char *const sizes[] = { "4g", "1.5t", "512m", "100b", "3k", "7p" };
+    static const char *const sizes[] = {"4g", "1.5t", "512m", "100b", "3k", "7p"};
     (void)state;
     for (size_t i = 0; i < sizeof (sizes) / sizeof (sizes[0]); i++) {
         char buf[32];
