@@ -40,7 +40,7 @@ struct ccas_pbs_actions {
     size_t n;
 };
 
-/* Decide the PBS actions for `plan` (after ccas_plan_scaledown()); idle
+/* Decide the PBS actions for `plan` (after ccas_scaledown_plan()); idle
  * terminations become drains and terminations of administrators' nodes are
  * dropped from the plan.  Caller frees with ccas_pbs_actions_free(). */
 int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *acts,

@@ -157,7 +157,7 @@ int cmd_buckets (struct cli *cli, int argc, char **argv)
     };
     const char *na_pattern = NULL, *mt_pattern = NULL;
     struct ccas_error err = {""};
-    struct ccas_cluster_status *st = NULL;
+    struct ccas_status *st = NULL;
     int c, rc;
 
     while ((c = cli_getopt (cli, argc, argv, "n:t:", longopts)) != -1) {
@@ -196,6 +196,6 @@ int cmd_buckets (struct cli *cli, int argc, char **argv)
         table_print (t, stdout);
         table_destroy (t);
     }
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
     return EXIT_OK;
 }

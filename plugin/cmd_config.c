@@ -31,17 +31,17 @@ static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
 {
     struct ccas_resdict *dict = ccas_resdict_create ();
     struct ccas_shared *shared = ccas_shared_create ();
-    struct ccas_cons_cache *cache = dict && shared ? ccas_cons_cache_create (dict, shared) : NULL;
+    struct ccas_cons_cache *cache = dict && shared ? ccas_constraint_cache_create (dict, shared) : NULL;
     struct ccas_rules *rules = NULL;
     int rc = -1;
     if (!cache)
         ccas_errorf (err, "out of memory");
     else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0 &&
-             (rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, cache,
-                                          dict, "default_resources", err)))
+             (rules = ccas_resources_compile (cfg->default_resources, !cfg->disable_default_resources, cache,
+                                              dict, "default_resources", err)))
         rc = 0;
-    ccas_rules_destroy (rules);
-    ccas_cons_cache_destroy (cache);
+    ccas_resources_destroy (rules);
+    ccas_constraint_cache_destroy (cache);
     ccas_shared_destroy (shared);
     ccas_resdict_destroy (dict);
     return rc;

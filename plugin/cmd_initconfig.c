@@ -173,7 +173,7 @@ static json_object *build (const struct init_opts *o, const char *password)
 static int test_connection (struct cli *cli, const char *path)
 {
     struct ccas_error err = {""};
-    struct ccas_cluster_status *st = NULL;
+    struct ccas_status *st = NULL;
     if (!(cli->cfg = ccas_config_load (path, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     int rc = cli_open_client (cli);
@@ -186,7 +186,7 @@ static int test_connection (struct cli *cli, const char *path)
         nb += st->nodearrays[i].nbuckets;
     printf ("Connected: cluster %s is %s, %zu nodearrays, %zu buckets.\n", cli->cfg->cluster_name,
             st->state ? st->state : "?", st->nnodearrays, nb);
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
     return EXIT_OK;
 }
 

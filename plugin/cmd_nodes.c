@@ -35,7 +35,7 @@ struct filter {
     const char *nodearray, *status, *name;
 };
 
-static bool matches (const struct filter *f, const struct ccas_node_record *n)
+static bool matches (const struct filter *f, const struct ccas_record *n)
 {
     if (f->nodearray && (!n->nodearray || fnmatch (f->nodearray, n->nodearray, 0) != 0))
         return false;
@@ -46,7 +46,7 @@ static bool matches (const struct filter *f, const struct ccas_node_record *n)
     return true;
 }
 
-static void add_row (struct table *t, const struct ccas_node_record *n)
+static void add_row (struct table *t, const struct ccas_record *n)
 {
     const char *cells[] = {
         n->name,           n->nodearray,          n->machine_type,
@@ -71,7 +71,7 @@ int cmd_nodes (struct cli *cli, int argc, char **argv)
     };
     struct filter f = {NULL, NULL, NULL};
     struct ccas_error err = {""};
-    struct ccas_node_list *list = NULL;
+    struct ccas_record_list *list = NULL;
     int c, rc;
 
     while ((c = cli_getopt (cli, argc, argv, "n:s:N:", longopts)) != -1) {
@@ -104,6 +104,6 @@ int cmd_nodes (struct cli *cli, int argc, char **argv)
         table_print (t, stdout);
         table_destroy (t);
     }
-    ccas_node_list_destroy (list);
+    ccas_record_list_destroy (list);
     return EXIT_OK;
 }

@@ -238,7 +238,7 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
         print_actions (out, &acts, apply);
     }
 done:
-    ccas_metric_set ("ccautoscale_pbs_command_seconds", NULL, ccas_run_seconds ());
+    ccas_metrics_set ("ccautoscale_pbs_command_seconds", NULL, ccas_run_seconds ());
     ccas_pbs_actions_free (&acts);
     ccas_state_destroy (times);
     ccas_plan_destroy (plan);

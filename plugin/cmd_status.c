@@ -33,11 +33,11 @@ const struct cmd_help help_status = {
 enum state_col { COL_READY, COL_BOOTING, COL_FAILED, COL_DEALLOCATED, COL_OTHER, NCOLS };
 static const char *const col_names[NCOLS] = {"ready", "booting", "failed", "deallocated", "other"};
 
-static enum state_col classify (const struct ccas_node_record *n)
+static enum state_col classify (const struct ccas_record *n)
 {
-    if (ccas_node_is_failed (n))
+    if (ccas_record_is_failed (n))
         return COL_FAILED;
-    if (ccas_node_is_ready (n))
+    if (ccas_record_is_ready (n))
         return COL_READY;
     if (n->status && (strcmp (n->status, "Acquiring") == 0 || strcmp (n->status, "Preparing") == 0 ||
                       strcmp (n->status, "Ready") == 0))
@@ -53,7 +53,7 @@ struct na_summary {
     int64_t active;
 };
 
-static void summarize (const struct ccas_cluster_status *st, const struct ccas_node_list *nodes,
+static void summarize (const struct ccas_status *st, const struct ccas_record_list *nodes,
                        struct na_summary *sum)
 {
     for (size_t i = 0; i < st->nnodearrays; i++) {
@@ -69,7 +69,7 @@ static void summarize (const struct ccas_cluster_status *st, const struct ccas_n
             sum[i].available = na->max_count - sum[i].active > 0 ? na->max_count - sum[i].active : 0;
     }
     for (size_t k = 0; k < nodes->nnodes; k++) {
-        const struct ccas_node_record *n = &nodes->nodes[k];
+        const struct ccas_record *n = &nodes->nodes[k];
         for (size_t i = 0; i < st->nnodearrays; i++)
             if (n->nodearray && strcmp (n->nodearray, st->nodearrays[i].name) == 0) {
                 sum[i].counts[classify (n)]++;
@@ -83,8 +83,7 @@ static json_object *limit_json (int64_t v)
     return v < 0 ? NULL : json_object_new_int64 (v);
 }
 
-static void print_json (const struct ccas_cluster_status *st, const struct na_summary *sum,
-                        json_object *local)
+static void print_json (const struct ccas_status *st, const struct na_summary *sum, json_object *local)
 {
     json_object *o = json_object_new_object ();
     json_object *arr = json_object_new_array ();
@@ -121,7 +120,7 @@ static const char *num (int64_t v, char *buf, size_t size)
     return buf;
 }
 
-static void print_table (const struct ccas_cluster_status *st, const struct na_summary *sum)
+static void print_table (const struct ccas_status *st, const struct na_summary *sum)
 {
     static const char *const headers[] = {
         "NODEARRAY", ">MAX NODES", ">MAX CORES", ">READY", ">BOOTING",
@@ -332,8 +331,8 @@ static int local_only (struct cli *cli, const struct ccas_error *err)
 int cmd_status (struct cli *cli, int argc, char **argv)
 {
     struct ccas_error err = {""};
-    struct ccas_cluster_status *st = NULL;
-    struct ccas_node_list *nodes = NULL;
+    struct ccas_status *st = NULL;
+    struct ccas_record_list *nodes = NULL;
     struct na_summary *sum = NULL;
     int rc;
 
@@ -343,7 +342,7 @@ int cmd_status (struct cli *cli, int argc, char **argv)
         return rc;
     if (ccas_ccapi_get_status (cli->api, false, &st, &err) < 0 ||
         ccas_ccapi_get_nodes (cli->api, NULL, NULL, &nodes, &err) < 0) {
-        ccas_cluster_status_destroy (st);
+        ccas_status_destroy (st);
         return local_only (cli, &err);
     }
     if (!(sum = calloc (st->nnodearrays + 1, sizeof (*sum)))) {
@@ -361,7 +360,7 @@ int cmd_status (struct cli *cli, int argc, char **argv)
     json_object_put (local);
 done:
     free (sum);
-    ccas_node_list_destroy (nodes);
-    ccas_cluster_status_destroy (st);
+    ccas_record_list_destroy (nodes);
+    ccas_status_destroy (st);
     return rc;
 }

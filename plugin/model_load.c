@@ -16,26 +16,26 @@
 
 #define INPUT_MAX_BYTES ((size_t)2 * 1024 * 1024 * 1024)
 
-static int load_offline (struct cli *cli, const struct model_source *src, struct ccas_cluster_status **st,
-                         struct ccas_node_list **nodes)
+static int load_offline (struct cli *cli, const struct model_source *src, struct ccas_status **st,
+                         struct ccas_record_list **nodes)
 {
     struct ccas_error err = {""};
     json_object *root = ccas_json_load_file (src->status_file, INPUT_MAX_BYTES, &err);
-    if (!root || !(*st = ccas_cluster_status_from_json (root, cli->cfg->cluster_name, &err)))
+    if (!root || !(*st = ccas_status_from_json (root, cli->cfg->cluster_name, &err)))
         return cli_fail (cli, EXIT_USAGE, "%s", err.text);
     if (!src->nodes_file)
         return EXIT_OK;
     if (!(root = ccas_json_load_file (src->nodes_file, INPUT_MAX_BYTES, &err)) ||
-        !(*nodes = ccas_node_list_from_json (root, &err))) {
-        ccas_cluster_status_destroy (*st);
+        !(*nodes = ccas_record_list_from_json (root, &err))) {
+        ccas_status_destroy (*st);
         *st = NULL;
         return cli_fail (cli, EXIT_USAGE, "%s: %s", src->nodes_file, err.text);
     }
     return EXIT_OK;
 }
 
-static int load_live (struct cli *cli, const struct model_source *src, struct ccas_cluster_status **st,
-                      struct ccas_node_list **nodes)
+static int load_live (struct cli *cli, const struct model_source *src, struct ccas_status **st,
+                      struct ccas_record_list **nodes)
 {
     struct ccas_error err = {""};
     (void)nodes; /* one request: status?nodes=true carries the node records too */
@@ -60,8 +60,8 @@ static void apply_holds (struct cli *cli, struct ccas_cluster *c)
 int model_load (struct cli *cli, const struct model_source *src, struct ccas_cluster **out)
 {
     struct ccas_error err = {""};
-    struct ccas_cluster_status *st = NULL;
-    struct ccas_node_list *nodes = NULL;
+    struct ccas_status *st = NULL;
+    struct ccas_record_list *nodes = NULL;
     int rc = src->status_file ? load_offline (cli, src, &st, &nodes) : load_live (cli, src, &st, &nodes);
     if (rc != EXIT_OK)
         return rc;

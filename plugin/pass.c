@@ -8,6 +8,7 @@
 #include "engine/apply.h"
 #include "engine/holds.h"
 #include "engine/report.h"
+#include "engine/scaledown.h"
 #include "pass.h"
 #include "plan_print.h"
 #include "util/lock.h"
@@ -47,7 +48,7 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
     struct ccas_error err = {""};
     if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    if (ccas_plan_scaledown (plan, times_of_state (*times_state), (double)time (NULL), &err) < 0)
+    if (ccas_scaledown_plan (plan, times_of_state (*times_state), (double)time (NULL), &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     return EXIT_OK;
 }
@@ -121,7 +122,7 @@ static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
         const struct ccas_node *n = plan->terminates[i].node;
         if (n->kind != CCAS_NODE_FAILED || !n->bucket)
             continue;
-        enum ccas_failure_class cls = ccas_classify_message (n->status_message);
+        enum ccas_failure_class cls = ccas_failure_classify_message (n->status_message);
         if (ccas_failure_holds_bucket (cls) && !hold_one (cli, &h, n->bucket, cls, n->status_message, now))
             return;
     }

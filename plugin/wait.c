@@ -38,20 +38,20 @@ int wait_parse_timeout (struct cli *cli, const char *arg, double *timeout)
 
 static int by_name (const void *a, const void *b)
 {
-    return strcmp (((const struct ccas_node_record *)a)->name, ((const struct ccas_node_record *)b)->name);
+    return strcmp (((const struct ccas_record *)a)->name, ((const struct ccas_record *)b)->name);
 }
 
 /* One poll: fill `seen` (*nseen entries) from the server's answer.  The
  * strings are borrowed from `*list`, which the caller keeps until the next poll. */
-static int poll_nodes (struct cli *cli, const struct wait_spec *spec, struct ccas_node_list **list,
+static int poll_nodes (struct cli *cli, const struct wait_spec *spec, struct ccas_record_list **list,
                        struct seen **seen, size_t *nseen, struct ccas_error *err)
 {
-    ccas_node_list_destroy (*list);
+    ccas_record_list_destroy (*list);
     *list = NULL;
     if (ccas_ccapi_get_nodes (cli->api, NULL, spec->goal == WAIT_READY ? spec->request_id : NULL, list, err) <
         0)
         return -1;
-    struct ccas_node_list *l = *list;
+    struct ccas_record_list *l = *list;
     size_t n = spec->goal == WAIT_READY ? l->nnodes : spec->nnames;
     struct seen *s = realloc (*seen, (n ? n : 1) * sizeof (*s));
     if (!s) {
@@ -63,14 +63,14 @@ static int poll_nodes (struct cli *cli, const struct wait_spec *spec, struct cca
     if (spec->goal == WAIT_READY) {
         for (size_t i = 0; i < n; i++)
             s[i] = (struct seen){l->nodes[i].name,
-                                 ccas_node_is_ready (&l->nodes[i]) ? "Ready" : l->nodes[i].status,
+                                 ccas_record_is_ready (&l->nodes[i]) ? "Ready" : l->nodes[i].status,
                                  l->nodes[i].status_message};
         return 0;
     }
     qsort (l->nodes, l->nnodes, sizeof (*l->nodes), by_name);
     for (size_t i = 0; i < n; i++) {
-        struct ccas_node_record key = {.name = spec->names[i]};
-        const struct ccas_node_record *r = bsearch (&key, l->nodes, l->nnodes, sizeof (*l->nodes), by_name);
+        struct ccas_record key = {.name = spec->names[i]};
+        const struct ccas_record *r = bsearch (&key, l->nodes, l->nnodes, sizeof (*l->nodes), by_name);
         s[i] = (struct seen){spec->names[i], r ? r->status : "removed", r ? r->status_message : NULL};
     }
     return 0;
@@ -166,7 +166,7 @@ static int outcome (struct cli *cli, const struct wait_spec *spec, const struct 
 int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **report)
 {
     struct ccas_error err = {""};
-    struct ccas_node_list *list = NULL;
+    struct ccas_record_list *list = NULL;
     struct seen *seen = NULL;
     size_t nseen = 0;
     char line[512], last[512] = "";
@@ -202,6 +202,6 @@ int wait_nodes (struct cli *cli, const struct wait_spec *spec, json_object **rep
     *report = make_report (seen, nseen, elapsed, timed_out);
 done:
     free (seen);
-    ccas_node_list_destroy (list);
+    ccas_record_list_destroy (list);
     return rc;
 }

@@ -136,7 +136,9 @@ pbs_home=$state/home
 sys_path=/usr/sbin:/usr/bin:/sbin:/bin
 
 # newest tarball beside the checkout (CI: ../shared/vendor next to the clone)
-default_tarball=$(ls -1t "$here"/../../shared/vendor/openpbs-*.tar.xz 2>/dev/null | head -n 1 || true)
+default_tarball=$(find "$here/../../shared/vendor" -maxdepth 1 -name 'openpbs-*.tar.xz' -printf '%T@ %p\n' 2>/dev/null |
+    sort -rn | head -n 1 | cut -d' ' -f2- || true)
+[ -z "$default_tarball" ] || default_tarball=$(realpath "$default_tarball")
 tarball=${CCAS_OPENPBS_TARBALL:-$default_tarball}
 
 build_pkgs="gcc g++ make libtool autoconf automake pkg-config libhwloc-dev libx11-dev
@@ -357,9 +359,11 @@ kill_pids () {
     kill -TERM "$@" 2>/dev/null || true
     for i in $(seq "$((wait * 5))"); do
         left=""
-        for p in "$@"; do [ -d "/proc/$p" ] && left="$left $p"; done
+        for p in "$@"; do
+            if [ -d "/proc/$p" ]; then left="$left $p"; fi
+        done
         [ -n "$left" ] || return 0
-        [ "$i" -gt 0 ] && sleep 0.2
+        [ "$i" = 0 ] || sleep 0.2
     done
     # shellcheck disable=SC2086
     kill -KILL $left 2>/dev/null || true
@@ -388,6 +392,10 @@ write_hosts () {
             while read -r n a; do printf '%s\t%s\n' "$a" "$n"; done <"$state/addrs"
         fi
     } >"/etc/netns/$ns/hosts"
+}
+
+ns_empty () {
+    [ -z "$(ip netns pids "$ns" 2>/dev/null)" ]
 }
 
 server_answers () {
@@ -501,7 +509,7 @@ teardown () {
         fi
         # the init script's daemons exit within seconds; then kill what is left
         # (jobs, a daemon that would not stop) by pid
-        wait_until 10 gone [ -z "$(ip netns pids "$ns" 2>/dev/null)" ] || true
+        wait_until 10 empty ns_empty || true
         pids=$(ip netns pids "$ns" 2>/dev/null || true)
         # shellcheck disable=SC2086
         kill_pids 5 $pids
@@ -535,7 +543,7 @@ cmd_stop () {
     ns_exists && left="$left namespace $ns;"
     [ ! -e "/etc/netns/$ns" ] || left="$left /etc/netns/$ns;"
     [ -z "$left" ] || die "stop left:$left"
-    say "stopped in $(since "$t0") s${purge:+}; nothing of namespace $ns is left"
+    say "stopped in $(since "$t0") s; nothing of namespace $ns is left"
 }
 
 cmd_status () {
@@ -620,7 +628,8 @@ alloc_addr () {
         [ -n "$a" ] || die "no address left for $node"
         printf '%s %s\n' "$node" "$a" >>"$state/addrs"
     fi
-    grep -q "^$a[[:space:]]$node\$" "/etc/netns/$ns/hosts" || printf '%s\t%s\n' "$a" "$node" >>"/etc/netns/$ns/hosts"
+    awk -v a="$a" -v n="$node" '$1 == a && $2 == n { f = 1 } END { exit !f }' "/etc/netns/$ns/hosts" ||
+        printf '%s\t%s\n' "$a" "$node" >>"/etc/netns/$ns/hosts"
     exec 8>&-
     echo "$a"
 }
@@ -630,7 +639,7 @@ holder_pid () {
     local p
     p=$(cat "$state/moms/$1/holder.pid" 2>/dev/null) || return 1
     [ -n "$p" ] && [ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep infinity " ] &&
-        [ "$(readlink "/proc/$p/ns/net")" != "$(readlink /proc/1/ns/net)" ] || return 1
+        [ "$(readlink "/proc/$p/ns/net")" != "$(readlink /proc/$$/ns/net)" ] || return 1
     echo "$p"
 }
 
@@ -687,11 +696,13 @@ EOF
 EOF
         [ -f pbs_environment ] || printf 'PATH=/bin:/usr/bin\n' >pbs_environment
         # output goes back to the submitting host (the server's) by cp, not rcp
+        # shellcheck disable=SC2016 # PBS's $-words, not shell variables
         printf '$clienthost %s\n$usecp *:/ /\n' "$host" >mom_priv/config
     )
     # a network namespace of its own, held by a sleep (the mom binds ports
     # 15002 and 15003 on every address, so two moms cannot share one)
     rm -f "$d/holder.pid"
+    # shellcheck disable=SC2016 # expanded by that sh
     setsid unshare --net sh -c 'echo $$ >"$1"; exec sleep infinity' holder "$d/holder.pid" </dev/null >/dev/null 2>&1 &
     wait_until 5 holder holder_pid "$node" || die "mom-start: could not make a network namespace for $node"
     hp=$(holder_pid "$node")

@@ -180,7 +180,7 @@ void ccas_power_detach (struct ccas_power *p)
 
 int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *err)
 {
-    struct ccas_cluster_status *st = NULL;
+    struct ccas_status *st = NULL;
     if (!(p->snodes = ccas_slurm_nodes_load (err)))
         return -1;
     /* one request: status?nodes=true carries the node records too */

@@ -116,8 +116,8 @@ static int load_failed (struct ccas_power *p, char **names, size_t n, const stru
         snprintf (msg, sizeof (msg), "CycleCloud unreachable: %s", f->message);
     else
         snprintf (msg, sizeof (msg), "%s", err->text);
-    ccas_failure_reason (f->kind == CCAS_FAIL_NONE ? CCAS_CLASS_TRANSIENT : ccas_classify_request (f), msg,
-                         reason, sizeof (reason));
+    ccas_failure_reason (f->kind == CCAS_FAIL_NONE ? CCAS_CLASS_TRANSIENT : ccas_failure_classify_request (f),
+                         msg, reason, sizeof (reason));
     for (size_t i = 0; i < n; i++)
         ccas_power_handback (p, names[i], reason);
 #elif defined(POWER_RESUME_FAIL)

@@ -258,7 +258,7 @@ static void hold_bucket (struct resume_run *r, struct ccas_bucket *b, enum ccas_
     drain_bucket (r, b, reason);
 }
 
-static bool created (const struct ccas_node_list *made, const char *name)
+static bool created (const struct ccas_record_list *made, const char *name)
 {
     for (size_t i = 0; made && i < made->nnodes; i++)
         if (made->nodes[i].name && strcmp (made->nodes[i].name, name) == 0)
@@ -284,7 +284,7 @@ static json_object *span_jobs (const struct resume_run *r, const struct set_span
 /* The set as an event ("created" or "create_failed") and in the metrics. */
 static void report_set (const struct resume_run *r, const struct ccas_create_set *set,
                         const struct set_span *span, const struct ccas_create_set_result *res,
-                        const char *request_id, const char *operation_id, const struct ccas_node_list *made,
+                        const char *request_id, const char *operation_id, const struct ccas_record_list *made,
                         const char *cls)
 {
     char labels[300];
@@ -302,9 +302,9 @@ static void report_set (const struct resume_run *r, const struct ccas_create_set
         json_object_object_add (o, "class", json_object_new_string (cls));
         json_object_object_add (o, "message",
                                 json_object_new_string (res->message ? res->message : "no reason given"));
-        ccas_metric_add (
+        ccas_metrics_add (
             "ccautoscale_create_failures_total",
-            ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, "class", cls),
+            ccas_metrics_labels (labels, sizeof (labels), "nodearray", set->nodearray, "class", cls),
             set->count - res->added);
         ccas_event ("create_failed", o);
         return;
@@ -314,22 +314,22 @@ static void report_set (const struct resume_run *r, const struct ccas_create_set
     for (size_t i = span->first; names && i < span->first + span->count; i++)
         if (made ? created (made, r->wants[i].name) : (int)(i - span->first) < res->added) {
             names[k++] = r->wants[i].name;
-            ccas_metric_node_requested (r->wants[i].name, r->p->now);
+            ccas_metrics_node_requested (r->wants[i].name, r->p->now);
         }
     /* Slurm's own form: "hpc-[1-100]" is shorter to write and to read than a hundred names */
     char *hl = names ? ccas_slurm_hostlist_compress (names, k) : NULL;
     json_object_object_add (o, "nodes", json_object_new_string (hl ? hl : ""));
     free (hl);
     free (names);
-    ccas_metric_add ("ccautoscale_nodes_created_total",
-                     ccas_metric_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL),
-                     res->added);
+    ccas_metrics_add ("ccautoscale_nodes_created_total",
+                      ccas_metrics_labels (labels, sizeof (labels), "nodearray", set->nodearray, NULL, NULL),
+                      res->added);
     ccas_event ("created", o);
 }
 
 static void set_shortfall (struct resume_run *r, const struct ccas_create_set *set,
                            const struct set_span *span, const struct ccas_create_set_result *res,
-                           const struct ccas_node_list *made)
+                           const struct ccas_record_list *made)
 {
     char msg[400], reason[600];
     struct ccas_bucket *b = r->wants[span->first].bucket;
@@ -337,7 +337,7 @@ static void set_shortfall (struct resume_run *r, const struct ccas_create_set *s
         snprintf (msg, sizeof (msg), "%s", res->message);
     else
         ccas_bucket_available (b, msg, sizeof (msg));
-    enum ccas_failure_class cls = ccas_classify_message (msg);
+    enum ccas_failure_class cls = ccas_failure_classify_message (msg);
     ccas_failure_reason (cls, msg, reason, sizeof (reason));
     for (size_t i = span->first; i < span->first + span->count; i++) {
         /* without the operation's node list, the first `added` names are the ones made */
@@ -405,7 +405,7 @@ static void create_all_failed (struct resume_run *r, const struct ccas_error *er
 {
     char reason[600];
     const struct ccas_http_failure *f = ccas_ccapi_last_failure (r->p->api);
-    enum ccas_failure_class cls = ccas_classify_request (f);
+    enum ccas_failure_class cls = ccas_failure_classify_request (f);
     char msg[560];
     if (f->kind == CCAS_FAIL_TRANSPORT)
         snprintf (msg, sizeof (msg), "CycleCloud unreachable: %s", f->message);
@@ -425,7 +425,7 @@ static void create (struct resume_run *r)
     struct set_span *spans = calloc (r->nwants + 1, sizeof (*spans));
     char (*formats)[300] = calloc (r->nwants + 1, sizeof (*formats));
     struct ccas_create_result *res = NULL;
-    struct ccas_node_list *made = NULL;
+    struct ccas_record_list *made = NULL;
     char id[64];
 
     if (!sets || !spans || !formats)
@@ -456,18 +456,18 @@ static void create (struct resume_run *r)
         ccas_log (LOG_WARNING, "cannot list what operation %s made (%s); assuming the first names",
                   res->operation_id, err.text);
     for (size_t s = 0; s < nsets; s++) {
-        const struct ccas_node_list *list = res->nodes ? res->nodes : made;
+        const struct ccas_record_list *list = res->nodes ? res->nodes : made;
         if (res->sets[s].added > 0)
             report_set (r, &sets[s], &spans[s], &res->sets[s], id, res->operation_id, list, NULL);
         if (res->sets[s].added < sets[s].count) {
             set_shortfall (r, &sets[s], &spans[s], &res->sets[s], list);
             report_set (r, &sets[s], &spans[s], &res->sets[s], id, res->operation_id, list,
-                        ccas_failure_class_name (ccas_classify_message (res->sets[s].message)));
+                        ccas_failure_class_name (ccas_failure_classify_message (res->sets[s].message)));
         }
     }
     forget_request (p, id);
 done:
-    ccas_node_list_destroy (made);
+    ccas_record_list_destroy (made);
     ccas_create_result_destroy (res);
     free (formats);
     free (spans);
@@ -494,8 +494,8 @@ static void start (struct resume_run *r)
         return;
     struct ccas_node_selector sel = {.ids = r->start_ids, .nids = r->nstarts};
     if (ccas_ccapi_node_action (p->api, CCAS_ACTION_START, &sel, NULL, &res, &err) < 0) {
-        ccas_failure_reason (ccas_classify_request (ccas_ccapi_last_failure (p->api)), err.text, reason,
-                             sizeof (reason));
+        ccas_failure_reason (ccas_failure_classify_request (ccas_ccapi_last_failure (p->api)), err.text,
+                             reason, sizeof (reason));
         for (size_t i = 0; i < r->nstarts; i++)
             ccas_power_handback (p, r->start_names[i], reason);
         p->failures++;
@@ -512,7 +512,7 @@ static void start (struct resume_run *r)
         if (!ok)
             ccas_power_handback (
                 p, r->start_names[i],
-                ccas_failure_reason (ccas_classify_message (error), error, reason, sizeof (reason)));
+                ccas_failure_reason (ccas_failure_classify_message (error), error, reason, sizeof (reason)));
     }
     ccas_action_result_destroy (res);
 }

@@ -38,9 +38,9 @@ static void report (struct ccas_power *p, enum ccas_node_action action, const ch
             continue;
         done[ndone++] = which[i];
         if (node->nodearray)
-            ccas_metric_add (
+            ccas_metrics_add (
                 "ccautoscale_nodes_terminated_total",
-                ccas_metric_labels (labels, sizeof (labels), "nodearray", node->nodearray, NULL, NULL), 1);
+                ccas_metrics_labels (labels, sizeof (labels), "nodearray", node->nodearray, NULL, NULL), 1);
     }
     char *hl = ndone ? ccas_slurm_hostlist_compress (done, ndone) : NULL;
     if (hl) {

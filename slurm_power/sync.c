@@ -160,7 +160,7 @@ static bool not_responding (const char *reason)
 static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas_node *n, bool booting)
 {
     struct ccas_power *p = r->p;
-    enum ccas_failure_class cls = ccas_classify_message (n->status_message);
+    enum ccas_failure_class cls = ccas_failure_classify_message (n->status_message);
     if (p->dry_run)
         return cls;
     if (ccas_failure_holds_bucket (cls) && n->bucket && p->cfg->capacity_failure_backoff > 0 &&

@@ -133,12 +133,12 @@ void ccas_ccapi_stats_to_metrics (const struct ccas_ccapi_stats *st)
     if (!ccas_metrics_on () || !st)
         return;
     for (int e = 0; e < CCAS_EP_COUNT; e++) {
-        ccas_metric_labels (labels, sizeof (labels), "endpoint", ccas_endpoint_name ((enum ccas_endpoint)e),
-                            NULL, NULL);
+        ccas_metrics_labels (labels, sizeof (labels), "endpoint", ccas_endpoint_name ((enum ccas_endpoint)e),
+                             NULL, NULL);
         if (st->endpoint_requests[e])
-            ccas_metric_add ("ccautoscale_requests_total", labels, st->endpoint_requests[e]);
+            ccas_metrics_add ("ccautoscale_requests_total", labels, st->endpoint_requests[e]);
         if (st->endpoint_retries[e])
-            ccas_metric_add ("ccautoscale_retries_total", labels, st->endpoint_retries[e]);
+            ccas_metrics_add ("ccautoscale_retries_total", labels, st->endpoint_retries[e]);
     }
 }
 
@@ -255,7 +255,7 @@ static int request_json (struct ccas_ccapi *api, const char *method, const char 
 
 /* ---- reads ------------------------------------------------------------------------------------ */
 
-int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_cluster_status **out,
+int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_status **out,
                            struct ccas_error *err)
 {
     char path[512];
@@ -264,7 +264,7 @@ int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_
     api->stats.status_reads++;
     if (request_json (api, "GET", path, NULL, RETRY_SAFE, &root, err) < 0)
         return -1;
-    if (!(*out = ccas_cluster_status_from_json (root, api->cluster_name, err))) {
+    if (!(*out = ccas_status_from_json (root, api->cluster_name, err))) {
         api->last.kind = CCAS_FAIL_RESPONSE;
         return ccas_error_prefix (err, "GET /clusters/%s/status", api->cluster);
     }
@@ -289,7 +289,7 @@ static int nodes_path (struct ccas_ccapi *api, char *path, size_t size, const ch
 }
 
 int ccas_ccapi_get_nodes (struct ccas_ccapi *api, const char *operation_id, const char *request_id,
-                          struct ccas_node_list **out, struct ccas_error *err)
+                          struct ccas_record_list **out, struct ccas_error *err)
 {
     char path[1024];
     json_object *root;
@@ -298,7 +298,7 @@ int ccas_ccapi_get_nodes (struct ccas_ccapi *api, const char *operation_id, cons
     api->stats.node_reads++;
     if (request_json (api, "GET", path, NULL, RETRY_SAFE, &root, err) < 0)
         return -1;
-    if (!(*out = ccas_node_list_from_json (root, err))) {
+    if (!(*out = ccas_record_list_from_json (root, err))) {
         api->last.kind = CCAS_FAIL_RESPONSE;
         return ccas_error_prefix (err, "GET /clusters/%s/nodes", api->cluster);
     }
@@ -391,7 +391,7 @@ void ccas_create_result_destroy (struct ccas_create_result *res)
     if (!res)
         return;
     free (res->sets);
-    ccas_node_list_destroy (res->nodes);
+    ccas_record_list_destroy (res->nodes);
     json_object_put (res->root);
     free (res);
 }
@@ -421,7 +421,7 @@ struct ccas_create_result *ccas_create_result_from_json (json_object *root, cons
     return res;
 }
 
-static bool record_in_set (const struct ccas_node_record *r, const struct ccas_create_set *s)
+static bool record_in_set (const struct ccas_record *r, const struct ccas_create_set *s)
 {
     if (!r->nodearray || strcmp (r->nodearray, s->nodearray) != 0)
         return false;
@@ -435,7 +435,7 @@ static bool record_in_set (const struct ccas_node_record *r, const struct ccas_c
 
 /* Rebuild a result from the nodes a request made, after its answer was lost. */
 static struct ccas_create_result *recovered_result (const struct ccas_create_request *req, const char *id,
-                                                    struct ccas_node_list *nodes, struct ccas_error *err)
+                                                    struct ccas_record_list *nodes, struct ccas_error *err)
 {
     struct ccas_create_result *res =
         ccas_create_result_from_json (json_object_new_object (), id, req->nsets, err);
@@ -443,7 +443,7 @@ static struct ccas_create_result *recovered_result (const struct ccas_create_req
     if (!res || !used) {
         free (used);
         ccas_create_result_destroy (res);
-        ccas_node_list_destroy (nodes);
+        ccas_record_list_destroy (nodes);
         ccas_errorf (err, "out of memory");
         return NULL;
     }
@@ -462,7 +462,7 @@ static struct ccas_create_result *recovered_result (const struct ccas_create_req
 
 /* What happened to request `id`?  1: it made nodes (*nodes set); 0: the
  * server never saw it; -1: we cannot tell (the lookup itself failed). */
-static int lookup_request (struct ccas_ccapi *api, const char *id, struct ccas_node_list **nodes,
+static int lookup_request (struct ccas_ccapi *api, const char *id, struct ccas_record_list **nodes,
                            struct ccas_error *err)
 {
     struct ccas_http_failure saved = api->last;
@@ -481,7 +481,7 @@ int ccas_ccapi_create_nodes (struct ccas_ccapi *api, const struct ccas_create_re
 {
     char path[512], id[64];
     struct ccas_http_response resp;
-    struct ccas_node_list *made = NULL;
+    struct ccas_record_list *made = NULL;
 
     if (!req->nsets)
         return ccas_errorf (err, "a create request needs at least one set");

@@ -29,6 +29,8 @@
 #include <stdint.h>
 
 #include "ccapi/http.h"
+#include "ccapi/record.h"
+#include "ccapi/status.h"
 #include "util/error.h"
 
 struct ccas_ccapi;
@@ -88,138 +90,17 @@ const struct ccas_ccapi_stats *ccas_ccapi_stats (const struct ccas_ccapi *api);
  * ccautoscale_retries_total counters (util/metrics.h), by endpoint. */
 void ccas_ccapi_stats_to_metrics (const struct ccas_ccapi_stats *st);
 
-/* ---- typed records ---------------------------------------------------- */
-
-struct ccas_vm_info {
-    int vcpu_count;
-    int pcpu_count; /* 0 if the server did not say */
-    int gpu_count;
-    double memory_gb;
-    bool infiniband;
-    int64_t vcpu_quota_count; /* cores charged against quota per VM; = vcpu_count if absent */
-};
-
-struct ccas_pg_status {
-    const char *name;
-    int64_t active_count;
-    int64_t active_core_count;
-};
-
-/* Counts the server did not send read as -1 (unknown, no limit). */
-struct ccas_bucket_status {
-    const char *bucket_id;
-    const char *machine_type; /* definition.machineType */
-    bool valid;
-    const char *invalid_reason; /* or NULL */
-    int64_t max_count, max_core_count;
-    int64_t active_count, active_core_count;
-    int64_t available_count, available_core_count;
-    int64_t quota_count, quota_core_count, consumed_core_count;
-    int64_t family_quota_count, family_quota_core_count, family_consumed_core_count;
-    int64_t regional_quota_count, regional_quota_core_count, regional_consumed_core_count;
-    int64_t max_pg_size, max_pg_core_size; /* maxPlacementGroupSize / ...CoreSize */
-    double last_capacity_failure;          /* seconds since; <0 never */
-    double spot_placement_score;           /* <0 if absent */
-    struct ccas_vm_info vm;
-    struct ccas_pg_status *pgs; /* placementGroups */
-    size_t npgs;
-    const char **active_nodes; /* names, with nodes=true; NULL otherwise */
-    size_t nactive_nodes;
-    json_object *raw; /* borrowed */
-};
-
-struct ccas_nodearray_status {
-    const char *name;
-    int64_t max_count, max_core_count; /* -1 if absent */
-    /* from the PascalCase `nodearray` record */
-    const char *region;
-    const char *subnet_id;
-    const char *placement_group_id; /* nodearray-level PlacementGroupId, or NULL */
-    int priority;                   /* Priority; 0 if absent */
-    bool interruptible;             /* spot */
-    bool autoscale_enabled;         /* Configuration.autoscale.enabled, default true */
-    int64_t max_scaleset_size;      /* Azure.MaxScalesetSize, or -1 */
-    const char *shutdown_policy;    /* ShutdownPolicy ("Terminate"|"Deallocate"), or NULL */
-    json_object *record;            /* borrowed `nodearray` record */
-    struct ccas_bucket_status *buckets;
-    size_t nbuckets;
-    json_object *raw; /* borrowed */
-};
-
-struct ccas_node_record {
-    const char *name;
-    const char *node_id;
-    const char *nodearray; /* Template */
-    const char *machine_type;
-    const char *status; /* Off Acquiring Preparing Ready Deallocated Terminated Failed ... */
-    const char *target_state;
-    const char *state;
-    const char *status_message;
-    const char *hostname;
-    const char *private_ip;
-    const char *instance_id;
-    const char *region;
-    const char *placement_group_id;
-    const char *shutdown_policy;
-    bool keep_alive;
-    bool interruptible;
-    bool fixed;
-    int core_count;
-    double memory_gb;
-    json_object *raw; /* borrowed */
-};
-
-struct ccas_cluster_status {
-    const char *name; /* the cluster asked for */
-    const char *state, *target_state;
-    int64_t max_count, max_core_count; /* -1 if absent */
-    struct ccas_nodearray_status *nodearrays;
-    size_t nnodearrays;
-    struct ccas_node_record *nodes; /* with nodes=true; else NULL, 0 */
-    size_t nnodes;
-    json_object *root; /* owned */
-};
-
-struct ccas_node_list {
-    struct ccas_node_record *nodes;
-    size_t nnodes;
-    const char *operation_id; /* the `operation` member's id, when filtered */
-    json_object *root;        /* owned */
-};
-
-/* Node lifecycle predicates, from cyclecloud-api.md. */
-bool ccas_node_is_ready (const struct ccas_node_record *n);   /* Status Ready with a PrivateIp */
-bool ccas_node_is_failed (const struct ccas_node_record *n);  /* Status Failed */
-bool ccas_node_is_settled (const struct ccas_node_record *n); /* Status equals TargetState */
-
-/* ---- parsing (also used by offline replay and the fuzzers) ------------- */
-
-/* Take ownership of `root` (a parsed status response) and build the typed view.
- * Returns the status (caller frees with ccas_cluster_status_destroy()), or NULL
- * with `err` naming the field; `root` is put in both cases. */
-struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, const char *cluster,
-                                                           struct ccas_error *err);
-void ccas_cluster_status_destroy (struct ccas_cluster_status *st);
-
-/* Likewise for a nodes response: `{"nodes": [...], "operation": {...}}`, or a
- * bare array of node records.  Takes ownership of `root`. */
-struct ccas_node_list *ccas_node_list_from_json (json_object *root, struct ccas_error *err);
-void ccas_node_list_destroy (struct ccas_node_list *list);
-
-/* Parse one node record in place (fields borrowed from `rec`). */
-int ccas_node_record_parse (json_object *rec, struct ccas_node_record *out, struct ccas_error *err);
-
 /* ---- reads --------------------------------------------------------------- */
 
 /* GET /clusters/{c}/status[?nodes=true].  Caller frees the result. */
-int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_cluster_status **out,
+int ccas_ccapi_get_status (struct ccas_ccapi *api, bool with_nodes, struct ccas_status **out,
                            struct ccas_error *err);
 
 /* GET /clusters/{c}/nodes, optionally filtered by operation id or request id
  * (at most one of them non-NULL).  A request id the server does not know is
  * an error with last_failure()->http_status 404.  Caller frees the result. */
 int ccas_ccapi_get_nodes (struct ccas_ccapi *api, const char *operation_id, const char *request_id,
-                          struct ccas_node_list **out, struct ccas_error *err);
+                          struct ccas_record_list **out, struct ccas_error *err);
 
 /* GET /operations/{id}.  Returns a new json-c reference (caller puts it). */
 int ccas_ccapi_get_operation (struct ccas_ccapi *api, const char *operation_id, json_object **out,
@@ -258,9 +139,9 @@ struct ccas_create_result {
     char request_id[64];                 /* the id actually sent */
     struct ccas_create_set_result *sets; /* one per request set, in order */
     size_t nsets;
-    bool recovered;               /* learned from a request_id lookup after an error */
-    struct ccas_node_list *nodes; /* when recovered: the nodes the request made; else NULL */
-    json_object *root;            /* owned */
+    bool recovered;                 /* learned from a request_id lookup after an error */
+    struct ccas_record_list *nodes; /* when recovered: the nodes the request made; else NULL */
+    json_object *root;              /* owned */
 };
 
 /* The id the client would send, generated now (a random UUID), written to `buf`

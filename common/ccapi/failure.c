@@ -57,7 +57,7 @@ static const char *const permanent_words[] = {
     "not valid", "authorization",        "privilege", "permission",       NULL,
 };
 
-enum ccas_failure_class ccas_classify_message (const char *message)
+enum ccas_failure_class ccas_failure_classify_message (const char *message)
 {
     if (!message || !*message)
         return CCAS_CLASS_TRANSIENT;
@@ -74,7 +74,7 @@ enum ccas_failure_class ccas_classify_message (const char *message)
     return CCAS_CLASS_TRANSIENT;
 }
 
-enum ccas_failure_class ccas_classify_request (const struct ccas_http_failure *f)
+enum ccas_failure_class ccas_failure_classify_request (const struct ccas_http_failure *f)
 {
     if (!f || f->kind == CCAS_FAIL_TRANSPORT || f->kind == CCAS_FAIL_RESPONSE)
         return f && f->tls ? CCAS_CLASS_PERMANENT : CCAS_CLASS_TRANSIENT;
@@ -83,7 +83,7 @@ enum ccas_failure_class ccas_classify_request (const struct ccas_http_failure *f
     if (f->http_status >= 500 || f->http_status == 408)
         return CCAS_CLASS_TRANSIENT;
     /* a 4xx: the message may still say quota or capacity (409 on a create) */
-    enum ccas_failure_class c = ccas_classify_message (f->message);
+    enum ccas_failure_class c = ccas_failure_classify_message (f->message);
     return c == CCAS_CLASS_TRANSIENT ? CCAS_CLASS_PERMANENT : c;
 }
 

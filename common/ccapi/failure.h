@@ -31,10 +31,10 @@ const char *ccas_failure_class_name (enum ccas_failure_class c);
 
 /* Classify the message the server gave for a set that added fewer nodes
  * than asked (a 2xx answer). */
-enum ccas_failure_class ccas_classify_message (const char *message);
+enum ccas_failure_class ccas_failure_classify_message (const char *message);
 
 /* Classify a request that failed outright. */
-enum ccas_failure_class ccas_classify_request (const struct ccas_http_failure *f);
+enum ccas_failure_class ccas_failure_classify_request (const struct ccas_http_failure *f);
 
 /* True for classes that should hold a bucket back for a while. */
 int ccas_failure_holds_bucket (enum ccas_failure_class c);

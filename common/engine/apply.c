@@ -64,14 +64,14 @@ int ccas_apply_reconcile (struct ccas_ccapi *api, struct ccas_state *requests, s
             ids[n++] = key;
     }
     for (size_t i = 0; i < n; i++) {
-        struct ccas_node_list *list = NULL;
+        struct ccas_record_list *list = NULL;
         struct ccas_error lerr = {""};
         char id[64];
         snprintf (id, sizeof (id), "%s", ids[i]);
         if (ccas_ccapi_get_nodes (api, NULL, id, &list, &lerr) == 0) {
             ccas_log (LOG_NOTICE, "create request %s from an earlier run made %zu node%s", id, list->nnodes,
                       list->nnodes == 1 ? "" : "s");
-            ccas_node_list_destroy (list);
+            ccas_record_list_destroy (list);
         } else if (ccas_ccapi_last_failure (api)->http_status == 404) {
             ccas_log (LOG_NOTICE, "create request %s from an earlier run never reached the server", id);
         } else {
@@ -155,10 +155,10 @@ static void report_shortfall (const struct ccas_plan *plan, const struct ccas_pl
     json_object_object_add (o, "message",
                             json_object_new_string (s->message ? s->message : "no reason given"));
     ccas_event ("create_failed", o);
-    ccas_metric_add ("ccautoscale_create_failures_total",
-                     ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
-                                         ccas_failure_class_name (cls)),
-                     s->count - (uint32_t)(s->added > 0 ? s->added : 0));
+    ccas_metrics_add ("ccautoscale_create_failures_total",
+                      ccas_metrics_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, "class",
+                                           ccas_failure_class_name (cls)),
+                      s->count - (uint32_t)(s->added > 0 ? s->added : 0));
 }
 
 /* A set the server answered: "created" for what it added, "create_failed" for the rest. */
@@ -172,12 +172,12 @@ static void report_set (const struct ccas_plan *plan, const struct ccas_plan_cre
         for (uint32_t k = 0; k < s->count; k++)
             if (s->nodes[k]->name && s->nodes[k]->kind == CCAS_NODE_NEW) {
                 json_object_array_add (names, json_object_new_string (s->nodes[k]->name));
-                ccas_metric_node_requested (s->nodes[k]->name, now);
+                ccas_metrics_node_requested (s->nodes[k]->name, now);
             }
         json_object_object_add (o, "nodes", names);
-        ccas_metric_add (
+        ccas_metrics_add (
             "ccautoscale_nodes_created_total",
-            ccas_metric_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, NULL, NULL),
+            ccas_metrics_labels (labels, sizeof (labels), "nodearray", s->bucket->na->name, NULL, NULL),
             s->added);
         ccas_event ("created", o);
     }
@@ -199,7 +199,7 @@ static void fail_all_sets (struct ccas_plan *plan, const char *message, enum cca
     }
 }
 
-static bool record_is (const struct ccas_node_record *r, const struct ccas_plan_create *s)
+static bool record_is (const struct ccas_record *r, const struct ccas_plan_create *s)
 {
     const char *pg = s->pg ? s->pg->name : NULL;
     if (!r->nodearray || strcmp (r->nodearray, s->bucket->na->name) != 0)
@@ -212,7 +212,7 @@ static bool record_is (const struct ccas_node_record *r, const struct ccas_plan_
 }
 
 /* Give each planned node the identity of a node the server made for its set. */
-static void name_new_nodes (struct ccas_plan *plan, const struct ccas_node_list *list)
+static void name_new_nodes (struct ccas_plan *plan, const struct ccas_record_list *list)
 {
     bool *used = calloc (list->nnodes + 1, sizeof (*used));
     if (!used)
@@ -221,7 +221,7 @@ static void name_new_nodes (struct ccas_plan *plan, const struct ccas_node_list 
         struct ccas_plan_create *s = &plan->creates[i];
         uint32_t k = 0;
         for (size_t r = 0; r < list->nnodes && k < s->count; r++) {
-            const struct ccas_node_record *rec = &list->nodes[r];
+            const struct ccas_record *rec = &list->nodes[r];
             if (used[r] || !record_is (rec, s))
                 continue;
             used[r] = true;
@@ -243,7 +243,7 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
         s->outcome = CCAS_DONE;
         s->added = i < res->nsets ? res->sets[i].added : 0;
         s->message = i < res->nsets ? ccas_plan_strdup (plan, res->sets[i].message) : NULL;
-        s->cls = ccas_classify_message (s->message);
+        s->cls = ccas_failure_classify_message (s->message);
         if ((uint32_t)s->added < s->count) {
             s->outcome = s->added ? CCAS_DONE : CCAS_FAILED;
             st->failed += s->count - (uint32_t)s->added;
@@ -295,7 +295,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     sent = true;
     if (ccas_ccapi_create_nodes (api, &req, &res, err) < 0) {
         const struct ccas_http_failure *f = ccas_ccapi_last_failure (api);
-        fail_all_sets (plan, err->text, ccas_classify_request (f));
+        fail_all_sets (plan, err->text, ccas_failure_classify_request (f));
         *answered = f->kind != CCAS_FAIL_TRANSPORT;
         if (f->kind == CCAS_FAIL_HTTP)
             forget_request (requests, plan->request_id); /* refused: it will never have made nodes */
@@ -306,11 +306,11 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
     if (res->nodes)
         name_new_nodes (plan, res->nodes);
     else if (res->operation_id) {
-        struct ccas_node_list *list = NULL;
+        struct ccas_record_list *list = NULL;
         struct ccas_error lerr = {""};
         if (ccas_ccapi_get_nodes (api, res->operation_id, NULL, &list, &lerr) == 0) {
             name_new_nodes (plan, list);
-            ccas_node_list_destroy (list);
+            ccas_record_list_destroy (list);
         } else
             ccas_log (LOG_WARNING, "cannot list the nodes of operation %s: %s", res->operation_id, lerr.text);
     }

@@ -160,8 +160,9 @@ void ccas_breakers_metrics (const struct ccas_breakers *b)
     char labels[200];
     if (!b)
         return;
-    ccas_metric_clear ("ccautoscale_breaker_open");
-    json_object_object_foreach (ccas_state_root (b->st), na, o) ccas_metric_set (
-        "ccautoscale_breaker_open", ccas_metric_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL),
-        ccas_json_bool (o, "open", false) ? 1 : 0);
+    ccas_metrics_clear ("ccautoscale_breaker_open");
+    json_object_object_foreach (ccas_state_root (b->st), na, o)
+        ccas_metrics_set ("ccautoscale_breaker_open",
+                          ccas_metrics_labels (labels, sizeof (labels), "nodearray", na, NULL, NULL),
+                          ccas_json_bool (o, "open", false) ? 1 : 0);
 }

@@ -154,7 +154,7 @@ void ccas_holds_metrics (const struct ccas_holds *h, double now)
     char labels[300];
     if (!h)
         return;
-    ccas_metric_clear ("ccautoscale_bucket_held");
+    ccas_metrics_clear ("ccautoscale_bucket_held");
     json_object_object_foreach (ccas_holds_json (h), key, rec)
     {
         char na[128];
@@ -162,8 +162,8 @@ void ccas_holds_metrics (const struct ccas_holds *h, double now)
         if (!slash || ccas_json_double (rec, "until", 0) <= now)
             continue;
         snprintf (na, sizeof (na), "%.*s", (int)(slash - key), key);
-        ccas_metric_set (
+        ccas_metrics_set (
             "ccautoscale_bucket_held",
-            ccas_metric_labels (labels, sizeof (labels), "nodearray", na, "machine_type", slash + 1), 1);
+            ccas_metrics_labels (labels, sizeof (labels), "nodearray", na, "machine_type", slash + 1), 1);
     }
 }

@@ -477,7 +477,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
     struct ccas_match_stats st = {0};
     int rc = -1;
 
-    e.nshapes = ccas_cons_cache_count (c->cons) + 1;
+    e.nshapes = ccas_constraint_cache_count (c->cons) + 1;
     if (!(e.shapes = calloc (e.nshapes, sizeof (*e.shapes))) || !(e.undo = ccas_undo_create ())) {
         ccas_errorf (err, "out of memory");
         goto done;

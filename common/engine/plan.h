@@ -71,20 +71,6 @@ struct ccas_plan {
 struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_error *err);
 void ccas_plan_destroy (struct ccas_plan *plan);
 
-/* Before matching: mark the nodes booting for longer than boot_timeout
- * (boot_timed_out), so that no job waits on a node that will not come and a
- * replacement is made in the same pass.  `times` as for ccas_plan_scaledown()
- * (nodes seen for the first time are entered).  Returns how many it marked,
- * or -1 when out of memory. */
-int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now);
-
-/* Scale-down: add terminations for nodes that have failed, booted for longer
- * than boot_timeout, or sat idle longer than idle_timeout (per nodearray),
- * never for a node with work or KeepAlive (those are listed in `kept`).
- * `times` is the state object {node_id: {"first_seen": t, "last_busy": t}};
- * it is updated (nodes seen and busy now, departed nodes dropped). */
-int ccas_plan_scaledown (struct ccas_plan *plan, json_object *times, double now, struct ccas_error *err);
-
 /* Add a termination by hand (the terminate command).  `reason` is copied. */
 int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason);
 

@@ -23,9 +23,9 @@ void ccas_report_action (const char *event, enum ccas_node_action action, const 
     json_object_object_add (o, "operation_id", operation ? json_object_new_string (operation) : NULL);
     ccas_event (event ? event : action == CCAS_ACTION_START ? "started" : "terminated", o);
     if (action != CCAS_ACTION_START && n->nodearray)
-        ccas_metric_add ("ccautoscale_nodes_terminated_total",
-                         ccas_metric_labels (labels, sizeof (labels), "nodearray", n->nodearray, NULL, NULL),
-                         1);
+        ccas_metrics_add (
+            "ccautoscale_nodes_terminated_total",
+            ccas_metrics_labels (labels, sizeof (labels), "nodearray", n->nodearray, NULL, NULL), 1);
 }
 
 static const char *kind_name (enum ccas_node_kind k)
@@ -59,13 +59,14 @@ static void report_node_counts (const struct ccas_cluster *c)
                 break;
             }
     }
-    ccas_metric_clear ("ccautoscale_nodes");
+    ccas_metrics_clear ("ccautoscale_nodes");
     for (size_t a = 0; a < nna; a++)
         for (int k = CCAS_NODE_READY; k < NKINDS; k++)
-            ccas_metric_set ("ccautoscale_nodes",
-                             ccas_metric_labels (labels, sizeof (labels), "nodearray", c->nodearrays[a].name,
-                                                 "state", kind_name ((enum ccas_node_kind)k)),
-                             counts[a * NKINDS + (size_t)k]);
+            ccas_metrics_set ("ccautoscale_nodes",
+                              ccas_metrics_labels (labels, sizeof (labels), "nodearray",
+                                                   c->nodearrays[a].name, "state",
+                                                   kind_name ((enum ccas_node_kind)k)),
+                              counts[a * NKINDS + (size_t)k]);
     free (counts);
 }
 
@@ -83,7 +84,7 @@ static bool observe_latency (const char *name, double asked, void *arg)
     const struct ccas_node *n = ccas_cluster_find_node (lp->c, name);
     double since = lp->now - asked;
     if (n && n->kind == CCAS_NODE_READY) {
-        ccas_metric_observe_latency (since > 0 ? since : 0);
+        ccas_metrics_observe_latency (since > 0 ? since : 0);
         return true;
     }
     return (!n && asked < lp->c->now - 0.5) || since > 7200;

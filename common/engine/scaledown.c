@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/plan.h"
+#include "engine/scaledown.h"
 #include "model/resdict.h"
 #include "util/log.h"
 
@@ -115,7 +116,7 @@ error:
     return -1;
 }
 
-int ccas_plan_scaledown (struct ccas_plan *plan, json_object *times, double now, struct ccas_error *err)
+int ccas_scaledown_plan (struct ccas_plan *plan, json_object *times, double now, struct ccas_error *err)
 {
     struct ccas_cluster *c = plan->cluster;
     char why[256];

@@ -117,7 +117,7 @@ static void init_template (struct ccas_cluster *c, struct ccas_bucket *b)
     t->vcpu_count = st->vm.vcpu_count;
     t->pcpu_count = st->vm.pcpu_count > 0 ? st->vm.pcpu_count : st->vm.vcpu_count;
     t->cores_per_socket = t->pcpu_count;
-    t->gpu_count = ccas_gpu_count (b->machine_type, st->vm.gpu_count, c->cfg->gpu_counts);
+    t->gpu_count = ccas_gputable_count (b->machine_type, st->vm.gpu_count, c->cfg->gpu_counts);
     t->memory = st->vm.memory_gb * 1024.0 * 1024.0 * 1024.0;
     t->infiniband = st->vm.infiniband;
     t->spot = b->na->st->interruptible;
@@ -155,7 +155,7 @@ static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
 
 static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
 {
-    const struct ccas_cluster_status *st = c->status;
+    const struct ccas_status *st = c->status;
     size_t nb = 0, k = 0;
     int64_t active = 0, active_cores = 0;
 
@@ -179,7 +179,7 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
             b->st = bs;
             b->machine_type = bs->machine_type;
             b->family =
-                ccas_arena_strdup (ARENA (c), ccas_vm_family (bs->machine_type, family, sizeof (family)));
+                ccas_arena_strdup (ARENA (c), ccas_vmfamily_of (bs->machine_type, family, sizeof (family)));
             b->cores_per_vm = bs->vm.vcpu_quota_count > 0 ? bs->vm.vcpu_quota_count : bs->vm.vcpu_count;
             if (b->cores_per_vm <= 0)
                 b->cores_per_vm = 1;
@@ -206,7 +206,7 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
         struct ccas_bucket *b = &c->buckets[i];
         b->order = (uint32_t)i;
         init_template (c, b);
-        if (ccas_rules_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0 ||
+        if (ccas_resources_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0 ||
             add_status_pgs (c, b) < 0)
             return ccas_errorf (err, "out of memory");
     }
@@ -215,11 +215,11 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
 
 /* ---- existing nodes ------------------------------------------------------------- */
 
-static enum ccas_node_kind node_kind (const struct ccas_node_record *r)
+static enum ccas_node_kind node_kind (const struct ccas_record *r)
 {
     const char *s = r->status ? r->status : "";
     const char *t = r->target_state ? r->target_state : "";
-    if (ccas_node_is_failed (r))
+    if (ccas_record_is_failed (r))
         return CCAS_NODE_FAILED;
     if (strcmp (t, "Terminated") == 0 || strcmp (s, "Terminating") == 0 || strcmp (s, "Terminated") == 0)
         return CCAS_NODE_GOING;
@@ -227,12 +227,12 @@ static enum ccas_node_kind node_kind (const struct ccas_node_record *r)
         return CCAS_NODE_STOPPED;
     if (strcmp (s, "Deallocating") == 0)
         return CCAS_NODE_GOING;
-    if (ccas_node_is_ready (r))
+    if (ccas_record_is_ready (r))
         return CCAS_NODE_READY;
     return CCAS_NODE_BOOTING;
 }
 
-static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const struct ccas_node_record *r)
+static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const struct ccas_record *r)
 {
     struct ccas_bucket *b = ccas_cluster_bucket (c, r->nodearray, r->machine_type);
     if (b)
@@ -345,7 +345,7 @@ static int index_nodes (struct ccas_cluster *c, struct ccas_error *err)
 static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
 {
     /* a nodes response wins; else the nodes a status?nodes=true carried */
-    const struct ccas_node_record *recs = c->nodelist ? c->nodelist->nodes : c->status->nodes;
+    const struct ccas_record *recs = c->nodelist ? c->nodelist->nodes : c->status->nodes;
     size_t n = c->nodelist ? c->nodelist->nnodes : c->status->nnodes;
     c->nodecap = n + 64;
     if (!(c->nodes = malloc (c->nodecap * sizeof (*c->nodes))))
@@ -354,11 +354,11 @@ static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
     if (n && !pool)
         return ccas_errorf (err, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const struct ccas_node_record *r = &recs[i];
+        const struct ccas_record *r = &recs[i];
         if (!r->name)
             continue;
         node_from_record (c, &pool[i], r);
-        if (ccas_rules_apply (c->rules, &pool[i], arena_cb, ARENA (c)) < 0)
+        if (ccas_resources_apply (c->rules, &pool[i], arena_cb, ARENA (c)) < 0)
             return ccas_errorf (err, "out of memory");
         c->nodes[c->nnodes++] = &pool[i];
     }
@@ -392,20 +392,20 @@ static int build_engines (struct ccas_cluster *c, struct ccas_error *err)
         return ccas_errorf (err, "out of memory");
     if (ccas_shared_load (c->shared, cfg->shared_resources, "shared_resources", err) < 0)
         return -1;
-    if (!(c->cons = ccas_cons_cache_create (c->dict, c->shared)))
+    if (!(c->cons = ccas_constraint_cache_create (c->dict, c->shared)))
         return ccas_errorf (err, "out of memory");
-    c->rules = ccas_rules_compile (cfg->default_resources, !cfg->disable_default_resources, c->cons, c->dict,
-                                   "default_resources", err);
+    c->rules = ccas_resources_compile (cfg->default_resources, !cfg->disable_default_resources, c->cons,
+                                       c->dict, "default_resources", err);
     return c->rules ? 0 : -1;
 }
 
-struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_cluster_status *status,
-                                          struct ccas_node_list *nodes, struct ccas_error *err)
+struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_status *status,
+                                          struct ccas_record_list *nodes, struct ccas_error *err)
 {
     struct ccas_cluster *c = calloc (1, sizeof (*c));
     if (!c) {
-        ccas_cluster_status_destroy (status);
-        ccas_node_list_destroy (nodes);
+        ccas_status_destroy (status);
+        ccas_record_list_destroy (nodes);
         ccas_errorf (err, "out of memory");
         return NULL;
     }
@@ -431,13 +431,13 @@ void ccas_cluster_destroy (struct ccas_cluster *c)
     free (c->by_host);
     ccas_resdict_destroy (c->names);
     ccas_resdict_destroy (c->hosts);
-    ccas_rules_destroy (c->rules);
-    ccas_cons_cache_destroy (c->cons);
+    ccas_resources_destroy (c->rules);
+    ccas_constraint_cache_destroy (c->cons);
     ccas_shared_destroy (c->shared);
     ccas_resdict_destroy (c->dict);
     ccas_arena_destroy (c->arena);
-    ccas_node_list_destroy (c->nodelist);
-    ccas_cluster_status_destroy (c->status);
+    ccas_record_list_destroy (c->nodelist);
+    ccas_status_destroy (c->status);
     free (c);
 }
 

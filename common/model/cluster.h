@@ -81,12 +81,12 @@ struct ccas_bucket {
 
 struct ccas_cluster {
     const struct ccas_config *cfg;
-    struct ccas_cluster_status *status; /* owned */
-    struct ccas_node_list *nodelist;    /* owned, may be NULL */
-    struct ccas_resdict *dict;          /* owned */
-    struct ccas_shared *shared;         /* owned */
-    struct ccas_cons_cache *cons;       /* owned */
-    struct ccas_rules *rules;           /* owned */
+    struct ccas_status *status;        /* owned */
+    struct ccas_record_list *nodelist; /* owned, may be NULL */
+    struct ccas_resdict *dict;         /* owned */
+    struct ccas_shared *shared;        /* owned */
+    struct ccas_cons_cache *cons;      /* owned */
+    struct ccas_rules *rules;          /* owned */
 
     struct ccas_nodearray *nodearrays;
     size_t nnodearrays;
@@ -112,8 +112,8 @@ struct ccas_cluster {
  * frees with ccas_cluster_destroy()) or NULL with `err` naming what is wrong
  * (a bad default_resources rule, a bad shared resource ...). */
 /* The model's own nodes are also found by name in O(1): see ccas_cluster_find_node(). */
-struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_cluster_status *status,
-                                          struct ccas_node_list *nodes, struct ccas_error *err);
+struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_status *status,
+                                          struct ccas_record_list *nodes, struct ccas_error *err);
 void ccas_cluster_destroy (struct ccas_cluster *c);
 
 /* How many more nodes `b` may take now, and if 0, why ("availableCount 0",

@@ -71,7 +71,7 @@ static void *arena_alloc (struct ccas_cons_cache *c, size_t size)
 
 /* ---- cache ---------------------------------------------------------------- */
 
-struct ccas_cons_cache *ccas_cons_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared)
+struct ccas_cons_cache *ccas_constraint_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared)
 {
     struct ccas_cons_cache *c = calloc (1, sizeof (*c));
     if (!c)
@@ -91,7 +91,7 @@ struct ccas_cons_cache *ccas_cons_cache_create (struct ccas_resdict *dict, struc
     return c;
 }
 
-void ccas_cons_cache_destroy (struct ccas_cons_cache *c)
+void ccas_constraint_cache_destroy (struct ccas_cons_cache *c)
 {
     if (!c)
         return;
@@ -815,7 +815,7 @@ uint32_t ccas_constraint_rank (const struct ccas_constraint *c, const struct cca
     return rank (&jg, &c->root, n);
 }
 
-size_t ccas_cons_cache_count (const struct ccas_cons_cache *cache)
+size_t ccas_constraint_cache_count (const struct ccas_cons_cache *cache)
 {
     return cache->count;
 }

@@ -42,9 +42,9 @@ struct ccas_constraint;
 struct ccas_cons_cache;
 
 /* `dict` and `shared` are borrowed and must outlive the cache.  Caller frees
- * with ccas_cons_cache_destroy(), which frees every constraint it made. */
-struct ccas_cons_cache *ccas_cons_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared);
-void ccas_cons_cache_destroy (struct ccas_cons_cache *cache);
+ * with ccas_constraint_cache_destroy(), which frees every constraint it made. */
+struct ccas_cons_cache *ccas_constraint_cache_create (struct ccas_resdict *dict, struct ccas_shared *shared);
+void ccas_constraint_cache_destroy (struct ccas_cons_cache *cache);
 
 /* Compile `json` (an object, an array of objects meaning AND, or NULL meaning
  * "anything").  `path` names it in errors ("jobs[3].constraints.or[1]: ...").
@@ -55,7 +55,7 @@ const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *c
 
 /* How many shapes the cache holds; ids run from 0 (the always-true
  * constraint) to this number inclusive. */
-size_t ccas_cons_cache_count (const struct ccas_cons_cache *cache);
+size_t ccas_constraint_cache_count (const struct ccas_cons_cache *cache);
 
 /* The always-true constraint of this cache. */
 const struct ccas_constraint *ccas_constraint_any (struct ccas_cons_cache *cache);

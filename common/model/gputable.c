@@ -54,7 +54,7 @@ static const struct {
     {"Standard_NV72ads_A10_v5", 2},
 };
 
-int ccas_gpu_count (const char *machine_type, int reported, json_object *overrides)
+int ccas_gputable_count (const char *machine_type, int reported, json_object *overrides)
 {
     if (!machine_type)
         return reported;

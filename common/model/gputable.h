@@ -13,6 +13,6 @@
 
 /* GPUs for `machine_type`: `overrides` (a JSON object of name -> integer,
  * may be NULL) first, then the built-in table, then `reported`. */
-int ccas_gpu_count (const char *machine_type, int reported, json_object *overrides);
+int ccas_gputable_count (const char *machine_type, int reported, json_object *overrides);
 
 #endif /* !CCAS_GPUTABLE_H */

@@ -45,7 +45,7 @@ static const char builtin_rules[] =
     "{\"select\": {}, \"name\": \"vm_size\", \"value\": \"node.vm_size\"}"
     "]";
 
-void ccas_rules_destroy (struct ccas_rules *r)
+void ccas_resources_destroy (struct ccas_rules *r)
 {
     if (!r)
         return;
@@ -195,8 +195,9 @@ static int compile_array (struct ccas_rules *r, json_object *arr, const char *pa
     return 0;
 }
 
-struct ccas_rules *ccas_rules_compile (json_object *rules, bool builtins, struct ccas_cons_cache *cache,
-                                       struct ccas_resdict *dict, const char *path, struct ccas_error *err)
+struct ccas_rules *ccas_resources_compile (json_object *rules, bool builtins, struct ccas_cons_cache *cache,
+                                           struct ccas_resdict *dict, const char *path,
+                                           struct ccas_error *err)
 {
     char brief[64];
     struct ccas_rules *r = calloc (1, sizeof (*r));
@@ -219,7 +220,7 @@ struct ccas_rules *ccas_rules_compile (json_object *rules, bool builtins, struct
     }
     return r;
 error:
-    ccas_rules_destroy (r);
+    ccas_resources_destroy (r);
     return NULL;
 }
 
@@ -253,7 +254,7 @@ static struct ccas_value rule_value (const struct rule *rule, const struct ccas_
     return v;
 }
 
-int ccas_rules_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg)
+int ccas_resources_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg)
 {
     size_t nres = ccas_resdict_count (r->dict);
     struct ccas_eval ev = {.job = -1};

@@ -30,16 +30,17 @@ struct ccas_rules;
 /* Compile `rules` (a JSON array, may be NULL) with `cache` for selects.  With
  * `builtins` the built-in rules are appended.  `path` names the array in
  * errors ("default_resources[2].value: unknown node property 'node.vmsize'").
- * Returns rules (caller frees with ccas_rules_destroy()), or NULL with `err`.
+ * Returns rules (caller frees with ccas_resources_destroy()), or NULL with `err`.
  * Borrows strings from `rules`, which must outlive the result. */
-struct ccas_rules *ccas_rules_compile (json_object *rules, bool builtins, struct ccas_cons_cache *cache,
-                                       struct ccas_resdict *dict, const char *path, struct ccas_error *err);
-void ccas_rules_destroy (struct ccas_rules *r);
+struct ccas_rules *ccas_resources_compile (json_object *rules, bool builtins, struct ccas_cons_cache *cache,
+                                           struct ccas_resdict *dict, const char *path,
+                                           struct ccas_error *err);
+void ccas_resources_destroy (struct ccas_rules *r);
 
 /* Give `n` its resources: allocate `n->res` and `n->avail` (sized to the
  * dictionary now) with `alloc` and fill them from the rules.  `alloc` returns
  * zeroed memory that lives as long as the node.  Returns 0 or -1 (out of memory). */
 typedef void *(*ccas_alloc_f) (void *arg, size_t size);
-int ccas_rules_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg);
+int ccas_resources_apply (const struct ccas_rules *r, struct ccas_node *n, ccas_alloc_f alloc, void *arg);
 
 #endif /* !CCAS_RESOURCES_H */

@@ -11,7 +11,7 @@
 
 /* Drop the first run of digits after the series letters of the second
  * underscore-separated word: that run is the size (vCPU count). */
-const char *ccas_vm_family (const char *machine_type, char *buf, size_t size)
+const char *ccas_vmfamily_of (const char *machine_type, char *buf, size_t size)
 {
     size_t o = 0;
     const char *p = machine_type ? machine_type : "";

@@ -14,6 +14,6 @@
 /* Write the family key of `machine_type` into `buf`: "Standard_HB120rs_v3"
  * -> "Standard_HBrs_v3", "Standard_NC24ads_A100_v4" -> "Standard_NCads_A100_v4".
  * Returns `buf`. */
-const char *ccas_vm_family (const char *machine_type, char *buf, size_t size);
+const char *ccas_vmfamily_of (const char *machine_type, char *buf, size_t size);
 
 #endif /* !CCAS_VMFAMILY_H */

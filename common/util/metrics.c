@@ -95,7 +95,7 @@ void ccas_metrics_close (void)
     mx.on = false;
 }
 
-void ccas_metric_add (const char *name, const char *labels, double by)
+void ccas_metrics_add (const char *name, const char *labels, double by)
 {
     if (!mx.on)
         return;
@@ -105,14 +105,14 @@ void ccas_metric_add (const char *name, const char *labels, double by)
     json_object_object_add (s, key, json_object_new_double (old + by));
 }
 
-void ccas_metric_set (const char *name, const char *labels, double value)
+void ccas_metrics_set (const char *name, const char *labels, double value)
 {
     if (mx.on)
         json_object_object_add (series_of ("gauges", name), labels ? labels : "",
                                 json_object_new_double (value));
 }
 
-void ccas_metric_clear (const char *name)
+void ccas_metrics_clear (const char *name)
 {
     if (mx.on)
         json_object_object_del (section ("gauges"), name);
@@ -131,8 +131,8 @@ static void escape (char *out, size_t size, const char *v)
     out[n] = '\0';
 }
 
-const char *ccas_metric_labels (char *buf, size_t size, const char *k1, const char *v1, const char *k2,
-                                const char *v2)
+const char *ccas_metrics_labels (char *buf, size_t size, const char *k1, const char *v1, const char *k2,
+                                 const char *v2)
 {
     char e1[256], e2[256];
     escape (e1, sizeof (e1), v1);
@@ -144,7 +144,7 @@ const char *ccas_metric_labels (char *buf, size_t size, const char *k1, const ch
     return buf;
 }
 
-void ccas_metric_observe_latency (double seconds)
+void ccas_metrics_observe_latency (double seconds)
 {
     if (!mx.on)
         return;
@@ -166,7 +166,7 @@ void ccas_metric_observe_latency (double seconds)
     json_object_object_add (h, "count", json_object_new_int64 (count + 1));
 }
 
-void ccas_metric_node_requested (const char *name, double now)
+void ccas_metrics_node_requested (const char *name, double now)
 {
     if (mx.on && name)
         /* whole seconds: a thousand doubles cost a millisecond to print and parse again */
@@ -270,12 +270,12 @@ int ccas_metrics_flush (const char *result, double seconds, struct ccas_error *e
     char labels[200];
     if (!mx.on)
         return 0;
-    ccas_metric_add ("ccautoscale_runs_total",
-                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, "result", result),
-                     1);
-    ccas_metric_set ("ccautoscale_run_duration_seconds",
-                     ccas_metric_labels (labels, sizeof (labels), "program", mx.program, NULL, NULL),
-                     seconds);
+    ccas_metrics_add ("ccautoscale_runs_total",
+                      ccas_metrics_labels (labels, sizeof (labels), "program", mx.program, "result", result),
+                      1);
+    ccas_metrics_set ("ccautoscale_run_duration_seconds",
+                      ccas_metrics_labels (labels, sizeof (labels), "program", mx.program, NULL, NULL),
+                      seconds);
     char *text = ccas_metrics_text ();
     int rc = 0;
     if (!text)

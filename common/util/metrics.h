@@ -3,7 +3,7 @@
  * (node_exporter's textfile collector convention).
  *
  * Process-wide, like logging: a program opens the metrics once; any code
- * counts with ccas_metric_add() and friends (no-ops when closed); the
+ * counts with ccas_metrics_add() and friends (no-ops when closed); the
  * program flushes once, while it still holds the lock.  Counters and the
  * histogram accumulate across runs and programs in state_dir/metrics.json;
  * gauges keep the last value any program set.  Flushing rewrites
@@ -43,26 +43,26 @@ bool ccas_metrics_on (void);
 
 /* Add to a counter; `labels` is the Prometheus label text without braces
  * ('nodearray="hpc"'), or NULL. */
-void ccas_metric_add (const char *name, const char *labels, double by);
+void ccas_metrics_add (const char *name, const char *labels, double by);
 
 /* Set a gauge. */
-void ccas_metric_set (const char *name, const char *labels, double value);
+void ccas_metrics_set (const char *name, const char *labels, double value);
 
 /* Drop every series of gauge `name` (before setting the ones that exist now). */
-void ccas_metric_clear (const char *name);
+void ccas_metrics_clear (const char *name);
 
 /* 'k1="v1",k2="v2"' with the values escaped as Prometheus wants; k2 may be
  * NULL.  Returns `buf`. */
-const char *ccas_metric_labels (char *buf, size_t size, const char *k1, const char *v1, const char *k2,
-                                const char *v2);
+const char *ccas_metrics_labels (char *buf, size_t size, const char *k1, const char *v1, const char *k2,
+                                 const char *v2);
 
 /* One observation of the resume latency histogram. */
-void ccas_metric_observe_latency (double seconds);
+void ccas_metrics_observe_latency (double seconds);
 
 /* A node was asked for now: remember when, to observe its latency once Ready. */
-void ccas_metric_node_requested (const char *name, double now);
+void ccas_metrics_node_requested (const char *name, double now);
 
-/* For each node remembered by ccas_metric_node_requested(): fn(name, when
+/* For each node remembered by ccas_metrics_node_requested(): fn(name, when
  * it was asked for, arg); a true return forgets the node.  `name` is
  * borrowed for the call. */
 typedef bool (*ccas_metrics_requested_f) (const char *name, double asked, void *arg);

@@ -19,6 +19,7 @@
 #include "conf/conf.h"
 #include "engine/match.h"
 #include "engine/plan.h"
+#include "engine/scaledown.h"
 #include "model/cluster.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
@@ -184,7 +185,7 @@ static struct ccas_cluster *model (const char *nodes)
     struct ccas_error err = {""};
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
     assert_non_null (st);
-    struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
+    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
     assert_non_null (status);
     json_object *root =
         json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
@@ -194,7 +195,7 @@ static struct ccas_cluster *model (const char *nodes)
     assert_non_null (cfg);
     json_object *nl = json_tokener_parse (nodes ? nodes : "{\"nodes\": []}");
     assert_non_null (nl);
-    struct ccas_node_list *list = ccas_node_list_from_json (nl, &err);
+    struct ccas_record_list *list = ccas_record_list_from_json (nl, &err);
     assert_non_null (list);
     struct ccas_cluster *c = ccas_cluster_create (cfg, status, list, &err);
     if (!c)
@@ -578,7 +579,7 @@ static void test_pass_decisions (void **state)
                                              " \"id4\": {\"first_seen\": 0, \"last_busy\": 0},"
                                              " \"id5\": {\"first_seen\": 0, \"last_busy\": 0},"
                                              " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
-    assert_int_equal (ccas_plan_scaledown (plan, times, 3600, &err), 0);
+    assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
     assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
 
@@ -708,7 +709,7 @@ static void test_join_never_reopens (void **state)
                                              " \"id3\": {\"first_seen\": 0, \"last_busy\": 3500},"
                                              " \"id4\": {\"first_seen\": 0, \"last_busy\": 3500},"
                                              " \"id5\": {\"first_seen\": 0, \"last_busy\": 0}}");
-    assert_int_equal (ccas_plan_scaledown (plan, times, 3600, &err), 0);
+    assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
     assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
     size_t per_host[8] = {0};

@@ -38,7 +38,7 @@ static int load_bucket (struct sim_bucket *b, struct sim_nodearray *na, json_obj
     if (fam)
         snprintf (b->family, sizeof (b->family), "%s", fam);
     else
-        ccas_vm_family (mt, b->family, sizeof (b->family));
+        ccas_vmfamily_of (mt, b->family, sizeof (b->family));
     b->valid = ccas_json_bool (bj, "valid", true);
     json_object *vm = ccas_json_get (bj, "virtualMachine");
     snprintf (sub, sizeof (sub), "%s.virtualMachine", path);

@@ -93,7 +93,7 @@ static int stop_ccsim (void **state)
     return 0;
 }
 
-static const struct ccas_node_record *find (const struct ccas_node_list *l, const char *name)
+static const struct ccas_record *find (const struct ccas_record_list *l, const char *name)
 {
     for (size_t i = 0; i < l->nnodes; i++)
         if (strcmp (l->nodes[i].name, name) == 0)
@@ -104,13 +104,13 @@ static const struct ccas_node_record *find (const struct ccas_node_list *l, cons
 /* The node's Status now, or NULL when the server no longer lists it. */
 static const char *status_of (struct sim *s, const char *name, char *buf, size_t size)
 {
-    struct ccas_node_list *l = NULL;
+    struct ccas_record_list *l = NULL;
     struct ccas_error err = {""};
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, NULL, &l, &err), 0);
-    const struct ccas_node_record *n = find (l, name);
+    const struct ccas_record *n = find (l, name);
     if (n)
         snprintf (buf, size, "%s", n->status ? n->status : "");
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
     return n ? buf : NULL;
 }
 
@@ -132,15 +132,15 @@ static void wait_status (struct sim *s, const char *name, const char *want)
 static void test_status (void **state)
 {
     struct sim *s = *state;
-    struct ccas_cluster_status *st = NULL;
+    struct ccas_status *st = NULL;
     struct ccas_error err = {""};
     assert_int_equal (ccas_ccapi_get_status (s->api, false, &st, &err), 0);
     assert_int_equal (st->nnodearrays, 3);
     assert_null (st->nodes);
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
     assert_int_equal (ccas_ccapi_get_status (s->api, true, &st, &err), 0);
     assert_int_equal (st->nnodes, 0); /* nodes=true: the list is there, empty */
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
 }
 
 /* Create with a name format; the same request id again makes nothing new;
@@ -167,15 +167,15 @@ static void test_create_and_operations (void **state)
     snprintf (op, sizeof (op), "%s", res->operation_id);
     ccas_create_result_destroy (res);
 
-    struct ccas_node_list *l = NULL;
+    struct ccas_record_list *l = NULL;
     assert_int_equal (ccas_ccapi_get_nodes (s->api, op, NULL, &l, &err), 0);
     assert_int_equal (l->nnodes, 2);
     assert_non_null (find (l, "htc-10"));
     assert_non_null (find (l, "htc-11"));
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, id, &l, &err), 0);
     assert_int_equal (l->nnodes, 2);
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
 
     /* the same id again: the server says 409, the client finds what it made */
     assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), 0);
@@ -184,7 +184,7 @@ static void test_create_and_operations (void **state)
     ccas_create_result_destroy (res);
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, NULL, &l, &err), 0);
     assert_int_equal (l->nnodes, 2);
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
 
     json_object *o = NULL;
     assert_int_equal (ccas_ccapi_get_operation (s->api, op, &o, &err), 0);
@@ -274,14 +274,14 @@ static void test_node_actions (void **state)
 
 static int64_t htc_nodes (struct sim *s)
 {
-    struct ccas_node_list *l = NULL;
+    struct ccas_record_list *l = NULL;
     struct ccas_error err = {""};
     int64_t n = 0;
     assert_int_equal (ccas_ccapi_get_nodes (s->api, NULL, NULL, &l, &err), 0);
     for (size_t i = 0; i < l->nnodes; i++)
         n += l->nodes[i].nodearray && strcmp (l->nodes[i].nodearray, "htc") == 0 &&
              (!l->nodes[i].target_state || strcmp (l->nodes[i].target_state, "Terminated") != 0);
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
     return n;
 }
 

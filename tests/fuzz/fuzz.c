@@ -59,7 +59,7 @@ struct fuzz_model fuzz_model_create (void)
             die ("small.json", &err);
     }
     struct fuzz_model m = {cfg, NULL};
-    struct ccas_cluster_status *st = ccas_cluster_status_from_json (json_object_get (status), "test", &err);
+    struct ccas_status *st = ccas_status_from_json (json_object_get (status), "test", &err);
     if (!st || !(m.cluster = ccas_cluster_create (m.cfg, st, NULL, &err)))
         die ("model", &err);
     return m;

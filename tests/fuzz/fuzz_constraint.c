@@ -41,17 +41,18 @@ static void judge (struct ccas_cluster *c, const struct ccas_constraint *cons)
 static void apply_rules (struct ccas_cluster *c, json_object *json)
 {
     struct ccas_error err = {""};
-    struct ccas_rules *rules = ccas_rules_compile (json, true, c->cons, c->dict, "default_resources", &err);
+    struct ccas_rules *rules =
+        ccas_resources_compile (json, true, c->cons, c->dict, "default_resources", &err);
     if (!rules)
         return;
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct allocs a = {.n = 0};
         struct ccas_node copy = c->buckets[i].template_node;
-        (void)ccas_rules_apply (rules, &copy, alloc, &a);
+        (void)ccas_resources_apply (rules, &copy, alloc, &a);
         for (size_t k = 0; k < a.n; k++)
             free (a.p[k]);
     }
-    ccas_rules_destroy (rules);
+    ccas_resources_destroy (rules);
 }
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

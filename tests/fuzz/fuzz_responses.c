@@ -10,12 +10,12 @@
 #include "fuzz.h"
 #include "util/json.h"
 
-static void node_predicates (const struct ccas_node_record *v, size_t n)
+static void node_predicates (const struct ccas_record *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        (void)ccas_node_is_ready (&v[i]);
-        (void)ccas_node_is_failed (&v[i]);
-        (void)ccas_node_is_settled (&v[i]);
+        (void)ccas_record_is_ready (&v[i]);
+        (void)ccas_record_is_failed (&v[i]);
+        (void)ccas_record_is_settled (&v[i]);
     }
 }
 
@@ -33,10 +33,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (!root)
         return 0;
     if (which == 0) {
-        struct ccas_node_list *l = ccas_node_list_from_json (root, &err);
+        struct ccas_record_list *l = ccas_record_list_from_json (root, &err);
         if (l)
             node_predicates (l->nodes, l->nnodes);
-        ccas_node_list_destroy (l);
+        ccas_record_list_destroy (l);
     } else if (which == 1) {
         ccas_create_result_destroy (ccas_create_result_from_json (root, "req-1", nsets, &err));
     } else {

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     struct ccas_error err = {""};
     json_object *root = ccas_json_parse ((const char *)data, size, "status", &err);
-    struct ccas_cluster_status *st = root ? ccas_cluster_status_from_json (root, "test", &err) : NULL;
+    struct ccas_status *st = root ? ccas_status_from_json (root, "test", &err) : NULL;
     if (!st)
         return 0;
     struct ccas_config *cfg = fuzz_config ();

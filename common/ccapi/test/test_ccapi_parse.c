@@ -28,7 +28,7 @@ static void test_status_typed (void **state)
 {
     struct ccas_error err = {""};
     (void)state;
-    struct ccas_cluster_status *st = ccas_cluster_status_from_json (small_status (), "test", &err);
+    struct ccas_status *st = ccas_status_from_json (small_status (), "test", &err);
     assert_non_null (st);
     assert_int_equal (st->nnodearrays, 3);
     assert_string_equal (st->nodearrays[0].name, "htc");
@@ -42,7 +42,7 @@ static void test_status_typed (void **state)
     assert_true (b->vm.infiniband);
     assert_non_null (b->raw); /* open fields stay reachable */
     assert_null (st->nodes);
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
 }
 
 /* One wrong type per case: the error names the path; no crash, no leak. */
@@ -71,7 +71,7 @@ static void test_status_bad_fields (void **state)
             json_object_object_add (bucket, "maxCount", json_object_new_array ());
         else
             json_object_object_add (bucket, "virtualMachine", json_object_new_int (3));
-        assert_null (ccas_cluster_status_from_json (root, "test", &err));
+        assert_null (ccas_status_from_json (root, "test", &err));
         assert_non_null (strstr (err.text, cases[i].want));
     }
 }
@@ -80,10 +80,10 @@ static void test_status_not_an_object (void **state)
 {
     struct ccas_error err = {""};
     (void)state;
-    assert_null (ccas_cluster_status_from_json (json_object_new_array (), "test", &err));
+    assert_null (ccas_status_from_json (json_object_new_array (), "test", &err));
     assert_true (strlen (err.text) > 0);
     err.text[0] = '\0';
-    assert_null (ccas_cluster_status_from_json (NULL, "test", &err));
+    assert_null (ccas_status_from_json (NULL, "test", &err));
     assert_true (strlen (err.text) > 0);
 }
 
@@ -100,17 +100,17 @@ static void test_nodes_typed (void **state)
 {
     struct ccas_error err = {""};
     (void)state;
-    struct ccas_node_list *l = ccas_node_list_from_json (json_tokener_parse (nodes_json), &err);
+    struct ccas_record_list *l = ccas_record_list_from_json (json_tokener_parse (nodes_json), &err);
     assert_non_null (l);
     assert_int_equal (l->nnodes, 2);
     assert_string_equal (l->operation_id, "op-1");
     assert_string_equal (l->nodes[0].private_ip, "10.1.0.4");
     assert_string_equal (l->nodes[0].placement_group_id, "pg0");
     assert_true (l->nodes[0].keep_alive);
-    assert_true (ccas_node_is_ready (&l->nodes[0]));
-    assert_true (ccas_node_is_failed (&l->nodes[1]));
+    assert_true (ccas_record_is_ready (&l->nodes[0]));
+    assert_true (ccas_record_is_failed (&l->nodes[1]));
     assert_string_equal (l->nodes[1].status_message, "boot failed");
-    ccas_node_list_destroy (l);
+    ccas_record_list_destroy (l);
 }
 
 static void test_nodes_bad (void **state)
@@ -121,7 +121,7 @@ static void test_nodes_bad (void **state)
     (void)state;
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         struct ccas_error err = {""};
-        assert_null (ccas_node_list_from_json (json_tokener_parse (bad[i]), &err));
+        assert_null (ccas_record_list_from_json (json_tokener_parse (bad[i]), &err));
         assert_true (strlen (err.text) > 0);
     }
 }

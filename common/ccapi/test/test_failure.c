@@ -61,7 +61,7 @@ static void test_messages (void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof (messages) / sizeof (messages[0]); i++) {
-        enum ccas_failure_class got = ccas_classify_message (messages[i].message);
+        enum ccas_failure_class got = ccas_failure_classify_message (messages[i].message);
         if (got != messages[i].want)
             fail_msg ("'%s': %s, want %s", messages[i].message ? messages[i].message : "(null)",
                       ccas_failure_class_name (got), ccas_failure_class_name (messages[i].want));
@@ -92,9 +92,9 @@ static void test_requests (void **state)
         {{CCAS_FAIL_HTTP, 401, -1, false, "Unauthorized"}, CCAS_CLASS_PERMANENT},
         {{CCAS_FAIL_HTTP, 409, -1, false, "exceeding approved Cores quota"}, CCAS_CLASS_QUOTA},
     };
-    assert_int_equal (ccas_classify_request (NULL), CCAS_CLASS_TRANSIENT);
+    assert_int_equal (ccas_failure_classify_request (NULL), CCAS_CLASS_TRANSIENT);
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        enum ccas_failure_class got = ccas_classify_request (&cases[i].f);
+        enum ccas_failure_class got = ccas_failure_classify_request (&cases[i].f);
         if (got != cases[i].want)
             fail_msg ("case %zu (%d '%s'): %s, want %s", i, cases[i].f.http_status, cases[i].f.message,
                       ccas_failure_class_name (got), ccas_failure_class_name (cases[i].want));

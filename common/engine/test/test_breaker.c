@@ -39,7 +39,7 @@ static struct fixture *setup_with (const char *breaker)
     f->cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
     assert_non_null (f->cfg);
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
-    struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
+    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
     assert_non_null (status);
     f->c = ccas_cluster_create (f->cfg, status, NULL, &err);
     assert_non_null (f->c);

@@ -28,6 +28,7 @@
 #include "conf/conf.h"
 #include "engine/match.h"
 #include "engine/plan.h"
+#include "engine/scaledown.h"
 #include "model/cluster.h"
 #include "util/json.h"
 
@@ -627,10 +628,10 @@ static void run (const struct scenario *sc)
     struct ccas_config *cfg = make_config (sc->config);
     json_object *st = load_status ();
     patch_status (st, sc->patch);
-    struct ccas_cluster_status *status = ccas_cluster_status_from_json (st, "test", &err);
+    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
     if (!status)
         fail_msg ("%s: status: %s", sc->name, err.text);
-    struct ccas_node_list *nodes = ccas_node_list_from_json (make_nodes (sc->nodes), &err);
+    struct ccas_record_list *nodes = ccas_record_list_from_json (make_nodes (sc->nodes), &err);
     if (!nodes)
         fail_msg ("%s: nodes: %s", sc->name, err.text);
     struct ccas_cluster *c = ccas_cluster_create (cfg, status, nodes, &err);
@@ -645,7 +646,7 @@ static void run (const struct scenario *sc)
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     assert_non_null (plan);
-    assert_int_equal (ccas_plan_scaledown (plan, times, NOW, &err), 0);
+    assert_int_equal (ccas_scaledown_plan (plan, times, NOW, &err), 0);
 
     json_object *expect = json_tokener_parse (sc->expect);
     if (!expect)
@@ -703,7 +704,7 @@ static void test_bad_jobs (void **state)
     };
     struct ccas_resdict *dict = ccas_resdict_create ();
     struct ccas_shared *shared = ccas_shared_create ();
-    struct ccas_cons_cache *cache = ccas_cons_cache_create (dict, shared);
+    struct ccas_cons_cache *cache = ccas_constraint_cache_create (dict, shared);
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         struct ccas_error err = {""};
@@ -713,7 +714,7 @@ static void test_bad_jobs (void **state)
             fail_msg ("case %zu accepted", i);
         assert_string_equal (err.text, cases[i].want);
     }
-    ccas_cons_cache_destroy (cache);
+    ccas_constraint_cache_destroy (cache);
     ccas_shared_destroy (shared);
     ccas_resdict_destroy (dict);
 }

@@ -46,7 +46,7 @@ static void make_node (struct fixture *f, struct ccas_node *n, const char *name,
     n->kind = CCAS_NODE_READY;
     n->last_job = -1;
     n->capfail_age = -1;
-    assert_int_equal (ccas_rules_apply (f->rules, n, alloc_cb, f->arena), 0);
+    assert_int_equal (ccas_resources_apply (f->rules, n, alloc_cb, f->arena), 0);
 }
 
 static int setup (void **state)
@@ -60,12 +60,12 @@ static int setup (void **state)
     json_object *shared = json_tokener_parse ("{\"licenses\": 3, \"version\": \"2.1\"}");
     assert_int_equal (ccas_shared_load (f.shared, shared, "shared_resources", &err), 0);
     json_object_put (shared);
-    f.cache = ccas_cons_cache_create (f.dict, f.shared);
+    f.cache = ccas_constraint_cache_create (f.dict, f.shared);
     f.rules_json = json_tokener_parse (
         "[{\"select\": {\"node.nodearray\": \"htc\"}, \"name\": \"slot_type\", \"value\": \"execute\"},"
         " {\"select\": {\"node.nodearray\": \"gpu\"}, \"name\": \"slot_type\", \"value\": \"gpu\"},"
         " {\"select\": {}, \"name\": \"disk\", \"value\": \"size::20g\"}]");
-    f.rules = ccas_rules_compile (f.rules_json, true, f.cache, f.dict, "default_resources", &err);
+    f.rules = ccas_resources_compile (f.rules_json, true, f.cache, f.dict, "default_resources", &err);
     assert_non_null (f.rules);
     make_node (&f, &f.cpu, "htc-1", "htc", "Standard_F4s_v2", 4, 0, 8, NULL);
     make_node (&f, &f.gpu, "gpu-1", "gpu", "Standard_NC24ads_A100_v4", 24, 1, 220, NULL);
@@ -77,9 +77,9 @@ static int setup (void **state)
 static int teardown (void **state)
 {
     struct fixture *f = *state;
-    ccas_rules_destroy (f->rules);
+    ccas_resources_destroy (f->rules);
     json_object_put (f->rules_json);
-    ccas_cons_cache_destroy (f->cache);
+    ccas_constraint_cache_destroy (f->cache);
     ccas_shared_destroy (f->shared);
     ccas_resdict_destroy (f->dict);
     ccas_arena_destroy (f->arena);
@@ -358,7 +358,7 @@ static void test_rules_errors (void **state)
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         struct ccas_error err = {""};
         json_object *j = json_tokener_parse (cases[i].json);
-        struct ccas_rules *r = ccas_rules_compile (j, false, f->cache, f->dict, "dr", &err);
+        struct ccas_rules *r = ccas_resources_compile (j, false, f->cache, f->dict, "dr", &err);
         json_object_put (j);
         if (r)
             fail_msg ("case %zu accepted", i);
@@ -377,23 +377,23 @@ static void test_rules_semantics (void **state)
         " {\"select\": {}, \"name\": \"ncpus\", \"value\": 99},"
         " {\"select\": {}, \"name\": \"half\", \"value\": \"node.vcpu_count\", \"divide_floor\": 3},"
         " {\"select\": {}, \"name\": \"memx\", \"value\": \"node.memory\", \"multiply\": 0.5}]");
-    struct ccas_rules *r = ccas_rules_compile (j, false, f->cache, f->dict, "dr", &err);
+    struct ccas_rules *r = ccas_resources_compile (j, false, f->cache, f->dict, "dr", &err);
     assert_non_null (r);
     struct ccas_node n;
     memset (&n, 0, sizeof (n));
     n.vm_size = "Standard_F4s_v2";
     n.vcpu_count = 4;
     n.memory = 8.0 * 1024 * 1024 * 1024;
-    assert_int_equal (ccas_rules_apply (r, &n, alloc_cb, f->arena), 0);
+    assert_int_equal (ccas_resources_apply (r, &n, alloc_cb, f->arena), 0);
     assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "ncpus"))->u.num == 3);
     assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "half"))->u.num == 1);
     assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "memx"))->u.num == 4.0 * 1024 * 1024 * 1024);
     assert_int_equal (ccas_node_res (&n, ccas_resdict_find (f->dict, "ngpus"))->type, CCAS_V_NONE);
     n.vm_size = "Standard_D2";
     memset (&n.res, 0, sizeof (n.res));
-    assert_int_equal (ccas_rules_apply (r, &n, alloc_cb, f->arena), 0);
+    assert_int_equal (ccas_resources_apply (r, &n, alloc_cb, f->arena), 0);
     assert_true (ccas_node_res (&n, ccas_resdict_find (f->dict, "ncpus"))->u.num == 99);
-    ccas_rules_destroy (r);
+    ccas_resources_destroy (r);
     json_object_put (j);
 }
 

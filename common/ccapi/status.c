@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* ccapi_parse.c: typed views of status, nodes, create and action responses. */
+/* status.c: the typed view of GET /clusters/{c}/status. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccapi/ccapi.h"
+#include "ccapi/status.h"
 #include "util/json.h"
-
-/* ---- helpers ---------------------------------------------------------------------------- */
 
 /* An optional count: absent reads as -1; a wrong type is an error naming the path. */
 static int get_count (json_object *obj, const char *path, const char *key, int64_t *out,
@@ -41,122 +39,6 @@ static json_object *dig (json_object *obj, const char *a, const char *b, const c
         obj = ccas_json_get (obj, c);
     return obj;
 }
-
-bool ccas_node_is_ready (const struct ccas_node_record *n)
-{
-    return n->status && strcmp (n->status, "Ready") == 0 && n->private_ip && *n->private_ip;
-}
-
-bool ccas_node_is_failed (const struct ccas_node_record *n)
-{
-    return n->status && strcmp (n->status, "Failed") == 0;
-}
-
-bool ccas_node_is_settled (const struct ccas_node_record *n)
-{
-    return n->status && n->target_state && strcmp (n->status, n->target_state) == 0;
-}
-
-/* ---- nodes ------------------------------------------------------------------------------- */
-
-int ccas_node_record_parse (json_object *rec, struct ccas_node_record *out, struct ccas_error *err)
-{
-    char brief[64];
-    memset (out, 0, sizeof (*out));
-    if (!json_object_is_type (rec, json_type_object))
-        return ccas_errorf (err, "expected a node record, got %s",
-                            ccas_json_brief (rec, brief, sizeof (brief)));
-    out->raw = rec;
-    out->name = ccas_json_str (rec, "Name");
-    if (!out->name)
-        return ccas_errorf (err, "Name: missing");
-    out->node_id = ccas_json_str (rec, "NodeId");
-    out->nodearray = ccas_json_str (rec, "Template");
-    out->machine_type = ccas_json_str (rec, "MachineType");
-    out->status = ccas_json_str (rec, "Status");
-    out->target_state = ccas_json_str (rec, "TargetState");
-    out->state = ccas_json_str (rec, "State");
-    out->status_message = ccas_json_str (rec, "StatusMessage");
-    out->hostname = ccas_json_str (rec, "Hostname");
-    out->private_ip = ccas_json_str (rec, "PrivateIp");
-    out->instance_id = ccas_json_str (rec, "InstanceId");
-    out->region = ccas_json_str (rec, "Region");
-    out->placement_group_id = ccas_json_str (rec, "PlacementGroupId");
-    out->shutdown_policy = ccas_json_str (rec, "ShutdownPolicy");
-    out->keep_alive = ccas_json_bool (rec, "KeepAlive", false);
-    out->interruptible = ccas_json_bool (rec, "Interruptible", false);
-    out->fixed = ccas_json_bool (rec, "Fixed", false);
-    out->core_count = (int)ccas_json_int (rec, "CoreCount", 0);
-    out->memory_gb = ccas_json_double (rec, "Memory", 0);
-    if (out->placement_group_id && !*out->placement_group_id)
-        out->placement_group_id = NULL;
-    return 0;
-}
-
-static int parse_records (json_object *arr, const char *path, struct ccas_node_record **out, size_t *n,
-                          struct ccas_error *err)
-{
-    size_t len = json_object_array_length (arr);
-    struct ccas_node_record *v = calloc (len + 1, sizeof (*v));
-    if (!v)
-        return ccas_errorf (err, "%s: out of memory", path);
-    for (size_t i = 0; i < len; i++)
-        if (ccas_node_record_parse (json_object_array_get_idx (arr, i), &v[i], err) < 0) {
-            ccas_error_prefix (err, "%s[%zu]", path, i);
-            free (v);
-            return -1;
-        }
-    *out = v;
-    *n = len;
-    return 0;
-}
-
-struct ccas_node_list *ccas_node_list_from_json (json_object *root, struct ccas_error *err)
-{
-    char brief[64];
-    struct ccas_node_list *list = calloc (1, sizeof (*list));
-    json_object *arr = root;
-    if (!list) {
-        json_object_put (root);
-        ccas_errorf (err, "out of memory");
-        return NULL;
-    }
-    list->root = root;
-    if (json_object_is_type (root, json_type_object)) {
-        arr = ccas_json_get (root, "nodes");
-        json_object *op = ccas_json_get (root, "operation");
-        list->operation_id = ccas_json_str (op, "id");
-        if (!list->operation_id)
-            list->operation_id = ccas_json_str (root, "operationId");
-    }
-    if (!arr) {
-        ccas_errorf (err, "nodes: missing");
-        ccas_node_list_destroy (list);
-        return NULL;
-    }
-    if (!json_object_is_type (arr, json_type_array)) {
-        ccas_errorf (err, "nodes: expected an array of node records, got %s",
-                     ccas_json_brief (arr, brief, sizeof (brief)));
-        ccas_node_list_destroy (list);
-        return NULL;
-    }
-    if (parse_records (arr, "nodes", &list->nodes, &list->nnodes, err) < 0) {
-        ccas_node_list_destroy (list);
-        return NULL;
-    }
-    return list;
-}
-
-void ccas_node_list_destroy (struct ccas_node_list *list)
-{
-    if (!list)
-        return;
-    free (list->nodes);
-    json_object_put (list->root);
-    free (list);
-}
-
-/* ---- status --------------------------------------------------------------------------------- */
 
 static int parse_vm (json_object *vm, const char *path, struct ccas_vm_info *out, struct ccas_error *err)
 {
@@ -345,11 +227,10 @@ static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodea
     return 0;
 }
 
-struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, const char *cluster,
-                                                           struct ccas_error *err)
+struct ccas_status *ccas_status_from_json (json_object *root, const char *cluster, struct ccas_error *err)
 {
     char brief[64];
-    struct ccas_cluster_status *st = calloc (1, sizeof (*st));
+    struct ccas_status *st = calloc (1, sizeof (*st));
     if (!st) {
         json_object_put (root);
         ccas_errorf (err, "out of memory");
@@ -386,15 +267,15 @@ struct ccas_cluster_status *ccas_cluster_status_from_json (json_object *root, co
     }
     json_object *nodes = ccas_json_get (root, "nodes");
     if (nodes && json_object_is_type (nodes, json_type_array) &&
-        parse_records (nodes, "status: nodes", &st->nodes, &st->nnodes, err) < 0)
+        ccas_record_parse_array (nodes, "status: nodes", &st->nodes, &st->nnodes, err) < 0)
         goto error;
     return st;
 error:
-    ccas_cluster_status_destroy (st);
+    ccas_status_destroy (st);
     return NULL;
 }
 
-void ccas_cluster_status_destroy (struct ccas_cluster_status *st)
+void ccas_status_destroy (struct ccas_status *st)
 {
     if (!st)
         return;
