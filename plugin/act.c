@@ -93,7 +93,7 @@ int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run, double wa
         print_result (cli, plan, false, NULL);
         return EXIT_OK;
     }
-    if ((rc = pass_carry_out (cli, plan)) == EXIT_INTERNAL)
+    if ((rc = pass_carry_out (cli, plan, NULL, NULL)) == EXIT_INTERNAL)
         return rc; /* nothing was sent */
     /* people see what was asked for at once, then the progress; scripts get one document */
     if (!cli->json)

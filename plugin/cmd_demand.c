@@ -93,6 +93,20 @@ static double now_ms (void)
     return ccas_clock_monotonic () * 1e3;
 }
 
+/* The pass's failures to the policy before anything is created, then the
+ * plan carried out; the holds and breakers are read and saved once. */
+static int demand_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state)
+{
+    struct ccas_error err = {""};
+    struct ccas_policy *pol = ccas_policy_load (cli->cfg, (double)time (NULL), false, &err);
+    if (!pol)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    pass_observe_failures (pol, plan, NULL, NULL);
+    int rc = pass_apply (cli, plan, times_state, "ccautoscale demand", pol, NULL);
+    ccas_policy_destroy (pol);
+    return rc;
+}
+
 int cmd_demand (struct cli *cli, int argc, char **argv)
 {
     struct demand_opts o = {.jobs = "-", .src = {.with_nodes = true, .apply_holds = true}, .scaledown = true};
@@ -125,7 +139,7 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     if (o.scaledown && (rc = pass_scaledown (cli, plan, &times_state)) != EXIT_OK)
         goto done;
     if (o.apply)
-        rc = pass_apply (cli, plan, times_state, "ccautoscale demand");
+        rc = demand_apply (cli, plan, times_state);
     if (cli->json) {
         json_object *extra = json_object_new_object ();
         json_object_object_add (extra, "applied", json_object_new_boolean (o.apply));

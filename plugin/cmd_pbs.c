@@ -37,8 +37,7 @@ static void pbs_setup (const struct ccas_config *cfg)
 }
 
 struct pbs_view {
-    struct ccas_holds *holds; /* capacity windows, shared with the Slurm side */
-    struct ccas_breakers *breakers;
+    struct ccas_policy *policy; /* holds and breakers: read once, saved once */
     double now;
     struct ccas_cluster *c;
     struct ccas_jobs *jobs;
@@ -51,8 +50,7 @@ static void view_free (struct pbs_view *v)
     ccas_pbs_nodes_destroy (v->nodes);
     ccas_jobs_destroy (v->jobs);
     ccas_cluster_destroy (v->c);
-    ccas_holds_destroy (v->holds);
-    ccas_breakers_destroy (v->breakers);
+    ccas_policy_destroy (v->policy);
 }
 
 /* The model, PBS's queued jobs and its nodes, folded together.  When PBS
@@ -67,10 +65,10 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     if ((rc = model_load (cli, &src, &v->c)) != EXIT_OK)
         return rc;
     v->now = (double)time (NULL);
-    if (!(v->holds = ccas_holds_load (cli->cfg->state_dir, &err)) ||
-        !(v->breakers = ccas_breakers_load (cli->cfg, &err)) || ccas_holds_apply (v->holds, v->c, v->now) < 0)
+    if (!(v->policy = ccas_policy_load (cli->cfg, v->now, false, &err)) ||
+        ccas_holds_apply (v->policy->holds, v->c, v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
-    ccas_breakers_expire (v->breakers, v->now);
+    ccas_holds_expire (v->policy->holds, v->now, NULL, NULL);
     json_object *doc = ccas_pbs_pbsnodes (&err);
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
@@ -115,75 +113,22 @@ static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool appli
 
 /* ---- pbs autoscale / pbs demand -------------------------------------------------------------------- */
 
-/* Failed and stuck VMs (this pass's terminations) count against their
- * nodearray's breaker, before anything is created: a breaker this opens
- * takes this pass's creates in that nodearray back out of the plan. */
-static void count_failures (struct pbs_view *v, struct ccas_plan *plan)
+/* A Failed VM had not booted when PBS never saw it joined. */
+static bool not_joined (const struct ccas_node *n, void *arg)
 {
-    bool opened = false;
-    for (size_t i = 0; i < plan->nterminates; i++) {
-        const struct ccas_node *n = plan->terminates[i].node;
-        if (n->kind == CCAS_NODE_FAILED || n->kind == CCAS_NODE_BOOTING) {
-            char what[300];
-            snprintf (what, sizeof (what), "%s: %s", n->name ? n->name : "?", plan->terminates[i].reason);
-            opened |= ccas_breaker_boot_failed (v->breakers, v->holds, v->c, n->nodearray, what, v->now);
-        }
-    }
-    if (!opened)
-        return;
-    size_t kept = 0;
-    for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_bucket *b = plan->creates[i].bucket;
-        if (ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
-            ccas_log (LOG_WARNING, "pbs: %s/%s: %u node%s not created: the breaker just opened", b->na->name,
-                      b->machine_type, plan->creates[i].count, plan->creates[i].count == 1 ? "" : "s");
-        else
-            plan->creates[kept++] = plan->creates[i];
-    }
-    plan->ncreates = kept;
+    const struct ccas_pbs_node *pn = ccas_pbs_nodes_find (arg, n);
+    return !pn || !pn->ccnodeid;
 }
 
 /* Joined VMs booted: their nodearray's count starts again. */
-static void count_boots (struct pbs_view *v, const struct ccas_pbs_actions *acts)
+static void observe_joins (struct pbs_view *v, const struct ccas_pbs_actions *acts)
 {
-    struct ccas_error err = {""};
     for (size_t i = 0; i < acts->n; i++)
-        if (acts->v[i].kind == CCAS_PBS_JOIN && acts->v[i].outcome == CCAS_DONE)
-            ccas_breaker_booted (v->breakers, acts->v[i].node->nodearray);
-    if (ccas_breakers_save (v->breakers, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_breakers_metrics (v->breakers);
-}
-
-/* A set the server could not fill for capacity or quota holds its bucket back
- * for capacity_failure_backoff seconds; the next pass tries the other buckets
- * the jobs allow. */
-static bool hold_short_buckets (struct cli *cli, struct pbs_view *v, const struct ccas_plan *plan)
-{
-    struct ccas_error err = {""};
-    bool held = false;
-    double secs = cli->cfg->capacity_failure_backoff;
-    ccas_holds_expire (v->holds, v->now, NULL, NULL);
-    for (size_t i = 0; i < plan->ncreates && secs > 0; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
-        const struct ccas_bucket *b = s->bucket;
-        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count || !s->message)
-            continue;
-        enum ccas_failure_class cls = s->cls;
-        char reason[300];
-        ccas_failure_reason (cls, s->message, reason, sizeof (reason));
-        if (!ccas_failure_holds_bucket (cls) ||
-            ccas_holds_reason (v->holds, b->na->name, b->machine_type, v->now))
-            continue;
-        ccas_holds_add (v->holds, b->na->name, b->machine_type, v->now, secs, cls, reason);
-        ccas_log (LOG_WARNING, "pbs: %s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs,
-                  reason);
-        held = true;
-    }
-    if (ccas_holds_save (v->holds, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_holds_metrics (v->holds, v->now);
-    return held;
+        if (acts->v[i].kind == CCAS_PBS_JOIN && acts->v[i].outcome == CCAS_DONE) {
+            struct ccas_observation o = {
+                .seen = CCAS_SEEN_BOOTED, .nodearray = acts->v[i].node->nodearray, .node = acts->v[i].host};
+            ccas_policy_decide (v->policy, v->c, &o, 1, NULL);
+        }
 }
 
 /* One pass; its report goes to `out`.  *held (may be NULL) says whether a
@@ -209,14 +154,13 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
     }
     if (apply) {
         node_resource_names (cli->cfg, names, MAX_NODE_RESOURCES);
-        count_failures (&v, plan);
+        pass_observe_failures (v.policy, plan, not_joined, v.nodes);
         ccas_pbs_apply_before (&acts, plan);
-        rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale");
+        rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale", v.policy, held);
         ccas_pbs_apply_after (&acts, v.c, names);
-        count_boots (&v, &acts);
-        bool h = hold_short_buckets (cli, &v, plan);
-        if (held)
-            *held = h;
+        observe_joins (&v, &acts);
+        if (ccas_policy_save (v.policy, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;
     }

@@ -7,6 +7,7 @@
 
 #include "engine/apply.h"
 #include "engine/holds.h"
+#include "engine/policy.h"
 #include "engine/report.h"
 #include "engine/scaledown.h"
 #include "pass.h"
@@ -64,13 +65,14 @@ int pass_lock (struct cli *cli, const char *who)
     return EXIT_OK;
 }
 
-int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who)
+int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state, const char *who,
+                struct ccas_policy *pol, bool *held)
 {
     struct ccas_error err = {""};
     int rc;
     if ((rc = pass_lock (cli, who)) != EXIT_OK)
         return rc;
-    if ((rc = pass_carry_out (cli, plan)) == EXIT_INTERNAL)
+    if ((rc = pass_carry_out (cli, plan, pol, held)) == EXIT_INTERNAL)
         return rc;
     if (times_state && ccas_state_save (times_state, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
@@ -78,76 +80,86 @@ int pass_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *time
     return rc;
 }
 
-/* Hold `b` (once) for `cls` with `message`; loads the holds on first use.
- * Returns false when they cannot be loaded. */
-static bool hold_one (struct cli *cli, struct ccas_holds **h, const struct ccas_bucket *b,
-                      enum ccas_failure_class cls, const char *message, double now)
+size_t pass_observe_failures (struct ccas_policy *pol, struct ccas_plan *plan, pass_booting_f booting,
+                              void *arg)
 {
-    struct ccas_error err = {""};
-    double secs = cli->cfg->capacity_failure_backoff;
-    if (!*h && !(*h = ccas_holds_load (cli->cfg->state_dir, &err))) {
-        ccas_log (LOG_WARNING, "%s/%s not held back: %s", b->na->name, b->machine_type, err.text);
-        return false;
-    }
-    if (ccas_holds_reason (*h, b->na->name, b->machine_type, now))
-        return true;
-    char reason[300];
-    ccas_failure_reason (cls, message, reason, sizeof (reason));
-    ccas_holds_add (*h, b->na->name, b->machine_type, now, secs, cls, reason);
-    ccas_log (LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs, reason);
-    return true;
-}
-
-/* A bucket that failed a create for capacity or quota — in the create's
- * answer, or later as a VM Failed for want of capacity (Azure's
- * AllocationFailed arrives after the create was accepted) — is held back for
- * capacity_failure_backoff seconds (state_dir/holds.json), so that the next
- * pass of any program tries the other buckets the jobs allow. */
-static void hold_shortfalls (struct cli *cli, const struct ccas_plan *plan)
-{
-    struct ccas_error err = {""};
-    double now = (double)time (NULL);
-    struct ccas_holds *h = NULL;
-    if (cli->cfg->capacity_failure_backoff <= 0)
-        return;
-    for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
-        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count ||
-            !ccas_failure_holds_bucket (s->cls))
-            continue;
-        if (!hold_one (cli, &h, s->bucket, s->cls, s->message, now))
-            return;
-    }
+    bool opened = false;
     for (size_t i = 0; i < plan->nterminates; i++) {
         const struct ccas_node *n = plan->terminates[i].node;
-        if (n->kind != CCAS_NODE_FAILED || !n->bucket)
+        struct ccas_observation o;
+        if (n->kind == CCAS_NODE_FAILED)
+            o = ccas_policy_observe_vm (n, booting ? booting (n, arg) : true);
+        else if (n->kind == CCAS_NODE_BOOTING)
+            o = (struct ccas_observation){.seen = CCAS_SEEN_BOOT_FAILED,
+                                          .nodearray = n->nodearray,
+                                          .node = n->name,
+                                          .message = plan->terminates[i].reason};
+        else
             continue;
-        enum ccas_failure_class cls = ccas_failure_classify_message (n->status_message);
-        if (ccas_failure_holds_bucket (cls) && !hold_one (cli, &h, n->bucket, cls, n->status_message, now))
-            return;
+        enum ccas_decision d;
+        ccas_policy_decide (pol, plan->cluster, &o, 1, &d);
+        opened |= d == CCAS_DECIDED_OPENED;
     }
-    if (!h)
-        return;
-    if (ccas_holds_save (h, &err) < 0)
-        ccas_log (LOG_WARNING, "%s", err.text);
-    ccas_holds_metrics (h, now);
-    ccas_holds_destroy (h);
+    if (!opened)
+        return 0;
+    size_t kept = 0, n = plan->ncreates;
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_bucket *b = plan->creates[i].bucket;
+        if (ccas_holds_reason (pol->holds, b->na->name, b->machine_type, pol->now))
+            ccas_log (LOG_WARNING, "%s/%s: %u node%s not created: the breaker just opened", b->na->name,
+                      b->machine_type, plan->creates[i].count, plan->creates[i].count == 1 ? "" : "s");
+        else
+            plan->creates[kept++] = plan->creates[i];
+    }
+    plan->ncreates = kept;
+    return n - kept;
 }
 
-int pass_carry_out (struct cli *cli, struct ccas_plan *plan)
+/* The sets the server could not fill, to the policy: a bucket that failed a
+ * create for capacity or quota is held back for capacity_failure_backoff
+ * seconds (state_dir/holds.json), so that the next pass of any program tries
+ * the other buckets the jobs allow.  Returns how many buckets it held. */
+static size_t observe_short_creates (struct ccas_policy *pol, const struct ccas_plan *plan)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count)
+            continue;
+        struct ccas_observation o = {.seen = CCAS_SEEN_SHORT_CREATE,
+                                     .nodearray = s->bucket->na->name,
+                                     .machine_type = s->bucket->machine_type,
+                                     .message = s->message,
+                                     .cls = s->cls};
+        held += ccas_policy_decide (pol, plan->cluster, &o, 1, NULL);
+    }
+    return held;
+}
+
+int pass_carry_out (struct cli *cli, struct ccas_plan *plan, struct ccas_policy *pol, bool *held)
 {
     struct ccas_error err = {""};
+    struct ccas_policy *own = NULL;
     struct ccas_state *requests = ccas_state_load (cli->cfg->state_dir, "requests", &err);
     int rc = EXIT_OK;
     if (!requests)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    if (!pol && !(pol = own = ccas_policy_load (cli->cfg, (double)time (NULL), false, &err))) {
+        ccas_state_destroy (requests);
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    }
     if (ccas_apply_reconcile (cli->api, requests, &err) < 0)
         ccas_log (LOG_WARNING, "%s", err.text);
     if (ccas_apply (plan, cli->api, requests, NULL, &err) < 0)
         rc = cli_fail_api (cli, &err);
     else if (plan_shortfalls (plan))
         rc = EXIT_PARTIAL;
-    hold_shortfalls (cli, plan);
+    size_t h = observe_short_creates (pol, plan);
+    if (held)
+        *held = h > 0;
+    if (ccas_policy_save (pol, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_policy_destroy (own);
     ccas_state_destroy (requests);
     return rc;
 }

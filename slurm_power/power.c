@@ -100,6 +100,22 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
     return ccas_ccapi_create (&ao, err);
 }
 
+/* The policy's messages: to the dry run's report, or the log. */
+static void policy_say (void *arg, int level, const char *msg)
+{
+    ccas_power_say (arg, level, "%s", msg);
+}
+
+/* The holds and breakers, loaded once for the run (policy.h). */
+static int load_policy (struct ccas_power *p, struct ccas_error *err)
+{
+    if (!(p->policy = ccas_policy_load (p->cfg, p->now, p->dry_run, err)))
+        return -1;
+    p->policy->say = policy_say;
+    p->policy->say_arg = p;
+    return 0;
+}
+
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err)
 {
@@ -128,11 +144,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         ccas_events_open (p->cfg->events.path, p->cfg->events.max_mb, p->cfg->events.keep, prog);
         ccas_metrics_open (p->cfg->metrics.path, p->cfg->state_dir, prog);
     }
-    if (!(p->holds = ccas_holds_load (p->cfg->state_dir, err)) ||
-        !(p->breakers = ccas_breakers_load (p->cfg, err)))
-        return -1;
-    ccas_breakers_expire (p->breakers, p->now);
-    return 0;
+    return load_policy (p, err);
 }
 
 int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,
@@ -147,30 +159,21 @@ int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_confi
     p->now = (double)time (NULL);
     if (ccas_slurm_init (err) < 0)
         return -1;
-    if (!(p->holds = ccas_holds_load (cfg->state_dir, err)) || !(p->breakers = ccas_breakers_load (cfg, err)))
-        return -1;
-    ccas_breakers_expire (p->breakers, p->now);
-    return 0;
+    return load_policy (p, err);
 }
 
 void ccas_power_detach (struct ccas_power *p)
 {
     struct ccas_error err = {""};
-    if (p->model && !p->dry_run) {
+    if (p->model && !p->dry_run)
         ccas_report_model (p->model, p->now);
-        ccas_holds_metrics (p->holds, p->now);
-        ccas_breakers_metrics (p->breakers);
-    }
     if (p->nhb)
         ccas_power_flush (p);
-    if (p->holds && !p->dry_run && ccas_holds_save (p->holds, &err) < 0)
+    if (p->policy && ccas_policy_save (p->policy, &err) < 0)
         ccas_log (LOG_ERR, "%s", err.text);
-    if (p->breakers && !p->dry_run && ccas_breakers_save (p->breakers, &err) < 0)
-        ccas_log (LOG_ERR, "%s", err.text);
-    ccas_breakers_destroy (p->breakers);
+    ccas_policy_destroy (p->policy);
     free (p->hb_names);
     free (p->hb_reasons);
-    ccas_holds_destroy (p->holds);
     ccas_slurm_layout_destroy (p->layout);
     ccas_cluster_destroy (p->model);
     ccas_slurm_nodes_destroy (p->snodes);
@@ -189,7 +192,7 @@ int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *e
     if (!(p->model = ccas_cluster_create (p->cfg, st, NULL, err)))
         return -1;
     if (!(p->layout = ccas_slurm_layout_create (p->model)) ||
-        ccas_holds_apply (p->holds, p->model, p->now) < 0)
+        ccas_holds_apply (p->policy->holds, p->model, p->now) < 0)
         return ccas_errorf (err, "out of memory");
     return 0;
 }
@@ -416,7 +419,7 @@ void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n)
             continue;
         const struct ccas_bucket *b =
             ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
-        const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
+        const char *r = b ? ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {
             held[k] = names[i];
             why[k++] = r;

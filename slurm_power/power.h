@@ -19,6 +19,7 @@
 #include "conf/conf.h"
 #include "engine/breaker.h"
 #include "engine/holds.h"
+#include "engine/policy.h"
 #include "model/cluster.h"
 #include "names.h"
 #include "slurmapi.h"
@@ -34,8 +35,7 @@ struct ccas_power {
     struct ccas_slurm_nodes *snodes;
     struct ccas_cluster *model;
     struct ccas_slurm_layout *layout;
-    struct ccas_holds *holds;
-    struct ccas_breakers *breakers;    /* boot failures per nodearray (breaker.h) */
+    struct ccas_policy *policy;        /* holds and breakers, loaded once, saved once (policy.h) */
     const struct ccas_resume_file *rf; /* resume: the jobs the names are for (borrowed), or NULL */
     bool dry_run;                      /* say what would be done; change nothing */
     FILE *out;                         /* where dry runs and --verbose reports go */

@@ -44,10 +44,10 @@ struct resume_run {
 
 static const char *held_reason (struct ccas_power *p, const struct ccas_bucket *b, char *buf, size_t size)
 {
-    const char *r = ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now);
+    const char *r = ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now);
     if (!r)
         return NULL;
-    double left = ccas_holds_remaining (p->holds, b->na->name, b->machine_type, p->now);
+    double left = ccas_holds_remaining (p->policy->holds, b->na->name, b->machine_type, p->now);
     if (left > 365 * 86400.0)
         snprintf (buf, size, "%s (held until reset)", r);
     else
@@ -241,21 +241,21 @@ static void drain_bucket (struct resume_run *r, const struct ccas_bucket *b, con
     free (names);
 }
 
-static void hold_bucket (struct resume_run *r, struct ccas_bucket *b, enum ccas_failure_class cls,
-                         const char *reason)
+/* A set the server could not fill: the policy decides whether its bucket
+ * is held back; a bucket held from now has its powered-down nodes drained
+ * with the reason, so Slurm sends the jobs elsewhere. */
+static void short_create (struct resume_run *r, struct ccas_bucket *b, enum ccas_failure_class cls,
+                          const char *message, const char *reason)
 {
-    struct ccas_power *p = r->p;
-    if (!ccas_failure_holds_bucket (cls) ||
-        ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now))
-        return;
-    double secs = p->cfg->capacity_failure_backoff;
-    if (secs <= 0)
-        return;
-    if (!p->dry_run)
-        ccas_holds_add (p->holds, b->na->name, b->machine_type, p->now, secs, cls, reason);
-    ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", b->na->name, b->machine_type, secs,
-                    reason);
-    drain_bucket (r, b, reason);
+    struct ccas_observation o = {
+        .seen = CCAS_SEEN_SHORT_CREATE,
+        .nodearray = b->na->name,
+        .machine_type = b->machine_type,
+        .message = message,
+        .cls = cls,
+    };
+    if (ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL))
+        drain_bucket (r, b, reason);
 }
 
 static bool created (const struct ccas_record_list *made, const char *name)
@@ -347,7 +347,7 @@ static void set_shortfall (struct resume_run *r, const struct ccas_create_set *s
     }
     ccas_log (LOG_WARNING, "create %s/%s: %d of %d added: %s", set->nodearray, set->machine_type, res->added,
               set->count, msg);
-    hold_bucket (r, b, cls, reason);
+    short_create (r, b, cls, msg, reason);
 }
 
 static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, const struct set_span *spans,

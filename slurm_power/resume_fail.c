@@ -51,14 +51,18 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
             ccas_log (LOG_WARNING, "%s: never registered with Slurm (VM %s, %s%s%s)", names[i],
                       node->node_id ? node->node_id : "?", node->status ? node->status : "?",
                       node->status_message ? ": " : "", node->status_message ? node->status_message : "");
-            if (b && !p->dry_run) {
+            if (b) {
                 char what[300];
-                snprintf (what, sizeof (what), "%s: no slurmd before ResumeTimeout (%s)", names[i],
+                snprintf (what, sizeof (what), "no slurmd before ResumeTimeout (%s)",
                           node->status ? node->status : "?");
-                ccas_breaker_boot_failed (p->breakers, p->holds, p->model, b->na->name, what, p->now);
+                struct ccas_observation o = {.seen = CCAS_SEEN_BOOT_FAILED,
+                                             .nodearray = b->na->name,
+                                             .node = names[i],
+                                             .message = what};
+                ccas_policy_decide (p->policy, p->model, &o, 1, NULL);
             }
         }
-        const char *r = b ? ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) : NULL;
+        const char *r = b ? ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {
             held[nheld++] = names[i];
             hold_reason = r;

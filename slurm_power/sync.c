@@ -80,7 +80,7 @@ static void keep_held_drained (struct sync_run *r)
     struct ccas_power *p = r->p;
     for (size_t bi = 0; bi < p->model->nbuckets; bi++) {
         struct ccas_bucket *b = &p->model->buckets[bi];
-        const char *reason = ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now);
+        const char *reason = ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now);
         if (!reason)
             continue;
         size_t k = 0;
@@ -159,24 +159,9 @@ static bool not_responding (const char *reason)
  * was powering up is a boot failure the breaker counts. */
 static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas_node *n, bool booting)
 {
-    struct ccas_power *p = r->p;
-    enum ccas_failure_class cls = ccas_failure_classify_message (n->status_message);
-    if (p->dry_run)
-        return cls;
-    if (ccas_failure_holds_bucket (cls) && n->bucket && p->cfg->capacity_failure_backoff > 0 &&
-        !ccas_holds_reason (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now)) {
-        char reason[300];
-        ccas_failure_reason (cls, n->status_message, reason, sizeof (reason));
-        ccas_holds_add (p->holds, n->bucket->na->name, n->bucket->machine_type, p->now,
-                        p->cfg->capacity_failure_backoff, cls, reason);
-        ccas_power_say (p, LOG_WARNING, "%s/%s: held back for %.0f s: %s", n->bucket->na->name,
-                        n->bucket->machine_type, p->cfg->capacity_failure_backoff, reason);
-    } else if (booting && !ccas_failure_holds_bucket (cls)) {
-        char what[300];
-        snprintf (what, sizeof (what), "%s: %s", n->name, n->status_message ? n->status_message : "Failed");
-        ccas_breaker_boot_failed (p->breakers, p->holds, p->model, n->nodearray, what, p->now);
-    }
-    return cls;
+    struct ccas_observation o = ccas_policy_observe_vm (n, booting);
+    ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL);
+    return o.cls;
 }
 
 /* A Failed VM behind a node Slurm has not powered down.  A node powering up
@@ -247,8 +232,8 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
     if (up && !seen) {
         ccas_log (LOG_DEBUG, "%s: booted and registered; %s's boot failures count from zero again", n->name,
                   n->nodearray ? n->nodearray : "?");
-        if (!r->p->dry_run)
-            ccas_breaker_booted (r->p->breakers, n->nodearray);
+        struct ccas_observation o = {.seen = CCAS_SEEN_BOOTED, .nodearray = n->nodearray, .node = n->name};
+        ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL);
     }
     json_object_object_add (r->boots_now, n->name, json_object_new_string (n->node_id));
 }
@@ -318,7 +303,8 @@ static void return_down_nodes (struct sync_run *r)
                          : !ccas_slurm_node_down (sn))
             continue;
         struct ccas_bucket *b = bucket_of (p, sn);
-        if (!b || ccas_holds_reason (p->holds, b->na->name, b->machine_type, p->now) || !no_vm (r, sn->name))
+        if (!b || ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) ||
+            !no_vm (r, sn->name))
             continue;
         if (powered_down)
             r->names[k++] = sn->name;
@@ -506,7 +492,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     }
     if (!p->dry_run) {
         settle_requests (p);
-        ccas_holds_expire (p->holds, p->now, hold_ended, &r);
+        ccas_holds_expire (p->policy->holds, p->now, hold_ended, &r);
     }
     struct ccas_state *boots = load_boots (&r);
     warn_disabled (&r);

@@ -55,4 +55,16 @@ test_expect_success 'breaker reset: creating starts again' '
     "$CCAS" breaker list --json | jq -e ".execute.open == false"
 '
 
+# The rule of policy.h, on the PBS pass: a VM Failed for want of capacity
+# holds its bucket (and is no boot failure), and that hold survives the rest
+# of the pass.  It used to be written by one copy of the holds and then
+# overwritten by another the pass had loaded earlier, so it was lost.
+test_expect_success 'a VM Failed for capacity holds its bucket, and the pass keeps the hold' '
+    pbs_reset &&
+    ccsim_post /ccsim/nodes "{\"Name\": \"execute-90\", \"Template\": \"execute\", \"MachineType\": \"Standard_F4s_v2\", \"Status\": \"Failed\", \"StatusMessage\": \"AllocationFailed: Allocation failed. We do not have sufficient capacity for the requested VM size in this region.\", \"Hooks\": false}" >/dev/null &&
+    pbs_pass &&
+    jq -e ".\"execute/Standard_F4s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
+    jq -e "(.execute.failures // 0) == 0" "$TEST_TMP/state/breakers.json"
+'
+
 test_done
