@@ -10,6 +10,7 @@ me=slurm-src.sh
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 vendor_dir="$(cd "$top/.." && pwd -P)/shared/vendor"
 deps_dir=${CCAS_DEPS_DIR:-/opt/ccautoscale-deps}
+case $deps_dir in /*) ;; *) deps_dir=$PWD/$deps_dir ;; esac # configure wants it absolute
 # libmunge-dev: Slurm 25.11's configure stops without munge.h (unless
 # --without-munge); it builds auth/munge, which nothing forces the tests to use.
 build_pkgs="build-essential pkg-config libjson-c-dev libyaml-dev libmunge-dev"
@@ -149,10 +150,11 @@ compute_prefix() {
     prefix="$deps_dir/slurm-$version-$(printf '%s' "$tar_sha" | cut -c1-12)-$opt_sha"
 }
 
-# Version of an installed prefix: sinfo -V ("slurm 25.11.7"), else the .pc file.
+# Version of an installed prefix: its slurm.pc, else slurmctld -V ("slurm
+# 25.11.7").  Not sinfo -V: without a slurm.conf it looks for one in DNS and fails.
 installed_version() {
-    v=$("$1/bin/sinfo" -V 2>/dev/null | awk '{ print $2; exit }') || v=
-    [ -n "$v" ] || v=$(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --modversion slurm 2>/dev/null) || v=
+    v=$(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --modversion slurm 2>/dev/null) || v=
+    [ -n "$v" ] || v=$("$1/sbin/slurmctld" -V 2>/dev/null | awk '{ print $2; exit }') || v=
     printf '%s\n' "${v:-unknown}"
 }
 
@@ -300,7 +302,7 @@ cmd_build() {
     if ! { mkdir -p "$deps_dir" 2>/dev/null && [ -w "$deps_dir" ]; }; then
         die "cannot write to $deps_dir; set CCAS_DEPS_DIR to a writable directory (e.g. \$HOME/.cache/ccautoscale-deps)"
     fi
-    exec 9>"$prefix.lock"
+    exec 9>"$deps_dir/.${prefix##*/}.lock"
     if ! flock -n 9; then
         echo "$me: another build of $prefix is running; waiting for it"
         flock 9
