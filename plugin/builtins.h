@@ -9,8 +9,10 @@
  *      enum cli_exit.
  *   2. Declare both below and add a row, in alphabetical order, to the table
  *      in ccautoscale.c (or to its group's sub-table).
- *   3. List the file in plugin/Makefile.am and its man page in the
- *      `man_cmds` list there; tests/cli/t0001-help.sh runs --help on every row.
+ *   3. List the file in plugin/Makefile.am, and its man page in
+ *      doc/Makefile.am's command_pages (pages are generated from the help
+ *      text by `ccautoscale --man CMD`); tests/cli/t0001-help.sh runs --help
+ *      and --man on every command the top-level help lists.
  */
 #ifndef CCAS_BUILTINS_H
 #define CCAS_BUILTINS_H

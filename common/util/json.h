@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* jsonutil.h: json-c helpers that report the path of what is wrong.
+/* json.h: json-c helpers that report the path of what is wrong.
  *
  * Getters return values borrowed from the json-c object: strings live as long
  * as the object they were read from.  None of them takes a reference.
  * "Absent" and JSON null are the same thing to every getter here.
  */
-#ifndef CCAS_JSONUTIL_H
-#define CCAS_JSONUTIL_H
+#ifndef CCAS_JSON_H
+#define CCAS_JSON_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -70,4 +70,4 @@ const char *ccas_json_brief (json_object *val, char *buf, size_t size);
 void ccas_json_path_key (char *buf, size_t size, const char *path, const char *key);
 void ccas_json_path_index (char *buf, size_t size, const char *path, size_t index);
 
-#endif /* !CCAS_JSONUTIL_H */
+#endif /* !CCAS_JSON_H */
