@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# openpbs.sh: build a real OpenPBS from the vendored source tarball and run a whole PBS (server, scheduler, comm, mom, datastore) in a private network namespace for tests.
+# openpbs.sh: build a real OpenPBS from the vendored tarball and run it, with
+# extra moms for simulated VMs, in network namespaces of its own, for tests.
 set -eu
 
 prog=openpbs.sh
@@ -8,96 +9,119 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage () {
     cat <<EOF
-usage: scripts/$prog COMMAND [ARGS]
+usage: scripts/$prog COMMAND [ARGS]      (as root)
 
-Build a real OpenPBS and run it on this machine for the PBS test suites.
-Run as root.  PBS ignores 127.x addresses, so everything runs inside a
-network namespace that this script makes itself, on a 10.254.x.y address
-that exists only there: nothing it starts can reach, or be reached from,
-any other machine.
+Builds a real OpenPBS and runs it on this machine for the PBS test suites.
+PBS ignores 127.x addresses, so it runs inside a network namespace that this
+script makes, on a 10.254.x.y address that exists only in there: nothing it
+starts can reach, or be reached from, another machine.
 
 commands
-  build            unpack, configure, make and install OpenPBS (several minutes
-                   on 2 cores; a no-op once installed).  Installs the missing
-                   Debian packages it needs first.
-  start [--fresh]  make the namespace and start server, scheduler, comm, mom
-                   and datastore in it; returns once qstat answers and the
-                   mom's node is free.  --fresh: new PBS_HOME (no nodes, jobs
-                   or settings from an earlier run; the first start of a new
-                   PBS_HOME takes ~10 s more, it creates the datastore).
-  status           say what is running; exit 0 when the server answers,
-                   3 when nothing runs, 1 when only part of it does.
-  stop [--purge]   stop everything and remove the namespace, its hosts file
-                   and the extra moms.  --purge: delete PBS_HOME too.
+  build            unpack, configure, make and install OpenPBS: ~4 min on 2
+                   cores; a no-op (0.03 s) once built.  Installs the missing
+                   Debian packages first.  Interrupted: no prefix, no stamp
+                   and no temp dir is left.
+  start [--fresh]  make the namespace, start the datastore, server, scheduler,
+                   comm and mom in it, set scheduler_iteration and
+                   job_history_enable, and return once qstat answers and the
+                   mom's node is free (~4.5 s; ~11.5 s for a new PBS_HOME,
+                   which creates the datastore).  PBS_HOME, with its nodes and
+                   jobs, is kept from one start to the next; --fresh starts
+                   from a new one.  A start that fails, times out or is
+                   interrupted stops what it started.  Already running: no-op.
+  status           what runs: the namespace's processes, the extra moms, the
+                   nodes.  Exit 0 when the server answers, 3 when nothing
+                   runs, 1 when the namespace exists but the server does not
+                   answer.
+  stop [--purge]   stop it all (~5 s) and remove the namespaces, the hosts
+                   file and /etc/netns/NS; --purge also deletes STATE.
   run [-u USER] CMD [ARG...]
-                   run CMD inside the namespace with PBS's bin in PATH and
-                   PBS_CONF_FILE set (as USER with -u: jobs must not be
-                   root's); CMD's exit status is the script's.
+                   run CMD inside the namespace, with PBS's bin first in PATH
+                   and PBS_CONF_FILE set; CMD's exit status is the script's.
+                   -u: as USER (root's jobs are refused).  qsub leaves the
+                   job's output in its current directory, which USER must be
+                   able to write, or the mom retries for ~30 s and the output
+                   ends in PBS_HOME/undelivered.  ccsim and ccautoscale run
+                   in there too (they reach PBS and each other on loopback).
   mom-start NAME [HOSTNAME [IP]]
                    a simulated VM becomes a PBS execution host: an extra
-                   pbs_mom in its own small network namespace, joined to the
-                   PBS one by a veth pair, whose node name is HOSTNAME (NAME
-                   when HOSTNAME is empty).  The name gets its own address
-                   10.254.X.N, added to the PBS namespace's hosts file, so that
-                   'qmgr -c "create node NAME"' works; the node is free about
-                   a second after that.  IP is ignored (the argument order is
-                   that of ccsim's --on-ready hook).
+                   pbs_mom for node HOSTNAME (NAME when HOSTNAME is empty) in
+                   a network namespace of its own, joined to the PBS one by a
+                   veth pair, with address 10.254.x.N (N from 11; kept for the
+                   name) mapped to the name in the PBS namespace's hosts file.
+                   Returns once the mom runs (~0.2 s); then 'qmgr -c "create
+                   node NAME"' (plain, or state=offline then 'pbsnodes -r')
+                   makes a node that is free ~2 s later, with the ncpus and
+                   mem the mom reports, and jobs run there.  IP is ignored.
+                   The arguments are those of ccsim's --on-ready hook, but
+                   ccsim runs its hook without a subcommand: use a two-line
+                   wrapper that runs 'scripts/$prog mom-start "\$@"'.
   mom-stop NAME [HOSTNAME [IP]]
-                   the VM goes away: its mom, its jobs and its namespace are
-                   killed (by pid); PBS marks the node down.
-  prefix           print the install prefix (of the tarball in use)
+                   the VM is switched off: SIGKILL, by pid, for its mom, its
+                   jobs and its namespace.  The node is down at once; a job
+                   that ran there stays R until node_fail_requeue (310 s) or
+                   'qdel -W force'.  (ccsim's --on-terminate hook, wrapped.)
+  prefix           print the install prefix of the tarball in use
   help, --help     this text
 
 examples
   scripts/$prog build && scripts/$prog start
-  scripts/$prog run -u ccaspbsuser qsub -- /bin/sleep 1
+  cd /home/ccaspbsuser && scripts/$prog run -u ccaspbsuser qsub -- /bin/sleep 1
   scripts/$prog run qstat -x -f -F json
   scripts/$prog run pbsnodes -av -F json
-  scripts/$prog run ./ccsim ...      # ccsim and ccautoscale run in there too
   scripts/$prog mom-start vm-1 && scripts/$prog run qmgr -c "create node vm-1"
+  scripts/$prog run -u ccaspbsuser qsub -l select=1:ncpus=1:host=vm-1 -- /bin/true
   scripts/$prog stop
 
 exit status
-  0 done; 1 failed; 2 the OpenPBS source tarball is missing (message names
-  the path).  A test suite turns 2 into a loud skip on a developer's machine
-  and into a failure when CI=true, so that CI never passes without PBS.
-  'run' exits with CMD's status.
+  0 done; 1 failed; 2 no OpenPBS source tarball (the message names the path
+  looked at and CCAS_OPENPBS_TARBALL; build, start and prefix).  A test suite
+  turns 2 into a loud skip on a developer's machine and into a failure when
+  CI=true, so that CI never passes without PBS.  run: CMD's status.
 
 environment
-  CCAS_OPENPBS_TARBALL  source tarball (default: the newest
-                        ../../shared/vendor/openpbs-*.tar.xz beside this
-                        checkout, now ${default_tarball:-none})
+  CCAS_OPENPBS_TARBALL  the source (default: the newest openpbs-*.tar.xz in
+                        ../shared/vendor beside the checkout; now
+                        ${default_tarball:-none})
   CCAS_DEPS_DIR         where builds go (default /opt/ccautoscale-deps); the
                         prefix is DIR/openpbs-<first 12 hex of the tarball's
-                        sha256>, complete once DIR/openpbs-<hash>/.ccas-built
-                        exists; the build log is DIR/openpbs-<hash>.log
-  CCAS_OPENPBS_PREFIX   use this installed prefix instead (start)
-  CCAS_PBS_NS           network namespace name (default ccaspbs)
-  CCAS_PBS_ADDR         the server's address in it (default 10.254.0.1; must
-                        be 10.254.x.y); extra moms get 10.254.x.11 and up
-  CCAS_PBS_STATE_DIR    pbs.conf, PBS_HOME, extra moms (default
-                        /var/spool/ccautoscale-pbs/NS; not under /tmp: PBS
-                        refuses paths through world-writable directories)
-  CCAS_PBS_DATA_PORT    datastore port (default 15007).  Two instances side
-                        by side need different ports: PostgreSQL's socket in
-                        /var/run/postgresql is not per namespace.
-  CCAS_PBS_USER         the unprivileged submitting user, created when
-                        missing (default ccaspbsuser)
-  CCAS_PBS_SCHED_ITERATION  scheduler_iteration in seconds (default 2)
-  CCAS_PBS_TIMEOUT      seconds start waits for qstat and the node (default 120)
+                        sha256>, complete once it holds .ccas-built; the build
+                        log is DIR/openpbs-<hash>.log
+  CCAS_OPENPBS_PREFIX   start: use this installed prefix instead
+  CCAS_PBS_NS           the network namespace (default ccaspbs)
+  CCAS_PBS_ADDR         start: the server's address in it (default 10.254.0.1,
+                        must be 10.254.x.y); the other commands take the one
+                        start used
+  CCAS_PBS_STATE_DIR    pbs.conf, PBS_HOME, the extra moms' homes, logs
+                        (default /var/spool/ccautoscale-pbs/NS; not under
+                        /tmp: PBS refuses paths through world-writable dirs)
+  CCAS_PBS_DATA_PORT    the datastore's port (default 15007 for ccaspbs,
+                        16000-19999 from the name for another namespace: the
+                        PostgreSQL socket in /var/run/postgresql is shared, so
+                        two instances side by side need two ports)
+  CCAS_PBS_USER         the unprivileged submitter, created when missing
+                        (default ccaspbsuser)
+  CCAS_PBS_SCHED_ITERATION  scheduler_iteration in seconds (default 2; PBS's
+                        600 would leave a job queued before its node was free
+                        waiting up to 10 minutes)
+  CCAS_PBS_TIMEOUT      seconds start waits for qstat, then the node (120)
 
 what start sets up
-  namespace NS with lo up and ADDR/32 on lo; /etc/netns/NS/hosts maps this
-  machine's host name to ADDR (ip netns exec bind-mounts it over /etc/hosts;
-  append to it with >>, never replace it: the daemons hold its inode).
-  pbs.conf is STATE/pbs.conf, passed as PBS_CONF_FILE (no /etc/pbs.conf is
-  written).  PBS_HOME is STATE/home.  Datastore user pbsdata (in group
-  postgres) and CCAS_PBS_USER are created when missing.  Server settings:
-  scheduler_iteration, job_history_enable = True; everything else (node_group_*
-  included) is left as the product ships it.  Interrupting start, or a start
-  that times out, stops what it had started.  Nothing is killed by process
-  name: the init script stops the daemons, then what is left in the
-  namespaces is killed by pid.
+  Namespace NS: lo up, ADDR/32 on lo; /etc/netns/NS/hosts maps this
+  machine's host name (the server's and the first node's name) to ADDR.
+  ip netns exec bind-mounts that file over /etc/hosts; add to it with >>,
+  never replace it, for the daemons hold its inode.  pbs.conf is
+  STATE/pbs.conf, given as PBS_CONF_FILE; no /etc/pbs.conf is written (ip
+  netns exec bind-mounts /etc/netns/NS/pbs.conf only over an existing
+  /etc/pbs.conf).  PBS_HOME is STATE/home, PBS_TMPDIR (jobs' TMPDIR) STATE/tmp.
+  Users: pbsdata (datastore; group postgres) and CCAS_PBS_USER, created when
+  missing.  Server settings beyond the two above (node_group_* included) are
+  the product's.  Nothing is killed by process name: the init script stops
+  the daemons, then what is left in the namespaces is killed by pid.  A
+  signal stops start cleanly, but an 'openpbs.sh start &' from a
+  non-interactive shell ignores SIGINT (so does any such background job):
+  send it SIGTERM.  qsub leaves a helper process (for later qsubs) in the
+  namespace for ~60 s; stop kills it.
 EOF
 }
 
@@ -124,7 +148,13 @@ deps_dir=${CCAS_DEPS_DIR:-/opt/ccautoscale-deps}
 ns=${CCAS_PBS_NS:-ccaspbs}
 addr=${CCAS_PBS_ADDR:-10.254.0.1}
 state=${CCAS_PBS_STATE_DIR:-/var/spool/ccautoscale-pbs/$ns}
-data_port=${CCAS_PBS_DATA_PORT:-15007}
+# PostgreSQL's socket in /var/run/postgresql is not per namespace: another
+# namespace name gets another port
+if [ "$ns" = ccaspbs ]; then
+    data_port=${CCAS_PBS_DATA_PORT:-15007}
+else
+    data_port=${CCAS_PBS_DATA_PORT:-$((16000 + $(printf '%s' "$ns" | cksum | cut -d' ' -f1) % 4000))}
+fi
 pbs_user=${CCAS_PBS_USER:-ccaspbsuser}
 data_user=pbsdata
 sched_iteration=${CCAS_PBS_SCHED_ITERATION:-2}
@@ -151,6 +181,11 @@ postgresql postgresql-contrib util-linux procps"
 case $ns in
 '' | *[!a-z0-9_-]* | ????????????????*) die "CCAS_PBS_NS '$ns': 1-15 of a-z 0-9 _ -" ;;
 esac
+# a running PBS keeps the address it was started with (so that a hook that
+# knows only CCAS_PBS_NS gets it right)
+if [ "${1:-}" != start ] && [ -s "$state/addr" ]; then
+    addr=$(cat "$state/addr")
+fi
 case $addr in
 10.254.*.*) ;;
 *) die "CCAS_PBS_ADDR '$addr' is not 10.254.x.y (the only addresses this script uses)" ;;
@@ -217,7 +252,8 @@ tarball_prefix () {
 # the prefix start uses: CCAS_OPENPBS_PREFIX, else the tarball's; it must be built
 start_prefix () {
     local p=${CCAS_OPENPBS_PREFIX:-}
-    [ -n "$p" ] || p=$(tarball_prefix)
+    # (set -e does not reach into $(...): pass exit status 2 on by hand)
+    [ -n "$p" ] || p=$(tarball_prefix) || exit $?
     [ -f "$p/.ccas-built" ] || [ -n "${CCAS_OPENPBS_PREFIX:-}" ] ||
         die "OpenPBS is not built in $p: run 'scripts/$prog build' first"
     [ -x "$p/sbin/pbs_server" ] || die "no OpenPBS in $p (no sbin/pbs_server)"
@@ -341,14 +377,12 @@ in_ns () {
         PATH="$prefix/bin:$prefix/sbin:$sys_path" PBS_CONF_FILE="$conf" "$@"
 }
 
-# the pids whose network namespace is that of pid $1 (or of file $1)
+# the pids in network namespace $1 (a file: /proc/PID/ns/net)
 netns_pids () {
-    local ref p
-    ref=$(readlink "$1" 2>/dev/null) || return 0
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ref" ] && echo "${p#/proc/}"
-    done
-    return 0
+    local ino
+    ino=$(stat -L -c %i "$1" 2>/dev/null) || return 0
+    stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null |
+        awk -v ino="$ino" '$1 == ino { split($2, p, "/"); print p[3] }'
 }
 
 # TERM the pids, wait up to $1 seconds, KILL what is left
@@ -371,11 +405,13 @@ kill_pids () {
 }
 
 # wait_until SECONDS WHAT CMD...: poll CMD until it succeeds; 1 on timeout
+# (CMD in a subshell: a redirection on a function call would also catch what
+# a trap prints meanwhile)
 wait_until () {
     local limit=$1 t0
     shift 2
     t0=$(date +%s)
-    until "$@" >/dev/null 2>&1; do
+    until ("$@") >/dev/null 2>&1; do
         [ $(($(date +%s) - t0)) -lt "$limit" ] || return 1
         sleep 0.2
     done
@@ -394,16 +430,22 @@ write_hosts () {
     } >"/etc/netns/$ns/hosts"
 }
 
-ns_empty () {
-    [ -z "$(ip netns pids "$ns" 2>/dev/null)" ]
+# no PBS daemon (nor the datastore) is left in the namespace
+pbs_gone () {
+    local p
+    for p in $(ip netns pids "$ns" 2>/dev/null); do
+        case $(readlink "/proc/$p/exe" 2>/dev/null) in
+        "$prefix"/* | /usr/lib/postgresql/*) return 1 ;;
+        esac
+    done
 }
 
 server_answers () {
-    in_ns qstat -B >/dev/null 2>&1
+    (in_ns qstat -B) >/dev/null 2>&1
 }
 
 node_is_free () {
-    in_ns pbsnodes -v "$1" 2>/dev/null | grep -q '^ *state = free$'
+    (in_ns pbsnodes -v "$1") 2>/dev/null | grep -q '^ *state = free$'
 }
 
 # ---------------------------------------------------------------- start / stop
@@ -452,10 +494,14 @@ cmd_start () {
 
     mkdir -p "$state"
     chmod 755 "$state"
-    if [ "$fresh" = 1 ] || [ "$(cat "$state/prefix" 2>/dev/null)" != "$prefix" ]; then
-        rm -rf "$pbs_home" "$state/moms" "$state/addrs"
+    # PBS_HOME is kept from one start to the next once a start with it has
+    # finished (home-ready names the prefix); an interrupted first start (or
+    # datastore creation) leaves none, and the next start makes a new one
+    if [ "$fresh" = 1 ] || [ "$(cat "$state/home-ready" 2>/dev/null)" != "$prefix" ]; then
+        rm -rf "$pbs_home" "$state/moms" "$state/addrs" "$state/home-ready"
     fi
     echo "$prefix" >"$state/prefix"
+    echo "$addr" >"$state/addr"
     cat >"$conf" <<EOF
 PBS_EXEC=$prefix
 PBS_HOME=$pbs_home
@@ -465,7 +511,11 @@ PBS_START_SCHED=1
 PBS_START_COMM=1
 PBS_START_MOM=1
 PBS_DATA_SERVICE_PORT=$data_port
+PBS_TMPDIR=$state/tmp
 EOF
+    # jobs' TMPDIR and the commands' scratch files (not /var/tmp, which two
+    # instances, whose job ids are alike, would share)
+    install -d -m 1777 "$state/tmp"
     version=$(sed -n 's/^version=//p' "$prefix/.ccas-built" 2>/dev/null)
     [ -n "$version" ] || version=$("$prefix/bin/qstat" --version | sed 's/^.* = //')
     if [ ! -d "$pbs_home" ]; then
@@ -481,14 +531,18 @@ EOF
     ip -n "$ns" addr add "$addr/32" dev lo
     write_hosts
 
-    in_ns "$prefix/libexec/pbs_init.d" start >"$state/start.log" 2>&1 ||
+    # (in a subshell: a trap that runs meanwhile must print to our stderr)
+    (in_ns "$prefix/libexec/pbs_init.d" start) >"$state/start.log" 2>&1 ||
         die "pbs_init.d start failed; see $state/start.log"
     wait_until "$timeout" qstat server_answers ||
         die "the server did not answer qstat within ${timeout} s; see $state/start.log and $pbs_home/server_logs"
     say "server answers after $(since "$t0") s"
-    in_ns qmgr -c "set server scheduler_iteration = $sched_iteration" -c "set server job_history_enable = True"
+    # (one command per qmgr: given two -c, qmgr runs only the last)
+    in_ns qmgr -c "set server scheduler_iteration = $sched_iteration"
+    in_ns qmgr -c "set server job_history_enable = True"
     wait_until "$timeout" node node_is_free "$host" ||
         die "node $host was not free within ${timeout} s; see $pbs_home/mom_logs and $pbs_home/server_logs"
+    echo "$prefix" >"$state/home-ready"
     starting=0
     trap - EXIT INT TERM HUP
     say "PBS is up in namespace $ns after $(since "$t0") s: server $host at $addr, node $host free; run 'scripts/$prog run CMD' there"
@@ -505,11 +559,11 @@ teardown () {
     done
     if ns_exists; then
         if [ -n "$prefix" ] && [ -x "$prefix/libexec/pbs_init.d" ] && [ -f "$conf" ]; then
-            in_ns "$prefix/libexec/pbs_init.d" stop >"$state/stop.log" 2>&1 || true
+            (in_ns "$prefix/libexec/pbs_init.d" stop) >"$state/stop.log" 2>&1 || true
         fi
         # the init script's daemons exit within seconds; then kill what is left
-        # (jobs, a daemon that would not stop) by pid
-        wait_until 10 empty ns_empty || true
+        # (a daemon that would not stop, ccsim, jobs, qsub's helper) by pid
+        [ -z "$prefix" ] || wait_until 10 daemons pbs_gone || true
         pids=$(ip netns pids "$ns" 2>/dev/null || true)
         # shellcheck disable=SC2086
         kill_pids 5 $pids
@@ -589,9 +643,15 @@ cmd_run () {
     fi
     [ "${1:-}" != -- ] || shift
     [ $# -gt 0 ] || die "run: no command"
+    need_root run
     ns_exists || die "PBS is not running (no namespace $ns): run 'scripts/$prog start'"
     prefix=$(running_prefix)
     if [ -n "$user" ]; then
+        # qsub puts the job's output where it was run: a directory that user
+        # cannot write costs ~30 s of mom retries and the output lands in
+        # PBS_HOME/undelivered
+        runuser -u "$user" -- test -w . ||
+            echo "$prog: warning: $user cannot write $(pwd): job output submitted from here will not be delivered" >&2
         exec ip netns exec "$ns" runuser -u "$user" -- env PATH="$prefix/bin:$PATH" PBS_CONF_FILE="$conf" "$@"
     fi
     exec ip netns exec "$ns" env PATH="$prefix/bin:$PATH" PBS_CONF_FILE="$conf" "$@"
@@ -680,7 +740,9 @@ PBS_START_COMM=0
 PBS_START_MOM=1
 PBS_MOM_NODE_NAME=$node
 PBS_LEAF_NAME=$node
+PBS_TMPDIR=$d/tmp
 EOF
+    install -d -m 1777 "$d/tmp"
     (
         cd "$d/home"
         while read -r mode dir; do install -d -m "$mode" "$dir"; done <<EOF
@@ -700,10 +762,14 @@ EOF
         printf '$clienthost %s\n$usecp *:/ /\n' "$host" >mom_priv/config
     )
     # a network namespace of its own, held by a sleep (the mom binds ports
-    # 15002 and 15003 on every address, so two moms cannot share one)
+    # 15002 and 15003 on every address, so two moms cannot share one); a
+    # mom-start that fails or is interrupted kills what it started
+    trap 'mom_kill "$node"' EXIT
+    trap 'echo "$prog: mom-start interrupted" >&2; exit 130' INT TERM HUP
     rm -f "$d/holder.pid"
     # shellcheck disable=SC2016 # expanded by that sh
     setsid unshare --net sh -c 'echo $$ >"$1"; exec sleep infinity' holder "$d/holder.pid" </dev/null >/dev/null 2>&1 &
+    disown  # no "Killed" notice from this shell when a failure kills it
     wait_until 5 holder holder_pid "$node" || die "mom-start: could not make a network namespace for $node"
     hp=$(holder_pid "$node")
     # a veth pair to the PBS namespace: NODE's address on the far end, a route to the server's
@@ -722,21 +788,29 @@ EOF
         die "pbs_mom for $node failed; see $d/mom.out and $d/home/mom_logs"
     wait_until 10 mom mom_alive "$node" || die "pbs_mom for $node did not stay up; see $d/home/mom_logs"
     mom_pid=$(cat "$d/home/mom_priv/mom.lock")
+    trap - EXIT INT TERM HUP
     say "mom $node up at $a (pid $mom_pid) after $(since "$t0") s; 'qmgr -c \"create node $node\"' makes it a node"
 }
 
-# kill everything in the node's namespace (mom, jobs), then its holder: the
-# namespace, the veth pair and the route go with it
+# the VM is switched off: SIGKILL for everything in the node's namespace
+# (mom, jobs, the holder), by pid; the namespace, the veth pair and the route
+# go with the last of them.  (On SIGTERM the mom takes 2 s to shut down.)
 mom_kill () {
-    local node=$1 hp pids p
+    local node=$1 hp pids p i
     hp=$(holder_pid "$node") || { rm -f "$state/moms/$node/holder.pid"; return 0; }
-    pids=""
-    for p in $(netns_pids "/proc/$hp/ns/net"); do
-        [ "$p" = "$hp" ] || pids="$pids $p"
-    done
+    pids=$(netns_pids "/proc/$hp/ns/net")
     # shellcheck disable=SC2086
-    kill_pids 5 $pids
-    kill_pids 2 "$hp"
+    kill -KILL $pids 2>/dev/null || true
+    for i in $(seq 25); do
+        for p in $pids; do
+            if [ -d "/proc/$p" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null; then
+                break
+            fi
+            p=""
+        done
+        [ -n "$p" ] || break
+        sleep 0.2
+    done
     rm -f "$state/moms/$node/holder.pid"
 }
 
