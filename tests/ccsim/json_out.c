@@ -13,6 +13,38 @@ static void add_str (json_object *o, const char *k, const char *v)
         json_object_object_add (o, k, json_object_new_string (v));
 }
 
+/* Copy the members of `over` into `dst`, objects merged member by member,
+ * anything else replaced. */
+static void merge_into (json_object *dst, json_object *over)
+{
+    json_object_object_foreach (over, k, v)
+    {
+        json_object *have = json_object_object_get (dst, k);
+        if (json_object_is_type (have, json_type_object) && json_object_is_type (v, json_type_object)) {
+            merge_into (have, v);
+            continue;
+        }
+        json_object *copy = NULL;
+        if (json_object_deep_copy (v, &copy, NULL) == 0)
+            json_object_object_add (dst, k, copy);
+    }
+}
+
+/* A node's Configuration, as CycleCloud shows it: its nodearray's, with
+ * what its create's nodeAttributes.Configuration set merged over it.  A new
+ * reference, or NULL when neither has one. */
+static json_object *node_configuration (json_object *nodearray, json_object *node)
+{
+    json_object *cfg = NULL;
+    if (!json_object_is_type (node, json_type_object))
+        return nodearray ? json_object_get (nodearray) : NULL;
+    if (!json_object_is_type (nodearray, json_type_object) ||
+        json_object_deep_copy (nodearray, &cfg, NULL) < 0)
+        cfg = json_object_new_object ();
+    merge_into (cfg, node);
+    return cfg;
+}
+
 json_object *sim_node_json (const struct sim_node *n)
 {
     json_object *o = json_object_new_object ();
@@ -39,9 +71,10 @@ json_object *sim_node_json (const struct sim_node *n)
     json_object_object_add (o, "Interruptible", json_object_new_boolean (n->interruptible));
     json_object_object_add (o, "CoreCount", json_object_new_int (b->vcpu));
     json_object_object_add (o, "Memory", json_object_new_double (b->memory_gb));
-    json_object *cfg = json_object_object_get (rec, "Configuration");
+    json_object *cfg = node_configuration (json_object_object_get (rec, "Configuration"),
+                                           json_object_object_get (n->extra, "Configuration"));
     if (cfg)
-        json_object_object_add (o, "Configuration", json_object_get (cfg));
+        json_object_object_add (o, "Configuration", cfg);
     if (n->extra) {
         json_object_object_foreach (n->extra, k, v)
         {
