@@ -257,6 +257,22 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
     }
 }
 
+/* The nodeAttributes of set `s`: its nodes' own, with KeepAlive added when
+ * the set asks for it.  A new reference, or NULL for none. */
+static json_object *set_attributes (const struct ccas_plan_create *s)
+{
+    json_object *attrs = NULL;
+    if (!s->keep_alive)
+        return s->node_attributes ? json_object_get (s->node_attributes) : NULL;
+    if (!s->node_attributes || json_object_deep_copy (s->node_attributes, &attrs, NULL) < 0 ||
+        !json_object_is_type (attrs, json_type_object)) {
+        json_object_put (attrs);
+        attrs = json_object_new_object ();
+    }
+    json_object_object_add (attrs, "KeepAlive", json_object_new_boolean (true));
+    return attrs;
+}
+
 /* Send every create set in one request.  Returns 0, or -1 with `err` and
  * *answered false when the server may be unreachable (no HTTP answer). */
 static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_state *requests,
@@ -264,24 +280,26 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
 {
     struct ccas_create_set *sets = calloc (plan->ncreates, sizeof (*sets));
     struct ccas_create_result *res = NULL;
-    json_object *keep_alive = json_object_new_object ();
+    json_object *attributes = json_object_new_array (); /* holds the sets' nodeAttributes */
     bool sent = false;
     int rc = -1;
 
     *answered = true;
-    json_object_object_add (keep_alive, "KeepAlive", json_object_new_boolean (true));
-    if (!sets) {
+    if (!sets || !attributes) {
         ccas_errorf (err, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_create *s = &plan->creates[i];
+        json_object *attrs = set_attributes (s);
+        if (attrs)
+            json_object_array_add (attributes, attrs);
         sets[i] = (struct ccas_create_set){
             .nodearray = s->bucket->na->name,
             .machine_type = s->bucket->machine_type,
             .placement_group = s->pg ? s->pg->name : NULL,
             .count = (int)s->count,
-            .node_attributes = s->keep_alive ? keep_alive : NULL,
+            .node_attributes = attrs,
         };
         st->requested += s->count;
     }
@@ -330,7 +348,7 @@ done:
         free (jobs);
     }
     ccas_create_result_destroy (res);
-    json_object_put (keep_alive);
+    json_object_put (attributes);
     free (sets);
     return rc;
 }

@@ -29,10 +29,11 @@ void ccas_plan_destroy (struct ccas_plan *plan)
     free (plan);
 }
 
-static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct ccas_bucket *b, struct ccas_pg *pg)
+static struct ccas_plan_create *find_set (struct ccas_plan *plan, const struct ccas_node *n)
 {
     for (size_t i = 0; i < plan->ncreates; i++)
-        if (plan->creates[i].bucket == b && plan->creates[i].pg == pg)
+        if (plan->creates[i].bucket == n->bucket && plan->creates[i].pg == n->pg &&
+            plan->creates[i].node_attributes == n->create_attributes)
             return &plan->creates[i];
     return NULL;
 }
@@ -45,11 +46,12 @@ static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
         return -1;
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
         struct ccas_node *n = c->nodes[i];
-        struct ccas_plan_create *set = find_set (plan, n->bucket, n->pg);
+        struct ccas_plan_create *set = find_set (plan, n);
         if (!set) {
             set = &plan->creates[plan->ncreates++];
             set->bucket = n->bucket;
             set->pg = n->pg;
+            set->node_attributes = n->create_attributes;
         }
         set->count++;
     }
@@ -61,7 +63,7 @@ static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
     }
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
         struct ccas_node *n = c->nodes[i];
-        struct ccas_plan_create *set = find_set (plan, n->bucket, n->pg);
+        struct ccas_plan_create *set = find_set (plan, n);
         set->nodes[set->count++] = n;
     }
     return 0;
@@ -142,6 +144,8 @@ static json_object *create_json (const struct ccas_plan_create *set)
     json_object_object_add (o, "machine_type", json_object_new_string (set->bucket->machine_type));
     json_object_object_add (o, "placement_group", str_or_null (set->pg ? set->pg->name : NULL));
     json_object_object_add (o, "count", json_object_new_int ((int)set->count));
+    if (set->node_attributes)
+        json_object_object_add (o, "node_attributes", json_object_get (set->node_attributes));
     json_object_object_add (o, "outcome", json_object_new_string (outcome_name (set->outcome)));
     if (set->outcome != CCAS_PLANNED) {
         json_object_object_add (o, "added", json_object_new_int (set->added));

@@ -2,7 +2,7 @@
 /* plan.h: one pass's decisions — what to create, start and terminate, and why.
  *
  * A plan is built from a matched model: new nodes grouped into create sets
- * (one per bucket and placement group), stopped nodes that were given work
+ * (one per bucket, placement group and node attributes), stopped nodes that were given work
  * (to start), and terminations decided by scale-down.  It says what would
  * happen; ccas_apply() makes it happen and records the outcome per set and
  * per node.  The plan borrows the model and the jobs; it must not outlive them.
@@ -30,7 +30,8 @@ struct ccas_plan_create {
     struct ccas_bucket *bucket;
     struct ccas_pg *pg; /* or NULL */
     uint32_t count;
-    struct ccas_node **nodes; /* the potential nodes, in the order made */
+    struct ccas_node **nodes;     /* the potential nodes, in the order made */
+    json_object *node_attributes; /* the nodes' create_attributes (borrowed), or NULL */
     bool keep_alive;
     /* after apply */
     enum ccas_outcome outcome;

@@ -14,6 +14,7 @@
 #ifndef CCAS_NODE_H
 #define CCAS_NODE_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -91,8 +92,12 @@ struct ccas_node {
     double capfail_age; /* potential nodes: seconds since the bucket's last capacity
                          * failure; <0 never or not applicable */
     enum ccas_node_kind kind;
-    struct ccas_bucket *bucket; /* NULL if no bucket matches it */
-    struct ccas_pg *pg;         /* NULL outside placement groups */
+    json_object *create_attributes; /* new nodes: the nodeAttributes their create sends (a
+                                     * Configuration, ...), borrowed from whoever made the
+                                     * node; NULL for none.  Nodes with different attributes
+                                     * go in different create sets */
+    struct ccas_bucket *bucket;     /* NULL if no bucket matches it */
+    struct ccas_pg *pg;             /* NULL outside placement groups */
 
     /* resources, indexed by resdict id; `nres` may be smaller than the
      * dictionary: ids beyond it are undefined on this node */
