@@ -20,6 +20,10 @@
 #include "cli.h"
 
 int cmd_analyze (struct cli *cli, int argc, char **argv);
+int cmd_autoscale_run (struct cli *cli, int argc, char **argv);
+int cmd_autoscale_show (struct cli *cli, int argc, char **argv);
+int cmd_autoscale_update (struct cli *cli, int argc, char **argv);
+int cmd_autostop (struct cli *cli, int argc, char **argv);
 int cmd_breaker_list (struct cli *cli, int argc, char **argv);
 int cmd_breaker_reset (struct cli *cli, int argc, char **argv);
 int cmd_buckets (struct cli *cli, int argc, char **argv);
@@ -35,6 +39,10 @@ int cmd_status (struct cli *cli, int argc, char **argv);
 int cmd_terminate (struct cli *cli, int argc, char **argv);
 
 extern const struct cmd_help help_analyze;
+extern const struct cmd_help help_autoscale_run;
+extern const struct cmd_help help_autoscale_show;
+extern const struct cmd_help help_autoscale_update;
+extern const struct cmd_help help_autostop;
 extern const struct cmd_help help_breaker_list;
 extern const struct cmd_help help_breaker_reset;
 extern const struct cmd_help help_buckets;

@@ -17,6 +17,23 @@ static const struct cmd config_cmds[] = {
     {NULL, NULL, 0, NULL, NULL},
 };
 
+static const struct cmd autoscale_cmds[] = {
+    {"run", cmd_autoscale_run, NEED_API | NEED_LOCK, &help_autoscale_run, NULL},
+    {"show", cmd_autoscale_show, NEED_API, &help_autoscale_show, NULL},
+    {"update", cmd_autoscale_update, NEED_API | NEED_LOCK, &help_autoscale_update, NULL},
+    {NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct cmd_help help_autoscale = {
+    .synopsis = "autoscale update|run|show [OPTIONS]",
+    .summary = "the CycleCloud autoscale API for any scheduler: targets, dynamic arrays, request sets",
+    .description = "A program of a scheduler that is neither Slurm nor PBS states what it needs with\n"
+                   "'autoscale update FILE' (TargetCount, TargetCoreCount or TargetGroupCount per node\n"
+                   "array, dynamic arrays with their own Configuration, request sets that expire); a timer\n"
+                   "runs 'autoscale run'; 'autoscale show' lists the sets; nodes stop through\n"
+                   "'ccautoscale autostop'.",
+};
+
 static const struct cmd breaker_cmds[] = {
     {"list", cmd_breaker_list, NEED_CONFIG, &help_breaker_list, NULL},
     {"reset", cmd_breaker_reset, NEED_LOCK, &help_breaker_reset, NULL},
@@ -75,6 +92,8 @@ static const struct cmd_help help_slurm = {
 /* Sorted by name; `help` walks it in this order. */
 static const struct cmd commands[] = {
     {"analyze", cmd_analyze, NEED_API, &help_analyze, NULL},
+    {"autoscale", NULL, 0, &help_autoscale, autoscale_cmds},
+    {"autostop", cmd_autostop, NEED_API | NEED_LOCK, &help_autostop, NULL},
     {"breaker", NULL, 0, &help_breaker, breaker_cmds},
     {"buckets", cmd_buckets, NEED_API, &help_buckets, NULL},
     {"config", NULL, 0, &help_config, config_cmds},
@@ -140,7 +159,7 @@ static void print_main_help (FILE *f, const char *prog)
              "  --version                    print the version\n",
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
-           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error.\n"
+           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused.\n"
            "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_NO_THP=1 keeps malloc\n"
            "off transparent huge pages (by default demand, analyze, nodes, pbs and slurm restart\n"
            "once with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which halves a big pass's time).\n",

@@ -29,6 +29,7 @@ enum cli_exit {
     EXIT_SCHEDULER = 5,  /* Slurm or PBS refused or failed */
     EXIT_BUSY = 6,       /* another run holds the lock */
     EXIT_INTERNAL = 7,   /* out of memory, I/O error, a bug */
+    EXIT_REFUSED = 8,    /* autostop refused: the node is still needed (it should keep running) */
 };
 
 enum cmd_flags {

@@ -12,6 +12,7 @@
  *   action:after-reply    ... answered, nothing recorded
  *   state:before-rename   a state file written to its temporary, not renamed
  *   pbs:join-before-marker  a PBS node created and its resources set, no marker yet
+ *   autoscale:recorded    an autoscale request set written, nothing reconciled yet
  */
 #ifndef CCAS_FAILPOINT_H
 #define CCAS_FAILPOINT_H
