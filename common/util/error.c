@@ -42,7 +42,7 @@ int ccas_error_prefix (struct ccas_error *err, const char *fmt, ...)
 {
     int saved_errno = errno;
     if (err) {
-        char prefix[256];
+        char prefix[sizeof (err->text)];
         char old[sizeof (err->text)];
         va_list ap;
         va_start (ap, fmt);
