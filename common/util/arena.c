@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,10 @@ void ccas_arena_destroy (struct ccas_arena *a)
 
 void *ccas_arena_alloc (struct ccas_arena *a, size_t size)
 {
+    /* a size whose rounding or block header would wrap around is refused,
+     * not turned into a small block the caller would overrun */
+    if (size > SIZE_MAX - sizeof (struct block) - sizeof (max_align_t))
+        return NULL;
     size = (size + sizeof (max_align_t) - 1) / sizeof (max_align_t) * sizeof (max_align_t);
     if (size == 0)
         size = sizeof (max_align_t);
@@ -81,12 +86,17 @@ char *ccas_arena_strdup (struct ccas_arena *a, const char *s)
     return p;
 }
 
+/* Measured first, then written in place: the text is whole however long. */
 char *ccas_arena_printf (struct ccas_arena *a, const char *fmt, ...)
 {
-    char buf[512];
-    va_list ap;
+    va_list ap, again;
     va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_copy (again, ap);
+    int n = vsnprintf (NULL, 0, fmt, ap);
     va_end (ap);
-    return ccas_arena_strdup (a, buf);
+    char *p = n >= 0 ? ccas_arena_alloc (a, (size_t)n + 1) : NULL;
+    if (p)
+        vsnprintf (p, (size_t)n + 1, fmt, again);
+    va_end (again);
+    return p;
 }
