@@ -46,13 +46,16 @@ char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct c
     char *buf = malloc (cap);
     size_t len = 0;
     while (buf) {
+        /* the cap counts what was read, not the buffer: a pipe's first
+         * read may bring far more than max_bytes into a 64 KiB buffer, and
+         * a file under /proc says it is empty */
+        if (len > max_bytes) {
+            ccas_errorf (err, "%s: too large (limit %zu bytes)", path, max_bytes);
+            free (buf);
+            close (fd);
+            return NULL;
+        }
         if (len + 1 >= cap) { /* room for the terminating NUL too */
-            if (cap > max_bytes) {
-                ccas_errorf (err, "%s: too large (limit %zu bytes)", path, max_bytes);
-                free (buf);
-                close (fd);
-                return NULL;
-            }
             char *nbuf = realloc (buf, cap * 2);
             if (!nbuf) {
                 free (buf);
@@ -85,6 +88,20 @@ char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct c
     return buf;
 }
 
+/* One level: made now, or already a directory (a file of that name is an
+ * error, as for mkdir -p, not something to write beneath). */
+static int make_dir (const char *path, struct ccas_error *err)
+{
+    struct stat st;
+    if (mkdir (path, 0755) == 0)
+        return 0;
+    int saved = errno;
+    if (saved == EEXIST && stat (path, &st) == 0 && S_ISDIR (st.st_mode))
+        return 0;
+    errno = saved;
+    return ccas_errorf (err, "%s: cannot create directory: %s", path, strerror (saved));
+}
+
 int ccas_file_make_dirs (const char *dir, struct ccas_error *err)
 {
     char buf[4096];
@@ -93,13 +110,11 @@ int ccas_file_make_dirs (const char *dir, struct ccas_error *err)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-            return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
+        if (make_dir (buf, err) < 0)
+            return -1;
         *p = '/';
     }
-    if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-        return ccas_errorf (err, "%s: cannot create directory: %s", buf, strerror (errno));
-    return 0;
+    return make_dir (buf, err);
 }
 
 static int write_all (int fd, const char *data, size_t len)
