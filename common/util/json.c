@@ -59,6 +59,16 @@ json_object *ccas_json_parse (const char *text, size_t len, const char *what, st
     json_object *obj = json_tokener_parse_ex (tok, text, (int)len);
     enum json_tokener_error jerr = json_tokener_get_error (tok);
     size_t off = json_tokener_get_parse_end (tok);
+    if (jerr == json_tokener_continue && off == len) {
+        /* a number or literal at the very end ("42", "true") is complete
+         * only once json-c sees the terminating NUL */
+        obj = json_tokener_parse_ex (tok, "", 1);
+        if ((jerr = json_tokener_get_error (tok)) != json_tokener_success) {
+            json_object_put (obj);
+            obj = NULL;
+            jerr = json_tokener_continue;
+        }
+    }
     if (jerr == json_tokener_continue) {
         ccas_errorf (err, "%s: truncated JSON (ended after %zu bytes)", what, len);
         json_object_put (obj);
@@ -123,10 +133,10 @@ int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_j
     if (text[off] != '[')
         return located (err, what, text, off, "expected an array ('[')");
     off = skip_space (text, len, off + 1);
-    if (off < len && text[off] == ']')
-        return skip_space (text, len, off + 1) == len
-                   ? 0
-                   : located (err, what, text, off + 1, "unexpected text after the JSON value");
+    if (off < len && text[off] == ']') {
+        off = skip_space (text, len, off + 1);
+        return off == len ? 0 : located (err, what, text, off, "unexpected text after the JSON value");
+    }
     json_tokener *tok = json_tokener_new_ex (JSON_TOKENER_DEFAULT_DEPTH);
     if (!tok)
         return ccas_errorf (err, "%s: out of memory", what);
