@@ -59,8 +59,9 @@ int ccas_gputable_count (const char *machine_type, int reported, json_object *ov
     if (!machine_type)
         return reported;
     json_object *o = ccas_json_get (overrides, machine_type);
-    if (o && json_object_is_type (o, json_type_int))
-        return json_object_get_int (o);
+    /* gpu_counts takes integers, and the configuration accepts 2.0 as one */
+    if (o && (json_object_is_type (o, json_type_int) || json_object_is_type (o, json_type_double)))
+        return (int)json_object_get_int64 (o);
     if (reported > 0)
         return reported;
     for (size_t i = 0; i < sizeof (gpu_table) / sizeof (gpu_table[0]); i++)
