@@ -61,7 +61,8 @@ static int parse_operand (json_object *val, const char *path, double *out, struc
         *out = json_object_get_double (val);
         return 0;
     }
-    if (json_object_is_type (val, json_type_string) && ccas_units_is_size (json_object_get_string (val))) {
+    if (json_object_is_type (val, json_type_string) &&
+        ccas_units_looks_like_size (json_object_get_string (val))) {
         if (ccas_units_parse (json_object_get_string (val), 1, out, err) < 0)
             return ccas_error_prefix (err, "%s", path);
         return 0;
@@ -94,7 +95,8 @@ static int parse_value (json_object *val, const char *path, struct rule *rule, s
             return ccas_errorf (err, "%s: unknown node property '%s'", path, s);
         return 0;
     }
-    if (ccas_units_is_size (s)) {
+    /* "4gbb" is a size with a typo, as for constraints: an error, not a string */
+    if (ccas_units_looks_like_size (s)) {
         double bytes;
         if (ccas_units_parse (s, 1, &bytes, err) < 0)
             return ccas_error_prefix (err, "%s", path);

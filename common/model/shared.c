@@ -99,7 +99,7 @@ int ccas_shared_load (struct ccas_shared *s, json_object *obj, const char *path,
             break;
         case json_type_string: {
             const char *str = json_object_get_string (val);
-            if (ccas_units_is_size (str)) {
+            if (ccas_units_looks_like_size (str)) { /* "4gbb": an error, not a string */
                 double bytes;
                 if (ccas_units_parse (str, 1, &bytes, err) < 0)
                     return ccas_error_prefix (err, "%s.%s", path, name);
