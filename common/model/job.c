@@ -289,7 +289,7 @@ struct ccas_jobs *ccas_jobs_from_text (const char *text, size_t len, struct ccas
     }
     struct parser p = {jobs, cache, origin, err};
     if (ccas_json_array_each (text, len, origin, parse_each, &p, err) < 0) {
-        if (!err->text[0])
+        if (err && !err->text[0])
             ccas_errorf (err, "%s: expected an array of jobs", origin);
         ccas_jobs_destroy (jobs);
         return NULL;
