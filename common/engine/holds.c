@@ -114,14 +114,19 @@ int ccas_holds_apply (const struct ccas_holds *h, struct ccas_cluster *c, double
     return 0;
 }
 
+/* The keys are collected first (json-c objects must not change under a
+ * foreach), as many as there are: a cap left the rest held for another run. */
 int ccas_holds_expire (struct ccas_holds *h, double now, ccas_holds_ended_f fn, void *arg)
 {
     json_object *root = ccas_state_root (h->st);
-    char *ended[256];
+    size_t cap = (size_t)json_object_object_length (root) + 1;
+    char **ended = calloc (cap, sizeof (*ended));
     int n = 0;
+    if (!ended)
+        return 0;
     json_object_object_foreach (root, key, o)
     {
-        if (ccas_json_double (o, "until", 0) <= now && n < 256)
+        if (ccas_json_double (o, "until", 0) <= now && (size_t)n < cap)
             ended[n++] = strdup (key);
     }
     for (int i = 0; i < n; i++) {
@@ -136,6 +141,7 @@ int ccas_holds_expire (struct ccas_holds *h, double now, ccas_holds_ended_f fn, 
         json_object_object_del (root, ended[i]);
         free (ended[i]);
     }
+    free (ended);
     return n;
 }
 
