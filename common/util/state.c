@@ -37,9 +37,14 @@ struct ccas_state *ccas_state_load (const char *dir, const char *name, struct cc
         return NULL;
     }
     struct stat sb;
-    if (lstat (st->path, &sb) < 0 && errno == ENOENT)
+    int looked = lstat (st->path, &sb);
+    if (looked < 0 && errno == ENOENT)
         st->root = json_object_new_object ();
-    else if (S_ISLNK (sb.st_mode)) {
+    else if (looked < 0) {
+        ccas_errorf (err, "%s: cannot read the state file: %s", st->path, strerror (errno));
+        ccas_state_destroy (st);
+        return NULL;
+    } else if (S_ISLNK (sb.st_mode)) {
         /* root would read the target and write its text back here */
         ccas_errorf (err, "%s: state file is a symbolic link; refusing it (remove it)", st->path);
         ccas_state_destroy (st);

@@ -115,12 +115,29 @@ static void test_dead_temporaries_removed (void **state)
     unlink (path);
 }
 
+/* A state directory that cannot be looked into (here: a file stands where
+ * the directory should be) is an error naming the file, not an empty state. */
+static void test_unreadable_path (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    char file[128];
+    snprintf (file, sizeof (file), "%s/not-a-dir", dir);
+    FILE *f = fopen (file, "w");
+    assert_non_null (f);
+    fclose (f);
+    assert_null (ccas_state_load (file, "times", &err));
+    assert_non_null (strstr (err.text, "not-a-dir/times.json: cannot read the state file: Not a directory"));
+    unlink (file);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_round_trip),
         cmocka_unit_test (test_no_write_through_links),
         cmocka_unit_test (test_dead_temporaries_removed),
+        cmocka_unit_test (test_unreadable_path),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-state.XXXXXX");
     if (!mkdtemp (dir))
