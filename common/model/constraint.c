@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/constraint.h"
 #include "util/arena.h"
@@ -237,19 +238,42 @@ static int compile_list (struct compiler *cc, json_object *arr, const char *path
     return 0;
 }
 
+/* A flag as scalelib reads it: true/false, 1/0 (any integer: 0 is false),
+ * a string of digits, or "true"/"false" in any case. */
 static int compile_bool_key (struct compiler *cc, json_object *val, const char *path, bool *out)
 {
     char brief[64];
-    if (!json_object_is_type (val, json_type_boolean))
-        return fail (cc, path, "expected true or false, got %s",
-                     ccas_json_brief (val, brief, sizeof (brief)));
-    *out = json_object_get_boolean (val);
-    return 0;
+    switch (json_object_get_type (val)) {
+    case json_type_boolean:
+        *out = json_object_get_boolean (val);
+        return 0;
+    case json_type_int:
+        *out = json_object_get_int64 (val) != 0;
+        return 0;
+    case json_type_string: {
+        const char *s = json_object_get_string (val);
+        if (*s && strspn (s, "0123456789") == strlen (s)) {
+            *out = strspn (s, "0") != strlen (s);
+            return 0;
+        }
+        if (strcasecmp (s, "true") == 0 || strcasecmp (s, "false") == 0) {
+            *out = strcasecmp (s, "true") == 0;
+            return 0;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return fail (cc, path, "expected true or false (or 1, 0, \"true\", \"false\"), got %s",
+                 ccas_json_brief (val, brief, sizeof (brief)));
 }
 
-/* One scalar into a match option: strings stay strings, except sizes,
- * which become numbers of bytes. */
-static int scalar_value (struct compiler *cc, json_object *val, const char *path, struct ccas_value *out)
+/* One option of a match: strings stay strings (sizes are turned into bytes
+ * by the caller); a list is one option that a list value must equal element
+ * by element (scalelib's whole-list comparison). */
+static int scalar_value (struct compiler *cc, json_object *val, const char *path, struct ccas_value *out,
+                         bool nested)
 {
     char brief[64];
     switch (json_object_get_type (val)) {
@@ -263,6 +287,23 @@ static int scalar_value (struct compiler *cc, json_object *val, const char *path
     case json_type_string:
         *out = ccas_value_str (json_object_get_string (val));
         return 0;
+    case json_type_array:
+        if (!nested) {
+            size_t n = json_object_array_length (val);
+            struct ccas_vlist *l = arena_alloc (cc->cache, sizeof (*l) + (n + 1) * sizeof (l->v[0]));
+            if (!l)
+                return fail (cc, path, "out of memory");
+            l->n = (unsigned)n;
+            for (size_t i = 0; i < n; i++) {
+                char sub[512];
+                ccas_json_path_index (sub, sizeof (sub), path, i);
+                if (scalar_value (cc, json_object_array_get_idx (val, i), sub, &l->v[i], true) < 0)
+                    return -1;
+            }
+            *out = ccas_value_list (l);
+            return 0;
+        }
+        /* fall through */
     default:
         return fail (cc, path, "expected a number, string or boolean, got %s",
                      ccas_json_brief (val, brief, sizeof (brief)));
@@ -285,7 +326,7 @@ static int compile_options (struct compiler *cc, json_object *val, const char *p
             ccas_json_path_index (sub, sizeof (sub), path, i);
         else
             snprintf (sub, sizeof (sub), "%s", path);
-        if (scalar_value (cc, e, sub, &t->values[i]) < 0)
+        if (scalar_value (cc, e, sub, &t->values[i], !is_list) < 0)
             return -1;
     }
     return 0;
@@ -563,6 +604,15 @@ static bool fits_min (struct judge *jg, const struct term *t, const struct ccas_
 {
     const struct ccas_value *v = ccas_node_res (n, t->index);
     char a[32], b[32];
+    int word = v->type == CCAS_V_BOOL ? v->u.b : v->type == CCAS_V_STR ? ccas_value_bool_word (v->u.str) : -1;
+    if (word >= 0 && !t->size && (t->amount == 0 || t->amount == 1)) {
+        /* PBS writes a boolean as 1 or 0 too: a match, not a minimum */
+        if (word == (t->amount == 1))
+            return true;
+        say (jg, "%s: wants %s, node has %s", t->key, t->amount == 1 ? "true" : "false",
+             word ? "true" : "false");
+        return false;
+    }
     if (v->type != CCAS_V_NUM) {
         say (jg, "%s: the node does not define it", t->key);
         return false;
@@ -651,25 +701,23 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         return false;
     }
     case T_PROP: {
-        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index);
+        char buf[64];
+        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index, buf, sizeof (buf));
         if (any_matches (t, &v))
             return true;
         say_mismatch (jg, "node is", t, &v);
         return false;
     }
     case T_EXCLUSIVE:
-        if (!t->flag || jg->total || jg->ev->template_node)
-            return true;
-        if (!n->busy && (n->njobs == 0 || (n->exclusive && n->last_job == jg->ev->job && !n->excl_task_used)))
-            return true;
-        say (jg, "exclusive: the node already has other work");
-        return false;
     case T_EXCL_TASK:
+        /* the job owns the node; its own slots (scalelib's iterations of
+         * the same job) may share it */
         if (!t->flag || jg->total || jg->ev->template_node)
             return true;
-        if (!n->busy && n->njobs == 0)
+        if (!n->busy && (n->njobs == 0 || (n->exclusive && n->last_job == jg->ev->job)))
             return true;
-        say (jg, "exclusive-task: the node already has work");
+        say (jg, "%s: the node already has other work",
+             t->kind == T_EXCLUSIVE ? "exclusive" : "exclusive-task");
         return false;
     case T_IN_PG:
         if (jg->ev->template_node)
@@ -689,6 +737,8 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         char a[32], b[32];
         if (v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount)
             return true;
+        if (jg->ev->job >= 0 && *ccas_shared_taker (jg->shared, t->index) == jg->ev->job)
+            return true; /* this job has taken its share already */
         say (jg, "%s: needs %s, %s left in the cluster", t->key,
              fmt_amount (t->amount, t->size, a, sizeof (a)),
              v->type == CCAS_V_NUM ? fmt_amount (v->u.num, t->size, b, sizeof (b)) : "none");
@@ -739,29 +789,32 @@ static void take (struct judge *jg, const struct term *t, struct ccas_node *n)
             }
         break;
     case T_MIN:
+        if (ccas_node_res (n, t->index)->type != CCAS_V_NUM)
+            break; /* a boolean asked as 1 or 0: nothing to consume */
         ccas_undo_double (u, &n->avail[t->index]);
         n->avail[t->index] -= t->amount;
         break;
     case T_SHARED_MIN: {
+        /* once per job, however many slots ask */
+        int32_t *taker = ccas_shared_taker (jg->shared, t->index);
+        if (jg->ev->job >= 0 && *taker == jg->ev->job)
+            break;
         struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
         ccas_undo_double (u, &v->u.num);
         v->u.num -= t->amount;
         if (v->u.num < 0)
             v->u.num = 0; /* never below zero, even through rounding */
+        if (jg->ev->job >= 0) {
+            ccas_undo_i32 (u, taker);
+            *taker = jg->ev->job;
+        }
         break;
     }
     case T_EXCLUSIVE:
+    case T_EXCL_TASK:
         if (t->flag && !n->exclusive) {
             ccas_undo_bool (u, &n->exclusive);
             n->exclusive = true;
-        }
-        break;
-    case T_EXCL_TASK:
-        if (t->flag) {
-            ccas_undo_bool (u, &n->exclusive);
-            ccas_undo_bool (u, &n->excl_task_used);
-            n->exclusive = true;
-            n->excl_task_used = true;
         }
         break;
     default:
@@ -784,13 +837,14 @@ static uint32_t rank (struct judge *jg, const struct term *t, const struct ccas_
             r += rank (jg, &t->kids[i], n);
         return r;
     case T_OR:
-        /* "or" chooses what consumes, not which bucket is preferred */
+        /* the options in the order written, as a list's (scalelib's weights) */
         for (uint32_t i = 0; i < t->nkids; i++)
             if (fits (jg, &t->kids[i], n))
-                return rank (jg, &t->kids[i], n);
-        return 0;
+                return i + rank (jg, &t->kids[i], n);
+        return t->nkids;
     case T_PROP: {
-        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index);
+        char buf[64];
+        struct ccas_value v = ccas_node_prop (n, (enum ccas_node_prop)t->index, buf, sizeof (buf));
         for (uint32_t i = 0; i < t->nvalues; i++)
             if (ccas_value_matches (&t->values[i], &v))
                 return i;

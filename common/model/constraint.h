@@ -6,19 +6,25 @@
  *   "ncpus": 4                 resource minimum; taking a slot consumes it
  *   "mem": "4g"                the same, as a size
  *   "slot_type": "execute"     read-only match of a string or boolean resource
- *   "slot_type": ["a", "b"]    one of (earlier preferred when ordering buckets)
+ *   "slot_type": ["a", "b"]    one of (earlier preferred when ordering buckets);
+ *                              a list-valued resource matches when one of its
+ *                              elements does; [["a", "b"]] asks for the whole list
  *   "node.vm_size": "Standard_F*"   node property match (shell wildcards), or a list
- *   "and" / "or" / "xor": [c, ...]  "or" consumes through its first matching child;
- *                              "xor" needs exactly one matching child
+ *   "and" / "or" / "xor": [c, ...]  "or" consumes through its first matching child,
+ *                              and prefers buckets by the order of its children
+ *                              as a list does; "xor" needs exactly one matching child
  *   "not": c                   c must not hold; judged on what the node has in
  *                              total, so {"not": {"ngpus": 1}} means "not a GPU node"
- *   "exclusive": true          the job owns the whole node
- *   "exclusive-task": true     each slot owns a whole node
+ *   "exclusive": true          the job owns the whole node (its own slots may share it)
+ *   "exclusive-task": true     the same in a pass (scalelib: "one or more iterations
+ *                              of the same job can run on this node"); both also
+ *                              take 1/0 and "true"/"false" in any case
  *   "in-a-placement-group": b  true: inside one placement group; false: outside any
  *   "never": "message"         never matches; the message is the reason
  *   "capacity-failure-backoff": s   skip buckets with a capacity failure in the last s seconds
  *   a shared resource (ccas_shared): a minimum consumes from the cluster-wide
- *   pool, never below zero; a string or boolean compares with the pool's value.
+ *   pool once per job, never below zero; a string or boolean compares with the
+ *   pool's value.
  *
  * Compiled constraints are interned in a ccas_cons_cache: structurally equal
  * JSON compiles once and yields the same pointer, which the matching engine

@@ -24,7 +24,13 @@ struct ccas_bucket;
 struct ccas_pg;
 
 /* The node properties constraints and default_resources may name as
- * "node.<name>"; ccas_node_prop_parse() maps the name to this. */
+ * "node.<name>"; ccas_node_prop_parse() maps the name to this.  They mean
+ * what scalelib's do: state is CycleCloud's Status ("Off" for a node not yet
+ * created), exists is TargetState Started, vm_family is Azure's family name
+ * ("standardFSv2Family", "unknown" when the built-in table does not know the
+ * size), colocated holds for a node not yet created in a colocated bucket,
+ * version is "7.9"; the *_time properties are local dates, *_time_unix
+ * seconds (0 when unknown). */
 enum ccas_node_prop {
     CCAS_PROP_NAME,
     CCAS_PROP_HOSTNAME,
@@ -51,6 +57,16 @@ enum ccas_node_prop {
     CCAS_PROP_EXISTS,
     CCAS_PROP_COLOCATED,
     CCAS_PROP_MANAGED,
+    CCAS_PROP_FQDN,
+    CCAS_PROP_HOSTNAME_OR_UUID,
+    CCAS_PROP_VERSION,
+    CCAS_PROP_CREATE_TIME,
+    CCAS_PROP_CREATE_TIME_UNIX,
+    CCAS_PROP_CREATE_TIME_REMAINING,
+    CCAS_PROP_LAST_MATCH_TIME,
+    CCAS_PROP_LAST_MATCH_TIME_UNIX,
+    CCAS_PROP_DELETE_TIME,
+    CCAS_PROP_DELETE_TIME_UNIX,
     CCAS_PROP_COUNT
 };
 
@@ -88,9 +104,15 @@ struct ccas_node {
     bool infiniband;
     bool spot;
     bool keep_alive;
+    bool colocated;     /* in a placement group, or (not yet created) made in one */
     bool managed;       /* created by CycleCloud for this cluster */
     double capfail_age; /* potential nodes: seconds since the bucket's last capacity
                          * failure; <0 never or not applicable */
+    /* times, Unix seconds (0: unknown): first seen, last given work (or not
+     * Ready), gone; boot time left before boot_timeout (-1 once Ready) */
+    double create_time, last_match_time, delete_time, create_time_remaining;
+    json_object *software_configuration; /* borrowed: the record's (or nodearray's)
+                                          * Configuration, or NULL */
     enum ccas_node_kind kind;
     json_object *create_attributes; /* new nodes: the nodeAttributes their create sends (a
                                      * Configuration, ...), borrowed from whoever made the
@@ -114,8 +136,7 @@ struct ccas_node {
     uint32_t index;      /* position in the model's node list */
     uint32_t njobs;      /* jobs given this node in this pass */
     int32_t last_job;    /* index of the last job that took it, -1 none */
-    bool exclusive;      /* an exclusive job owns it this pass */
-    bool excl_task_used; /* an exclusive-task slot is on it */
+    bool exclusive;      /* an exclusive (or exclusive-task) job owns it this pass */
     bool matched;        /* given work this pass (busy or matched) */
     bool boot_timed_out; /* booting past boot_timeout: given no work, terminated */
 };
@@ -126,8 +147,12 @@ int ccas_node_prop_parse (const char *name);
 /* "vm_size" for CCAS_PROP_VM_SIZE.  Static string. */
 const char *ccas_node_prop_name (enum ccas_node_prop prop);
 
-/* The value of a property.  Strings borrowed from the node. */
-struct ccas_value ccas_node_prop (const struct ccas_node *n, enum ccas_node_prop prop);
+/* The value of a property.  Strings are borrowed from the node, except the
+ * ones made on demand (hostname_or_uuid of a node without a hostname, the
+ * *_time dates), which are written into `buf` (`size` bytes, 48 is enough):
+ * copy them if they must outlive it. */
+struct ccas_value ccas_node_prop (const struct ccas_node *n, enum ccas_node_prop prop, char *buf,
+                                  size_t size);
 
 /* The node's value of resource `id`: CCAS_V_NONE when undefined. */
 static inline const struct ccas_value *ccas_node_res (const struct ccas_node *n, int id)

@@ -3,10 +3,15 @@
  *
  * A rule is {"select": <constraint>, "name": "ngpus", "value": V} with at most
  * one modifier among "add", "subtract", "multiply", "divide", "divide_floor".
- * V is a literal (number, string, boolean), a property reference
- * ("node.gpu_count"), or a size ("size::20g", "memory::4g", "4g").  For each
- * resource name the first rule, in order, whose select matches the node
- * defines it: put specific rules before general ones.  Unless disabled, the
+ * V is a literal (number, string, boolean, or a list of them), a property
+ * reference ("node.gpu_count"), another resource of the node
+ * ("node.resources.memgb"; ".value" after it drops a size's unit), a key of
+ * the node's CycleCloud Configuration ("node.software_configuration.KEY":
+ * KEY whole, else as a dotted path; a list there is a list), or a size
+ * ("size::20g", "memory::4g", "4g").  For each resource name the first rule,
+ * in order, whose select matches the node and whose value exists defines it:
+ * put specific rules before general ones.  A rule whose reference finds
+ * nothing defines nothing (a later rule may); scalelib sets "" instead.  Unless disabled, the
  * built-in rules follow the configured ones:
  *   ncpus = node.vcpu_count, pcpus = node.pcpu_count, ngpus = node.gpu_count,
  *   mem = node.memory (bytes), memgb = node.memory in GiB,

@@ -13,6 +13,7 @@ struct shared_res {
     char *name;
     char *str; /* owned copy of a string value */
     struct ccas_value value;
+    int32_t taker; /* the job that last took from it, -1 none */
 };
 
 struct ccas_shared {
@@ -56,6 +57,7 @@ int ccas_shared_set (struct ccas_shared *s, const char *name, struct ccas_value 
         s->v = v;
         r = &s->v[s->n];
         memset (r, 0, sizeof (*r));
+        r->taker = -1;
         if (!(r->name = strdup (name)))
             return -1;
         s->n++;
@@ -117,4 +119,9 @@ int ccas_shared_load (struct ccas_shared *s, json_object *obj, const char *path,
             return ccas_errorf (err, "%s.%s: out of memory", path, name);
     }
     return 0;
+}
+
+int32_t *ccas_shared_taker (struct ccas_shared *s, int index)
+{
+    return &s->v[index].taker;
 }

@@ -12,9 +12,44 @@
 #include "model/value.h"
 #include "util/units.h"
 
+int ccas_value_bool_word (const char *s)
+{
+    static const char *const yes[] = {"T", "t", "Y", "y", "1", NULL};
+    static const char *const no[] = {"F", "f", "N", "n", "0", NULL};
+    if (!s)
+        return -1;
+    if (strcasecmp (s, "true") == 0)
+        return 1;
+    if (strcasecmp (s, "false") == 0)
+        return 0;
+    for (int i = 0; yes[i]; i++) {
+        if (strcmp (s, yes[i]) == 0)
+            return 1;
+        if (strcmp (s, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+static void format_list (const struct ccas_vlist *l, char *buf, size_t size)
+{
+    size_t o = 0;
+    o += (size_t)snprintf (buf, size, "[");
+    for (unsigned i = 0; l && i < l->n && o < size; i++) {
+        char item[128];
+        ccas_value_format (&l->v[i], item, sizeof (item));
+        o += (size_t)snprintf (buf + o, size - o, "%s%s", i ? ", " : "", item);
+    }
+    if (o < size)
+        snprintf (buf + o, size - o, "]");
+}
+
 const char *ccas_value_format (const struct ccas_value *v, char *buf, size_t size)
 {
     switch (v->type) {
+    case CCAS_V_LIST:
+        format_list (v->u.list, buf, size);
+        break;
     case CCAS_V_NONE:
         snprintf (buf, size, "undefined");
         break;
@@ -49,6 +84,13 @@ bool ccas_value_equal (const struct ccas_value *a, const struct ccas_value *b)
         return strcmp (a->u.str, b->u.str) == 0;
     case CCAS_V_BOOL:
         return a->u.b == b->u.b;
+    case CCAS_V_LIST:
+        if (a->u.list->n != b->u.list->n)
+            return false;
+        for (unsigned i = 0; i < a->u.list->n; i++)
+            if (!ccas_value_equal (&a->u.list->v[i], &b->u.list->v[i]))
+                return false;
+        return true;
     }
     return false;
 }
@@ -60,6 +102,20 @@ static bool has_wildcard (const char *s)
 
 bool ccas_value_matches (const struct ccas_value *pattern, const struct ccas_value *v)
 {
+    if (pattern->type == CCAS_V_LIST) {
+        if (v->type != CCAS_V_LIST || v->u.list->n != pattern->u.list->n)
+            return false;
+        for (unsigned i = 0; i < v->u.list->n; i++)
+            if (!ccas_value_matches (&pattern->u.list->v[i], &v->u.list->v[i]))
+                return false;
+        return true;
+    }
+    if (v->type == CCAS_V_LIST) {
+        for (unsigned i = 0; i < v->u.list->n; i++)
+            if (ccas_value_matches (pattern, &v->u.list->v[i]))
+                return true;
+        return false;
+    }
     if (pattern->type == CCAS_V_STR && v->type == CCAS_V_STR) {
         if (has_wildcard (pattern->u.str))
             return fnmatch (pattern->u.str, v->u.str, 0) == 0;
@@ -71,12 +127,15 @@ bool ccas_value_matches (const struct ccas_value *pattern, const struct ccas_val
         return end != pattern->u.str && *end == '\0' && d == v->u.num;
     }
     if (pattern->type == CCAS_V_STR && v->type == CCAS_V_BOOL) {
-        if (strcasecmp (pattern->u.str, "true") == 0)
-            return v->u.b;
-        if (strcasecmp (pattern->u.str, "false") == 0)
-            return !v->u.b;
-        return false;
+        int b = ccas_value_bool_word (pattern->u.str);
+        return b >= 0 && (b == 1) == v->u.b;
     }
+    if (pattern->type == CCAS_V_BOOL && v->type == CCAS_V_STR) {
+        int b = ccas_value_bool_word (v->u.str);
+        return b >= 0 && (b == 1) == pattern->u.b;
+    }
+    if (pattern->type == CCAS_V_NUM && v->type == CCAS_V_BOOL)
+        return (pattern->u.num == 1 && v->u.b) || (pattern->u.num == 0 && !v->u.b);
     if (pattern->type == CCAS_V_NUM && v->type == CCAS_V_STR) {
         char *end;
         double d = strtod (v->u.str, &end);

@@ -93,9 +93,14 @@ static const struct scenario scenarios[] = {
      "0}}",
      NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"not\": {\"ngpus\": 1}}}]",
      "{\"unmatched\": {\"1\": \"availableCount 0\"}, \"new\": {}}"},
-    {"or takes the first child that fits", NULL, NULL, NULL, NULL,
+    {"or prefers its first option (scalelib's test_or_ordering)", NULL, NULL, NULL, NULL,
      "[{\"id\": \"1\", \"constraints\": {\"or\": [{\"ngpus\": 1}, {\"ncpus\": 1}]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
+    {"or takes the next option when the first cannot be had", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"or\": [{\"ngpus\": "
+     "1}, "
+     "{\"ncpus\": 1}]}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 2, \"htc/Standard_F2s_v2\": 1}}"},
     {"xor needs exactly one", NULL, NULL, NULL, NULL,
      "[{\"id\": \"1\", \"constraints\": {\"xor\": [{\"ngpus\": 1}, {\"node.nodearray\": \"gpu\"}]}}]",
      "{\"unmatched\": {\"1\": \"no bucket fits\"}, \"new\": {}}"},
@@ -127,10 +132,10 @@ static const struct scenario scenarios[] = {
      "[{\"id\": \"1\", \"exclusive\": true, \"node_count\": 2, \"packing\": \"pack\", \"constraints\": "
      "{\"ncpus\": 1}}]",
      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"exclusive-task gives each slot a node", NULL, NULL, NULL, NULL,
+    {"exclusive-task lets a job's own tasks share a node", NULL, NULL, NULL, NULL,
      "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1, "
-     "\"exclusive-task\": true}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
+     "\"exclusive-task\": true}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
     {"an exclusive job avoids a busy node", NULL,
      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
      "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}},"

@@ -105,7 +105,11 @@ static void test_bad_input (void **state)
         {"5", "c: expected a constraint object, got 5"},
         {"{\"or\": {}}", "c.or: expected a list of constraints, got {}"},
         {"{\"xor\": [{}]}", "c.xor: xor needs at least two constraints"},
-        {"{\"exclusive\": \"yes\"}", "c.exclusive: expected true or false, got \"yes\""},
+        {"{\"exclusive\": \"yes\"}",
+         "c.exclusive: expected true or false (or 1, 0, \"true\", \"false\"), got \"yes\""},
+        {"{\"exclusive-task\": 1.5}",
+         "c.exclusive-task: expected true or false (or 1, 0, \"true\", \"false\"), got 1.5"},
+        {"{\"slot_type\": [[[1]]]}", "c.slot_type[0][0]: expected a number, string or boolean, got [1]"},
         {"{\"node.vmsize\": \"x\"}", "c.node.vmsize: unknown node property 'node.vmsize'"},
         {"{\"ncpus\": -1}", "c.ncpus: a minimum must be a non-negative number"},
         {"{\"mem\": \"4gbb\"}", "c.mem: '4gbb': unknown unit suffix 'gbb'"},
@@ -242,26 +246,37 @@ static void test_not_on_resources (void **state)
     ccas_undo_destroy (u);
 }
 
-/* A shared consumable never goes below zero and is restored by rollback. */
+/* A shared consumable is taken once per job, whatever the number of slots
+ * (scalelib's decrement_once), never below zero, restored by rollback; a
+ * miss names it. */
 static void test_shared_consumable (void **state)
 {
     struct fixture *f = *state;
     struct ccas_error err = {""};
     struct ccas_undo *u = ccas_undo_create ();
-    struct ccas_eval ev = {.job = 1, .undo = u};
+    struct ccas_eval ev = {.job = 1, .undo = u}, ev2 = {.job = 2, .undo = u};
     const struct ccas_constraint *c = compile (f, "{\"licenses\": 2}", &err);
     struct ccas_value *lic = ccas_shared_value (f->shared, ccas_shared_find (f->shared, "licenses"));
+    char why[128];
     assert_true (ccas_constraint_fits (c, &f->cpu, &ev, NULL, 0));
     ccas_constraint_take (c, &f->cpu, &ev);
     assert_true (lic->u.num == 1);
-    assert_false (ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0)); /* 1 left, needs 2 */
+    assert_true (
+        ccas_constraint_fits (c, &f->gpu, &ev, NULL, 0)); /* the same job's next slot: taken already */
+    ccas_constraint_take (c, &f->gpu, &ev);
+    assert_true (lic->u.num == 1);
+    assert_false (ccas_constraint_fits (c, &f->gpu, &ev2, why, sizeof (why))); /* another job: 1 left */
+    assert_string_equal (why, "licenses: needs 2, 1 left in the cluster");
     assert_true (lic->u.num >= 0);
     ccas_undo_rollback (u, 0);
     assert_true (lic->u.num == 3);
+    assert_int_equal (*ccas_shared_taker (f->shared, ccas_shared_find (f->shared, "licenses")), -1);
     ccas_undo_destroy (u);
 }
 
-/* exclusive: the node must be free of other work; exclusive-task: one slot. */
+/* exclusive and exclusive-task: the node must be free of other jobs' work;
+ * the owning job's own slots may share it (scalelib's "one or more
+ * iterations of the same job"); the flags read as scalelib reads them. */
 static void test_exclusivity (void **state)
 {
     struct fixture *f = *state;
@@ -277,15 +292,37 @@ static void test_exclusivity (void **state)
     n->last_job = 1;
     assert_true (ccas_constraint_fits (excl, n, &ev1, NULL, 0));  /* the owner may pack more */
     assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0)); /* another job may not */
-    assert_false (ccas_constraint_fits (task, n, &ev1, NULL, 0)); /* one slot per node */
+    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0));  /* the owner's tasks share it */
+    assert_false (ccas_constraint_fits (task, n, &ev2, NULL, 0));
     ccas_undo_rollback (u, 0);
     n->njobs = 0;
     n->last_job = -1;
     assert_false (n->exclusive);
+    ccas_constraint_take (task, n, &ev1);
+    n->njobs = 1;
+    n->last_job = 1;
+    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0));
+    assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0));
+    ccas_undo_rollback (u, 0);
+    n->njobs = 0;
+    n->last_job = -1;
     assert_true (ccas_constraint_fits (task, n, &ev2, NULL, 0));
     n->busy = true; /* the scheduler runs something here */
     assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0));
     n->busy = false;
+    /* scalelib's constraints_test.py::test_exclusive_node_parsing: True, "true" and 1 are one constraint */
+    static const char *const same[] = {"true", "\"true\"", "\"TRUE\"", "1", "\"1\"", "7"};
+    static const char *const off[] = {"false", "\"False\"", "0", "\"0\"", "\"00\""};
+    for (size_t i = 0; i < sizeof (same) / sizeof (same[0]); i++) {
+        char text[64];
+        snprintf (text, sizeof (text), "{\"exclusive\": %s}", same[i]);
+        assert_true (ccas_constraint_info (compile (f, text, &err))->exclusive);
+    }
+    for (size_t i = 0; i < sizeof (off) / sizeof (off[0]); i++) {
+        char text[64];
+        snprintf (text, sizeof (text), "{\"exclusive-task\": %s}", off[i]);
+        assert_false (ccas_constraint_info (compile (f, text, &err))->exclusive_task);
+    }
     ccas_undo_destroy (u);
 }
 
@@ -312,6 +349,66 @@ static void test_rank_prefers_earlier_options (void **state)
     const struct ccas_constraint *c =
         compile (f, "{\"node.vm_size\": [\"Standard_NC*\", \"Standard_F*\"]}", &err);
     assert_true (ccas_constraint_rank (c, &f->gpu) < ccas_constraint_rank (c, &f->cpu));
+    /* "or" prefers its options in the order written, both ways (scalelib's test_or_ordering) */
+    c = compile (f, "{\"or\": [{\"node.nodearray\": \"gpu\"}, {\"node.nodearray\": \"htc\"}]}", &err);
+    assert_true (ccas_constraint_rank (c, &f->gpu) < ccas_constraint_rank (c, &f->cpu));
+    c = compile (f, "{\"or\": [{\"node.nodearray\": \"htc\"}, {\"node.nodearray\": \"gpu\"}]}", &err);
+    assert_true (ccas_constraint_rank (c, &f->cpu) < ccas_constraint_rank (c, &f->gpu));
+}
+
+/* Values as PBS and scalelib write them: boolean words, 1/0 for a boolean,
+ * list-valued resources. */
+static void test_values (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_value t = ccas_value_bool (true), fl = ccas_value_bool (false);
+    static const char *const yes[] = {"T", "t", "Y", "y", "1", "true", "True", "TRUE"};
+    static const char *const no[] = {"F", "f", "N", "n", "0", "false", "False", "FALSE"};
+    (void)state;
+    for (size_t i = 0; i < sizeof (yes) / sizeof (yes[0]); i++) {
+        struct ccas_value y = ccas_value_str (yes[i]), n = ccas_value_str (no[i]);
+        assert_int_equal (ccas_value_bool_word (yes[i]), 1);
+        assert_int_equal (ccas_value_bool_word (no[i]), 0);
+        assert_true (ccas_value_matches (&y, &t));
+        assert_false (ccas_value_matches (&y, &fl));
+        assert_true (ccas_value_matches (&n, &fl));
+        assert_true (ccas_value_matches (&t, &y)); /* a node that says "Y" is true */
+    }
+    assert_int_equal (ccas_value_bool_word ("yes"), -1);
+    struct ccas_value one = ccas_value_num (1), zero = ccas_value_num (0);
+    assert_true (ccas_value_matches (&one, &t));
+    assert_true (ccas_value_matches (&zero, &fl));
+    assert_false (ccas_value_matches (&one, &fl));
+
+    /* lists: an element matches; a nested list is the whole list */
+    struct ccas_error err = {""};
+    json_object *j =
+        json_tokener_parse ("[{\"select\": {}, \"name\": \"features\", \"value\": [\"ib\", \"ssd\"]},"
+                            " {\"select\": {}, \"name\": \"ssd\", \"value\": \"T\"}]");
+    struct ccas_rules *r = ccas_resources_compile (j, false, f->cache, f->dict, "dr", &err);
+    assert_non_null (r);
+    struct ccas_node n;
+    memset (&n, 0, sizeof (n));
+    n.kind = CCAS_NODE_READY;
+    n.last_job = -1;
+    assert_int_equal (ccas_resources_apply (r, &n, alloc_cb, f->arena), 0);
+    char why[256];
+    assert_true (fits (f, "{\"features\": \"ssd\"}", &n, why, sizeof (why)));
+    assert_true (fits (f, "{\"features\": [\"gpu\", \"ib\"]}", &n, why, sizeof (why)));
+    assert_true (fits (f, "{\"features\": [[\"ib\", \"ssd\"]]}", &n, why, sizeof (why)));
+    assert_false (fits (f, "{\"features\": [[\"ib\"]]}", &n, why, sizeof (why)));
+    assert_false (fits (f, "{\"features\": \"gpu\"}", &n, why, sizeof (why)));
+    assert_string_equal (why, "features: wants 'gpu', node has ['ib', 'ssd']");
+    /* scalelib's test_xor: A and B both in the list: not exactly one */
+    assert_false (
+        fits (f, "{\"xor\": [{\"features\": \"ib\"}, {\"features\": \"ssd\"}]}", &n, why, sizeof (why)));
+    /* a boolean resource asked as 1 (PBS) or "y" */
+    assert_true (fits (f, "{\"ssd\": 1}", &n, why, sizeof (why)));
+    assert_true (fits (f, "{\"ssd\": true}", &n, why, sizeof (why)));
+    assert_false (fits (f, "{\"ssd\": 0}", &n, why, sizeof (why)));
+    assert_string_equal (why, "ssd: wants false, node has true");
+    ccas_resources_destroy (r);
+    json_object_put (j);
 }
 
 static void test_capacity_backoff_on_templates (void **state)
@@ -353,6 +450,12 @@ static void test_rules_errors (void **state)
          "dr[0].sum: unknown key (a rule has select, name, value and one modifier)"},
         {"[{\"select\": {}, \"name\": \"x\", \"value\": \"abc\", \"add\": 1}]",
          "dr[0]: a modifier needs a numeric value"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": \"node.resources.\"}]",
+         "dr[0].value: 'node.resources.' names no resource"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": \"node.software_configuration.\"}]",
+         "dr[0].value: 'node.software_configuration.' names no configuration key"},
+        {"[{\"select\": {}, \"name\": \"x\", \"value\": [1, {}]}]",
+         "dr[0].value[1]: a list holds numbers, strings and booleans, got {}"},
     };
     struct fixture *f = *state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
@@ -397,6 +500,58 @@ static void test_rules_semantics (void **state)
     json_object_put (j);
 }
 
+/* node.resources.NAME and node.software_configuration.NAME (scalelib's
+ * test_node_resources_alias, test_node_software_configuration_alias), with
+ * the referenced resource defined whatever the rules' order. */
+static void test_rules_references (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = {""};
+    json_object *j = json_tokener_parse (
+        "[{\"select\": {}, \"name\": \"memgb_alias\", \"value\": \"node.resources.memgb\"},"
+        " {\"select\": {}, \"name\": \"mem_number\", \"value\": \"node.resources.mem.value\", \"divide\": 2},"
+        " {\"select\": {}, \"name\": \"custom\", \"value\": \"node.software_configuration.custom_int\"},"
+        " {\"select\": {}, \"name\": \"slurm_ver\", \"value\": "
+        "\"node.software_configuration.slurm.version\"},"
+        " {\"select\": {}, \"name\": \"dotted\", \"value\": \"node.software_configuration.a.b\"},"
+        " {\"select\": {}, \"name\": \"queues\", \"value\": \"node.software_configuration.queues\"},"
+        " {\"select\": {}, \"name\": \"absent\", \"value\": \"node.software_configuration.nosuch\"},"
+        " {\"select\": {}, \"name\": \"absent\", \"value\": \"fallback\"},"
+        " {\"select\": {}, \"name\": \"loop1\", \"value\": \"node.resources.loop2\"},"
+        " {\"select\": {}, \"name\": \"loop2\", \"value\": \"node.resources.loop1\"},"
+        " {\"select\": {}, \"name\": \"uuid\", \"value\": \"node.hostname_or_uuid\"}]");
+    struct ccas_rules *r = ccas_resources_compile (j, true, f->cache, f->dict, "dr", &err);
+    assert_non_null (r);
+    json_object *conf =
+        json_tokener_parse ("{\"custom_int\": 100, \"slurm\": {\"version\": \"23.11\"},"
+                            " \"a.b\": true, \"a\": {\"b\": false}, \"queues\": [\"q1\", \"q2\"]}");
+    struct ccas_node n;
+    memset (&n, 0, sizeof (n));
+    n.kind = CCAS_NODE_NEW;
+    n.vcpu_count = 4;
+    n.memory = 8.0 * 1024 * 1024 * 1024;
+    n.software_configuration = conf;
+    assert_int_equal (ccas_resources_apply (r, &n, alloc_cb, f->arena), 0);
+#define RES(name) ccas_node_res (&n, ccas_resdict_find (f->dict, name))
+    assert_true (RES ("memgb_alias")->u.num == 8);
+    assert_true (RES ("mem_number")->u.num == 4.0 * 1024 * 1024 * 1024);
+    assert_false (RES ("mem_number")->size);
+    assert_true (RES ("custom")->u.num == 100);
+    assert_string_equal (RES ("slurm_ver")->u.str, "23.11");
+    assert_true (RES ("dotted")->type == CCAS_V_BOOL && RES ("dotted")->u.b); /* the whole key first */
+    assert_int_equal (RES ("queues")->type, CCAS_V_LIST);
+    assert_int_equal (RES ("queues")->u.list->n, 2);
+    assert_string_equal (RES ("queues")->u.list->v[1].u.str, "q2");
+    assert_string_equal (RES ("absent")->u.str, "fallback");
+    assert_int_equal (RES ("loop1")->type, CCAS_V_NONE);
+    assert_int_equal (RES ("loop2")->type, CCAS_V_NONE);
+    assert_int_equal (strlen (RES ("uuid")->u.str), 36); /* a new node has no hostname */
+#undef RES
+    ccas_resources_destroy (r);
+    json_object_put (j);
+    json_object_put (conf);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,9 +563,11 @@ int main (void)
         cmocka_unit_test (test_exclusivity),
         cmocka_unit_test (test_interning),
         cmocka_unit_test (test_rank_prefers_earlier_options),
+        cmocka_unit_test (test_values),
         cmocka_unit_test (test_capacity_backoff_on_templates),
         cmocka_unit_test (test_rules_errors),
         cmocka_unit_test (test_rules_semantics),
+        cmocka_unit_test (test_rules_references),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }

@@ -117,11 +117,14 @@ static void test_matches (void **state)
         {ccas_value_str (""), ccas_value_num (0), false},
         {ccas_value_str ("yes"), ccas_value_bool (true), false},
         {ccas_value_str ("TRUE"), ccas_value_bool (false), false},
+        {ccas_value_str ("Y"), ccas_value_bool (false), false},
+        {ccas_value_bool (true), ccas_value_str ("no"), false},
+        {ccas_value_bool (true), ccas_value_str ("yes"), false}, /* not one of PBS's words */
+        {ccas_value_num (2), ccas_value_bool (true), false},
         {ccas_value_num (4), ccas_value_str ("four"), false},
         {ccas_value_num (4), ccas_value_num (5), false},
         {ccas_value_str ("x"), none, false},
         {none, ccas_value_str ("x"), false},
-        {ccas_value_bool (true), ccas_value_str ("true"), false}, /* only a string pattern reads strings */
         /* hits */
         {ccas_value_str ("Standard_F*"), ccas_value_str ("Standard_F2s_v2"), true},
         {ccas_value_str ("Standard_F?s_v2"), ccas_value_str ("Standard_F2s_v2"), true},
@@ -135,6 +138,14 @@ static void test_matches (void **state)
         {ccas_value_num (4), ccas_value_str ("4"), true},
         {ccas_value_num (4), ccas_value_num (4), true},
         {ccas_value_bool (false), ccas_value_bool (false), true},
+        /* booleans as PBS and scalelib write them, either side */
+        {ccas_value_bool (true), ccas_value_str ("true"), true},
+        {ccas_value_bool (true), ccas_value_str ("Y"), true},
+        {ccas_value_bool (false), ccas_value_str ("f"), true},
+        {ccas_value_str ("T"), ccas_value_bool (true), true},
+        {ccas_value_str ("0"), ccas_value_bool (false), true},
+        {ccas_value_num (1), ccas_value_bool (true), true},
+        {ccas_value_num (0), ccas_value_bool (false), true},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
