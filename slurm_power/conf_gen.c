@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "conf_gen.h"
-#include "model/gputable.h"
 
 struct buf {
     char *p;

@@ -2,24 +2,51 @@
 /* status.c: the typed view of GET /clusters/{c}/status. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ccapi/status.h"
 #include "util/json.h"
+#include "util/log.h"
 
-/* An optional count: absent reads as -1; a wrong type is an error naming the path. */
-static int get_count (json_object *obj, const char *path, const char *key, int64_t *out,
-                      struct ccas_error *err)
+static void warn (struct ccas_status *st, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void warn (struct ccas_status *st, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (text, sizeof (text), fmt, ap);
+    va_end (ap);
+    ccas_log (LOG_WARNING, "%s", text);
+    char **v = realloc (st->warnings, (st->nwarnings + 1) * sizeof (*v));
+    if (!v)
+        return;
+    st->warnings = v;
+    if ((v[st->nwarnings] = strdup (text)))
+        st->nwarnings++;
+}
+
+/* An optional count: absent reads as -1 (not stated); a wrong type is an
+ * error naming the path; a negative value is a warning and reads as 0, the
+ * tightest a limit can be (`what` names the owner in the warning). */
+static int get_count (struct ccas_status *st, json_object *obj, const char *path, const char *what,
+                      const char *key, int64_t *out, struct ccas_error *err)
 {
     *out = -1;
     json_object *v = ccas_json_get (obj, key);
-    if (v && json_object_is_type (v, json_type_double)) {
-        *out = ccas_double_to_int64 (json_object_get_double (v)); /* some servers send 12.0 */
+    if (!v)
         return 0;
+    if (json_object_is_type (v, json_type_double))
+        *out = ccas_double_to_int64 (json_object_get_double (v)); /* some servers send 12.0 */
+    else if (ccas_json_get_int (obj, path, key, out, err) < 0)
+        return -1;
+    if (*out < 0) {
+        warn (st, "%s%s: %s: %lld is negative; read as 0", path, what ? what : "", key, (long long)*out);
+        *out = 0;
     }
-    return ccas_json_get_int (obj, path, key, out, err) < 0 ? -1 : 0;
+    return 0;
 }
 
 static int get_double (json_object *obj, const char *path, const char *key, double dflt, double *out,
@@ -40,35 +67,42 @@ static json_object *dig (json_object *obj, const char *a, const char *b, const c
     return obj;
 }
 
-static int parse_vm (json_object *vm, const char *path, struct ccas_vm_info *out, struct ccas_error *err)
+/* The VM a bucket makes.  Every field may be missing: the model fills what
+ * it can from its table of Azure sizes (model/vmsizes.h), so absent or
+ * negative counts read as 0 (unknown); a wrong type is an error. */
+static int parse_vm (struct ccas_status *st, json_object *vm, const char *path, struct ccas_vm_info *out,
+                     struct ccas_error *err)
 {
+    static const char *const keys[] = {"vcpuCount", "pcpuCount", "gpuCount"};
+    int *fields[] = {&out->vcpu_count, &out->pcpu_count, &out->gpu_count};
     int64_t v;
-    /* a bucket cannot be sized, nor matched, without its VM */
     if (!vm)
-        return ccas_errorf (err, "%s: missing", path);
+        return 0;
     if (!json_object_is_type (vm, json_type_object))
         return ccas_errorf (err, "%s: expected an object, got %s", path,
                             json_object_to_json_string_ext (vm, JSON_C_TO_STRING_PLAIN));
-    if (ccas_json_get_int (vm, path, "vcpuCount", &v, err) < 0)
-        return -1;
-    out->vcpu_count = (int)(v > 0 ? v : 0);
-    v = 0;
-    if (ccas_json_get_int (vm, path, "pcpuCount", &v, err) < 0)
-        return -1;
-    out->pcpu_count = (int)(v > 0 ? v : 0);
-    v = 0;
-    if (ccas_json_get_int (vm, path, "gpuCount", &v, err) < 0)
-        return -1;
-    out->gpu_count = (int)(v > 0 ? v : 0);
+    for (size_t i = 0; i < sizeof (keys) / sizeof (keys[0]); i++) {
+        v = 0;
+        if (ccas_json_get_int (vm, path, keys[i], &v, err) < 0) /* 0.5 of a vCPU is no count */
+            return -1;
+        if (v < 0)
+            warn (st, "%s: %s: %lld is negative; read as unknown", path, keys[i], (long long)v);
+        *fields[i] = (int)(v > 0 ? (v < 1000000 ? v : 1000000) : 0);
+    }
     if (get_double (vm, path, "memory", 0, &out->memory_gb, err) < 0)
         return -1;
+    if (out->memory_gb < 0) {
+        warn (st, "%s: memory: %g is negative; read as unknown", path, out->memory_gb);
+        out->memory_gb = 0;
+    }
     out->infiniband = ccas_json_bool (vm, "infiniband", false);
-    out->vcpu_quota_count = ccas_json_int (vm, "vcpuQuotaCount", out->vcpu_count);
+    if (get_count (st, vm, path, NULL, "vcpuQuotaCount", &out->vcpu_quota_count, err) < 0)
+        return -1;
     return 0;
 }
 
-static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_status *b,
-                      struct ccas_error *err)
+static int parse_pgs (struct ccas_status *st, json_object *arr, const char *path,
+                      struct ccas_bucket_status *b, struct ccas_error *err)
 {
     if (!arr)
         return 0;
@@ -85,8 +119,8 @@ static int parse_pgs (json_object *arr, const char *path, struct ccas_bucket_sta
         if (!name)
             return ccas_errorf (err, "%s.name: missing", sub);
         b->pgs[b->npgs].name = name;
-        if (get_count (pg, sub, "activeCount", &b->pgs[b->npgs].active_count, err) < 0 ||
-            get_count (pg, sub, "activeCoreCount", &b->pgs[b->npgs].active_core_count, err) < 0)
+        if (get_count (st, pg, sub, NULL, "activeCount", &b->pgs[b->npgs].active_count, err) < 0 ||
+            get_count (st, pg, sub, NULL, "activeCoreCount", &b->pgs[b->npgs].active_core_count, err) < 0)
             return -1;
         if (b->pgs[b->npgs].active_count < 0)
             b->pgs[b->npgs].active_count = 0;
@@ -138,10 +172,45 @@ static const struct {
 #undef C
 };
 
-static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_status *b,
-                         struct ccas_error *err)
+/* Limits that contradict each other: a warning naming the bucket and the
+ * fields.  The model reads every limit as stated, so the tightest wins. */
+static void check_bucket (struct ccas_status *st, const char *path, const char *what,
+                          const struct ccas_bucket_status *b)
 {
-    char sub[512], brief[64];
+    static const struct {
+        const char *used, *max;
+        size_t uoff, moff;
+    } pairs[] = {
+#define P(u, uf, m, mf)                                                                                      \
+    {u, m, offsetof (struct ccas_bucket_status, uf), offsetof (struct ccas_bucket_status, mf)}
+        P ("consumedCoreCount", consumed_core_count, "quotaCoreCount", quota_core_count),
+        P ("familyConsumedCoreCount", family_consumed_core_count, "familyQuotaCoreCount",
+           family_quota_core_count),
+        P ("regionalConsumedCoreCount", regional_consumed_core_count, "regionalQuotaCoreCount",
+           regional_quota_core_count),
+        P ("availableCount", available_count, "maxCount", max_count),
+        P ("availableCoreCount", available_core_count, "maxCoreCount", max_core_count),
+        P ("activeCount", active_count, "maxCount", max_count),
+        P ("activeCoreCount", active_core_count, "maxCoreCount", max_core_count),
+#undef P
+    };
+    for (size_t i = 0; i < sizeof (pairs) / sizeof (pairs[0]); i++) {
+        int64_t u = *(const int64_t *)((const char *)b + pairs[i].uoff);
+        int64_t m = *(const int64_t *)((const char *)b + pairs[i].moff);
+        if (u >= 0 && m >= 0 && u > m)
+            warn (st, "%s%s: %s %lld is above %s %lld; nothing more is planned there", path, what,
+                  pairs[i].used, (long long)u, pairs[i].max, (long long)m);
+    }
+    if (b->available_count >= 0 && b->max_count >= 0 && b->active_count >= 0 &&
+        b->available_count > b->max_count - b->active_count && b->active_count <= b->max_count)
+        warn (st, "%s%s: availableCount %lld is above maxCount %lld less activeCount %lld; the lower is used",
+              path, what, (long long)b->available_count, (long long)b->max_count, (long long)b->active_count);
+}
+
+static int parse_bucket (struct ccas_status *st, json_object *bj, const char *path, const char *nodearray,
+                         struct ccas_bucket_status *b, struct ccas_error *err)
+{
+    char sub[512], brief[64], what[300];
     if (!json_object_is_type (bj, json_type_object))
         return ccas_errorf (err, "%s: expected a bucket object, got %s", path,
                             ccas_json_brief (bj, brief, sizeof (brief)));
@@ -150,25 +219,27 @@ static int parse_bucket (json_object *bj, const char *path, struct ccas_bucket_s
     b->machine_type = ccas_json_str (ccas_json_get (bj, "definition"), "machineType");
     if (!b->machine_type)
         return ccas_errorf (err, "%s.definition.machineType: missing", path);
+    snprintf (what, sizeof (what), " (%s/%s)", nodearray, b->machine_type);
     b->valid = ccas_json_bool (bj, "valid", true);
     b->invalid_reason = ccas_json_str (bj, "invalidReason");
     for (size_t i = 0; i < sizeof (bucket_counts) / sizeof (bucket_counts[0]); i++)
-        if (get_count (bj, path, bucket_counts[i].key, (int64_t *)((char *)b + bucket_counts[i].offset),
-                       err) < 0)
+        if (get_count (st, bj, path, what, bucket_counts[i].key,
+                       (int64_t *)((char *)b + bucket_counts[i].offset), err) < 0)
             return -1;
     if (get_double (bj, path, "lastCapacityFailure", -1, &b->last_capacity_failure, err) < 0)
         return -1;
     b->spot_placement_score = ccas_json_double (bj, "spotPlacementScore", -1);
     snprintf (sub, sizeof (sub), "%s.virtualMachine", path);
-    if (parse_vm (ccas_json_get (bj, "virtualMachine"), sub, &b->vm, err) < 0)
+    if (parse_vm (st, ccas_json_get (bj, "virtualMachine"), sub, &b->vm, err) < 0)
         return -1;
     if (b->vm.vcpu_quota_count <= 0)
         b->vm.vcpu_quota_count = b->vm.vcpu_count;
     snprintf (sub, sizeof (sub), "%s.placementGroups", path);
-    if (parse_pgs (ccas_json_get (bj, "placementGroups"), sub, b, err) < 0)
+    if (parse_pgs (st, ccas_json_get (bj, "placementGroups"), sub, b, err) < 0)
         return -1;
     if (parse_active_nodes (ccas_json_get (bj, "activeNodes"), b) < 0)
         return ccas_errorf (err, "out of memory");
+    check_bucket (st, path, what, b);
     return 0;
 }
 
@@ -193,8 +264,8 @@ static void parse_nodearray_record (json_object *rec, struct ccas_nodearray_stat
         na->max_scaleset_size = json_object_get_int64 (v);
 }
 
-static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodearray_status *na,
-                            struct ccas_error *err)
+static int parse_nodearray (struct ccas_status *st, json_object *nj, const char *path,
+                            struct ccas_nodearray_status *na, struct ccas_error *err)
 {
     char brief[64];
     if (!json_object_is_type (nj, json_type_object))
@@ -204,8 +275,10 @@ static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodea
     na->name = ccas_json_str (nj, "name");
     if (!na->name)
         return ccas_errorf (err, "%s.name: missing", path);
-    if (get_count (nj, path, "maxCount", &na->max_count, err) < 0 ||
-        get_count (nj, path, "maxCoreCount", &na->max_core_count, err) < 0)
+    char what[300];
+    snprintf (what, sizeof (what), " (nodearray %s)", na->name);
+    if (get_count (st, nj, path, what, "maxCount", &na->max_count, err) < 0 ||
+        get_count (st, nj, path, what, "maxCoreCount", &na->max_core_count, err) < 0)
         return -1;
     parse_nodearray_record (ccas_json_get (nj, "nodearray"), na);
     json_object *buckets = ccas_json_get (nj, "buckets");
@@ -221,7 +294,8 @@ static int parse_nodearray (json_object *nj, const char *path, struct ccas_nodea
     for (size_t i = 0; i < n; i++) {
         char sub[512];
         snprintf (sub, sizeof (sub), "%s.buckets[%zu]", path, i);
-        if (parse_bucket (json_object_array_get_idx (buckets, i), sub, &na->buckets[i], err) < 0)
+        if (parse_bucket (st, json_object_array_get_idx (buckets, i), sub, na->name, &na->buckets[i], err) <
+            0)
             return -1;
     }
     return 0;
@@ -245,8 +319,8 @@ struct ccas_status *ccas_status_from_json (json_object *root, const char *cluste
     }
     st->state = ccas_json_str (root, "state");
     st->target_state = ccas_json_str (root, "targetState");
-    if (get_count (root, "status", "maxCount", &st->max_count, err) < 0 ||
-        get_count (root, "status", "maxCoreCount", &st->max_core_count, err) < 0)
+    if (get_count (st, root, "status", NULL, "maxCount", &st->max_count, err) < 0 ||
+        get_count (st, root, "status", NULL, "maxCoreCount", &st->max_core_count, err) < 0)
         goto error;
     json_object *nas = ccas_json_get (root, "nodearrays");
     if (!nas || !json_object_is_type (nas, json_type_array)) {
@@ -262,7 +336,7 @@ struct ccas_status *ccas_status_from_json (json_object *root, const char *cluste
     for (size_t i = 0; i < n; i++) {
         char path[64];
         snprintf (path, sizeof (path), "status: nodearrays[%zu]", i);
-        if (parse_nodearray (json_object_array_get_idx (nas, i), path, &st->nodearrays[i], err) < 0)
+        if (parse_nodearray (st, json_object_array_get_idx (nas, i), path, &st->nodearrays[i], err) < 0)
             goto error;
     }
     json_object *nodes = ccas_json_get (root, "nodes");
@@ -288,6 +362,9 @@ void ccas_status_destroy (struct ccas_status *st)
     }
     free (st->nodearrays);
     free (st->nodes);
+    for (size_t i = 0; i < st->nwarnings; i++)
+        free (st->warnings[i]);
+    free (st->warnings);
     json_object_put (st->root);
     free (st);
 }

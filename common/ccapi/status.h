@@ -14,9 +14,10 @@
 #include "ccapi/record.h"
 #include "util/error.h"
 
+/* Any count the server did not state reads as 0 (memory too). */
 struct ccas_vm_info {
     int vcpu_count;
-    int pcpu_count; /* 0 if the server did not say */
+    int pcpu_count;
     int gpu_count;
     double memory_gb;
     bool infiniband;
@@ -29,7 +30,8 @@ struct ccas_pg_status {
     int64_t active_core_count;
 };
 
-/* Counts the server did not send read as -1 (unknown, no limit). */
+/* Counts the server did not send read as -1 (unknown, no limit); a
+ * negative count it did send reads as 0, with a warning. */
 struct ccas_bucket_status {
     const char *bucket_id;
     const char *machine_type; /* definition.machineType */
@@ -78,6 +80,9 @@ struct ccas_status {
     size_t nnodearrays;
     struct ccas_record *nodes; /* with nodes=true; else NULL, 0 */
     size_t nnodes;
+    char **warnings; /* owned: limits that are negative or contradict each other,
+                      * naming the bucket and field (also logged) */
+    size_t nwarnings;
     json_object *root; /* owned */
 };
 

@@ -11,23 +11,16 @@
 #include <time.h>
 
 #include "model/cluster.h"
-#include "model/gputable.h"
 #include "model/vmfamily.h"
+#include "model/vmsizes.h"
 #include "util/arena.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/units.h"
 
 #define ARENA(c) ((struct ccas_arena *)(c)->arena)
 
 static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct ccas_node *n);
-
-static int64_t remaining (int64_t max, int64_t used)
-{
-    if (max < 0)
-        return CCAS_UNLIMITED;
-    int64_t r = max - (used > 0 ? used : 0);
-    return r > 0 ? r : 0;
-}
 
 static int64_t min64 (int64_t a, int64_t b)
 {
@@ -36,17 +29,16 @@ static int64_t min64 (int64_t a, int64_t b)
 
 /* ---- nodearrays and buckets ---------------------------------------------------- */
 
-static bool nodearray_colocated (const struct ccas_config *cfg, const struct ccas_nodearray_status *st)
+/* nodearrays.NAME.colocated, else the nodearray's PlacementGroupId; -1 when
+ * neither says (then each bucket's InfiniBand decides). */
+static int nodearray_colocated (const struct ccas_config *cfg, const struct ccas_nodearray_status *st)
 {
     const struct ccas_nodearray_config *set = ccas_config_nodearray (cfg, st->name);
     if (set && set->colocated >= 0)
         return set->colocated;
     if (st->placement_group_id)
-        return true;
-    for (size_t i = 0; i < st->nbuckets; i++)
-        if (st->buckets[i].vm.infiniband)
-            return true;
-    return false;
+        return 1;
+    return -1;
 }
 
 static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
@@ -64,31 +56,13 @@ static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
     na->enabled = st->autoscale_enabled;
     if (set && set->enabled >= 0)
         na->enabled = set->enabled;
-    na->colocated = nodearray_colocated (c->cfg, st);
     for (size_t i = 0; i < st->nbuckets; i++) {
         active += st->buckets[i].active_count > 0 ? st->buckets[i].active_count : 0;
         active_cores += st->buckets[i].active_core_count > 0 ? st->buckets[i].active_core_count : 0;
     }
     na->limit.what = ccas_arena_printf (ARENA (c), "nodearray %s limit", st->name);
-    na->limit.nodes = remaining (st->max_count, active);
-    na->limit.cores = remaining (st->max_core_count, active_cores);
-}
-
-static struct ccas_limit *family_limit (struct ccas_cluster *c, const char *family,
-                                        const struct ccas_bucket_status *st)
-{
-    for (size_t i = 0; i < c->nfamilies; i++)
-        if (strcmp (c->families[i].what + strlen ("family quota "), family) == 0) {
-            /* buckets of one family should agree; trust the tighter */
-            int64_t r = remaining (st->family_quota_core_count, st->family_consumed_core_count);
-            c->families[i].cores = min64 (c->families[i].cores, r);
-            return &c->families[i];
-        }
-    struct ccas_limit *f = &c->families[c->nfamilies++];
-    f->what = ccas_arena_printf (ARENA (c), "family quota %s", family);
-    f->nodes = CCAS_UNLIMITED;
-    f->cores = remaining (st->family_quota_core_count, st->family_consumed_core_count);
-    return f;
+    na->limit.nodes = ccas_limit_left (st->max_count, active);
+    na->limit.cores = ccas_limit_left (st->max_core_count, active_cores);
 }
 
 /* Where the configuration lists machine types for a nodearray, that order wins. */
@@ -104,26 +78,41 @@ static int machine_type_rank (const struct ccas_config *cfg, const char *nodearr
     return (int)json_object_array_length (list);
 }
 
+/* InfiniBand as the status states it, else as the table of sizes knows it. */
+static bool bucket_infiniband (const struct ccas_bucket_status *bs)
+{
+    const struct ccas_vmsize *known = ccas_vmsizes_find (bs->machine_type);
+    if (ccas_json_get (ccas_json_get (bs->raw, "virtualMachine"), "infiniband"))
+        return bs->vm.infiniband;
+    return known && known->rdma;
+}
+
+/* The VM a new node of `b` would be: what the status states, the built-in
+ * table of sizes filling what it leaves out (the higher GPU count wins). */
 static void init_template (struct ccas_cluster *c, struct ccas_bucket *b)
 {
     struct ccas_node *t = &b->template_node;
     const struct ccas_bucket_status *st = b->st;
+    const struct ccas_vmsize *known = ccas_vmsizes_find (b->machine_type);
     t->kind = CCAS_NODE_NEW;
     t->nodearray = b->na->name;
     t->vm_size = b->machine_type;
-    t->vm_family = b->family;
+    t->vm_family = ccas_vmsizes_family (b->machine_type);
     t->bucket_id = st->bucket_id;
     t->location = b->na->st->region;
-    t->vcpu_count = st->vm.vcpu_count;
-    t->pcpu_count = st->vm.pcpu_count > 0 ? st->vm.pcpu_count : st->vm.vcpu_count;
+    t->vcpu_count = st->vm.vcpu_count > 0 ? st->vm.vcpu_count : known ? known->vcpus : 0;
+    t->pcpu_count = st->vm.pcpu_count > 0 ? st->vm.pcpu_count : t->vcpu_count;
     t->cores_per_socket = t->pcpu_count;
-    t->gpu_count = ccas_gputable_count (b->machine_type, st->vm.gpu_count, c->cfg->gpu_counts);
-    t->memory = st->vm.memory_gb * 1024.0 * 1024.0 * 1024.0;
-    t->infiniband = st->vm.infiniband;
+    t->gpu_count = ccas_vmsizes_gpus (b->machine_type, st->vm.gpu_count, c->cfg->gpu_counts);
+    t->memory = (st->vm.memory_gb > 0 ? st->vm.memory_gb : known ? known->memory_gb : 0) * CCAS_GIB;
+    t->infiniband = bucket_infiniband (st);
     t->spot = b->na->st->interruptible;
     t->managed = true;
     t->capfail_age = st->last_capacity_failure;
+    t->software_configuration = ccas_json_get (b->na->st->record, "Configuration");
     t->bucket = b;
+    t->colocated = b->colocated;
+    t->index = UINT32_MAX - b->order; /* a name of its own for node.hostname_or_uuid */
     t->last_job = -1;
 }
 
@@ -140,6 +129,19 @@ static void *arena_cb (void *arg, size_t size)
     return ccas_arena_alloc (arg, size);
 }
 
+/* How many more nodes a placement group of `b` may take when it holds
+ * `active` nodes and `active_cores` cores (<0: not stated). */
+static int64_t pg_room (const struct ccas_bucket *b, int64_t active, int64_t active_cores)
+{
+    const struct ccas_bucket_status *st = b->st;
+    int64_t room = ccas_limit_left (st->max_pg_size > 0 ? st->max_pg_size : -1, active);
+    if (st->max_pg_core_size > 0) {
+        int64_t used = active_cores >= 0 ? active_cores : active * b->cores_per_vm;
+        room = min64 (room, ccas_limit_left (st->max_pg_core_size, used) / b->cores_per_vm);
+    }
+    return room;
+}
+
 static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
 {
     for (size_t i = 0; i < b->st->npgs; i++) {
@@ -148,9 +150,150 @@ static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
             return -1;
         pg->active = b->st->pgs[i].active_count;
         pg->from_status = true;
-        pg->room = b->max_pg_size == CCAS_UNLIMITED ? CCAS_UNLIMITED : remaining (b->max_pg_size, pg->active);
+        pg->room = pg_room (b, pg->active, b->st->pgs[i].active_core_count);
     }
     return 0;
+}
+
+/* A shared pool: one per `kind` and `scope` (region, family ...). */
+static struct ccas_limit *shared_limit (struct ccas_cluster *c, const char *kind, const char *region,
+                                        const char *family, const char *what)
+{
+    char key[512];
+    snprintf (key, sizeof (key), "%s\x1f%s\x1f%s", kind, region ? region : "", family ? family : "");
+    return ccas_limits_get (c->limits, key, what);
+}
+
+static void add_limit (struct ccas_bucket *b, struct ccas_limit *l)
+{
+    if (l && b->nlimits < CCAS_BUCKET_MAX_LIMITS)
+        b->limits[b->nlimits++] = l;
+}
+
+/* A stated instance count caps the bucket's own count: `count` instances less
+ * the ones `consumed` cores already are. */
+static void cap_by_count (struct ccas_bucket *b, int64_t count, int64_t consumed)
+{
+    if (count < 0)
+        return;
+    int64_t used = consumed > 0 ? (consumed + b->cores_per_vm - 1) / b->cores_per_vm : 0;
+    b->available = min64 (b->available, ccas_limit_left (count, used));
+}
+
+/* The bucket's own count: availableCount, and what its other own counts allow. */
+static void init_own_count (struct ccas_bucket *b)
+{
+    const struct ccas_bucket_status *st = b->st;
+    b->available = st->available_count >= 0 ? st->available_count : CCAS_UNLIMITED;
+    if (st->available_core_count >= 0)
+        b->available = min64 (b->available, st->available_core_count / b->cores_per_vm);
+    b->available = min64 (b->available, ccas_limit_left (st->max_count, st->active_count));
+    if (st->max_core_count >= 0)
+        b->available =
+            min64 (b->available, ccas_limit_left (st->max_core_count,
+                                                  st->active_core_count >= 0 ? st->active_core_count : 0) /
+                                     b->cores_per_vm);
+}
+
+/* The pools the bucket draws on, narrowest first.  On-demand buckets share
+ * quotaCoreCount and the family quota with the buckets of their family in
+ * their region; a spot bucket's family quota reads 0 (Azure counts spot
+ * cores against the region's spot quota instead), so as in scalelib it
+ * draws on its region's spot quota and never on the on-demand family's. */
+static int init_limits (struct ccas_cluster *c, struct ccas_bucket *b)
+{
+    const struct ccas_bucket_status *st = b->st;
+    const char *region = b->na->st->region;
+    const char *in = region ? " in " : "", *rname = region ? region : "";
+    const char *kind = b->spot ? "spot" : "ondemand";
+    char what[400];
+
+    b->nlimits = 0;
+    /* a spot bucket's quota fields read 0 as its family's do: not a limit */
+    bool quota_stated = st->quota_core_count >= 0 && !(b->spot && st->quota_core_count == 0);
+    if (!(b->spot && st->quota_count == 0))
+        cap_by_count (b, st->quota_count, st->consumed_core_count);
+    if (quota_stated) {
+        snprintf (what, sizeof (what), "%squotaCoreCount of %s%s%s", b->spot ? "spot " : "", b->family, in,
+                  rname);
+        struct ccas_limit *q = shared_limit (c, b->spot ? "spotquota" : "quota", region, b->family, what);
+        if (!q)
+            return -1;
+        ccas_limit_tighten (q, CCAS_UNLIMITED,
+                            ccas_limit_left (st->quota_core_count, st->consumed_core_count));
+        add_limit (b, q);
+    }
+    if (!b->spot && st->family_quota_core_count >= 0) {
+        snprintf (what, sizeof (what), "family quota %s%s%s", b->family, in, rname);
+        struct ccas_limit *f = shared_limit (c, "family", region, b->family, what);
+        if (!f)
+            return -1;
+        ccas_limit_tighten (f, CCAS_UNLIMITED,
+                            ccas_limit_left (st->family_quota_core_count, st->family_consumed_core_count));
+        cap_by_count (b, st->family_quota_count, st->family_consumed_core_count);
+        add_limit (b, f);
+    }
+    add_limit (b, &b->na->limit);
+    snprintf (what, sizeof (what), "%sregional quota%s%s", b->spot ? "spot " : "", in, rname);
+    struct ccas_limit *r = shared_limit (c, kind, region, NULL, what);
+    if (!r)
+        return -1;
+    if (st->regional_quota_core_count >= 0) {
+        ccas_limit_tighten (
+            r, CCAS_UNLIMITED,
+            ccas_limit_left (st->regional_quota_core_count, st->regional_consumed_core_count));
+        cap_by_count (b, st->regional_quota_count, st->regional_consumed_core_count);
+    }
+    add_limit (b, r);
+    add_limit (b, &c->cluster_limit);
+    return 0;
+}
+
+/* How many nodes one placement group of `b` holds, and what says so. */
+static void init_pg_size (struct ccas_cluster *c, struct ccas_bucket *b)
+{
+    const struct ccas_bucket_status *st = b->st;
+    int64_t by_count = st->max_pg_size > 0 ? st->max_pg_size : CCAS_UNLIMITED;
+    int64_t by_cores = st->max_pg_core_size > 0 ? st->max_pg_core_size / b->cores_per_vm : CCAS_UNLIMITED;
+    b->max_pg_size = min64 (by_count, by_cores);
+    if (by_cores < by_count)
+        b->pg_limit = ccas_arena_printf (ARENA (c), "maxPlacementGroupCoreSize %lld (%lld cores per node)",
+                                         (long long)st->max_pg_core_size, (long long)b->cores_per_vm);
+    else if (by_count != CCAS_UNLIMITED)
+        b->pg_limit = ccas_arena_printf (ARENA (c), "maxPlacementGroupSize %lld", (long long)by_count);
+    else
+        b->pg_limit = "no placement group limit";
+}
+
+static int init_bucket (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_nodearray *na,
+                        const struct ccas_bucket_status *bs, int na_colocated)
+{
+    char family[128];
+    const struct ccas_vmsize *known = ccas_vmsizes_find (bs->machine_type);
+    int vcpus = bs->vm.vcpu_count > 0 ? bs->vm.vcpu_count : known ? known->vcpus : 0;
+    b->na = na;
+    b->st = bs;
+    b->machine_type = bs->machine_type;
+    b->family = ccas_arena_strdup (ARENA (c), ccas_vmfamily_of (bs->machine_type, family, sizeof (family)));
+    b->spot = na->st->interruptible;
+    b->cores_per_vm = bs->vm.vcpu_quota_count > 0 ? bs->vm.vcpu_quota_count : vcpus;
+    if (b->cores_per_vm <= 0) {
+        b->cores_per_vm = 1;
+        b->hold_reason = ccas_arena_printf (ARENA (c),
+                                            "virtualMachine.vcpuCount not stated, and %s is not in the "
+                                            "built-in table of sizes",
+                                            bs->machine_type);
+        ccas_log (LOG_WARNING, "bucket %s/%s: %s; no nodes are made there", na->name, bs->machine_type,
+                  b->hold_reason);
+    }
+    if (na_colocated >= 0)
+        b->colocated = na_colocated;
+    else
+        b->colocated = bucket_infiniband (bs);
+    na->colocated = na->colocated || b->colocated;
+    init_own_count (b);
+    init_pg_size (c, b);
+    return init_limits (c, b);
 }
 
 static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
@@ -163,44 +306,33 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
         nb += st->nodearrays[i].nbuckets;
     c->nodearrays = ccas_arena_alloc (ARENA (c), (st->nnodearrays + 1) * sizeof (*c->nodearrays));
     c->buckets = ccas_arena_alloc (ARENA (c), (nb + 1) * sizeof (*c->buckets));
-    c->families = ccas_arena_alloc (ARENA (c), (nb + 1) * sizeof (*c->families));
-    if (!c->nodearrays || !c->buckets || !c->families)
+    if (!c->nodearrays || !c->buckets)
         return ccas_errorf (err, "out of memory");
     c->nnodearrays = st->nnodearrays;
-    c->regional_limit = (struct ccas_limit){"regional quota", CCAS_UNLIMITED, CCAS_UNLIMITED};
+    for (size_t i = 0; i < st->nnodearrays; i++)
+        for (size_t j = 0; j < st->nodearrays[i].nbuckets; j++) {
+            active +=
+                st->nodearrays[i].buckets[j].active_count > 0 ? st->nodearrays[i].buckets[j].active_count : 0;
+            active_cores += st->nodearrays[i].buckets[j].active_core_count > 0
+                                ? st->nodearrays[i].buckets[j].active_core_count
+                                : 0;
+        }
+    c->cluster_limit = (struct ccas_limit){"cluster limit", ccas_limit_left (st->max_count, active),
+                                           ccas_limit_left (st->max_core_count, active_cores)};
     for (size_t i = 0; i < st->nnodearrays; i++) {
         const struct ccas_nodearray_status *nas = &st->nodearrays[i];
+        int na_colocated = nodearray_colocated (c->cfg, nas);
         init_nodearray (c, &c->nodearrays[i], nas);
         for (size_t j = 0; j < nas->nbuckets; j++, k++) {
-            const struct ccas_bucket_status *bs = &nas->buckets[j];
             struct ccas_bucket *b = &c->buckets[k];
-            char family[128];
-            b->na = &c->nodearrays[i];
-            b->st = bs;
-            b->machine_type = bs->machine_type;
-            b->family =
-                ccas_arena_strdup (ARENA (c), ccas_vmfamily_of (bs->machine_type, family, sizeof (family)));
-            b->cores_per_vm = bs->vm.vcpu_quota_count > 0 ? bs->vm.vcpu_quota_count : bs->vm.vcpu_count;
-            if (b->cores_per_vm <= 0)
-                b->cores_per_vm = 1;
-            b->available = bs->available_count >= 0 ? bs->available_count : CCAS_UNLIMITED;
-            b->max_pg_size = bs->max_pg_size > 0 ? bs->max_pg_size : CCAS_UNLIMITED;
-            b->family_limit = family_limit (c, b->family, bs);
-            if (bs->regional_quota_core_count >= 0)
-                c->regional_limit.cores =
-                    min64 (c->regional_limit.cores,
-                           remaining (bs->regional_quota_core_count, bs->regional_consumed_core_count));
-            b->regional_limit = &c->regional_limit;
-            b->cluster_limit = &c->cluster_limit;
+            if (init_bucket (c, b, &c->nodearrays[i], &nas->buckets[j], na_colocated) < 0)
+                return ccas_errorf (err, "out of memory");
             b->order =
-                (uint32_t)(i * 1000000 + machine_type_rank (c->cfg, nas->name, bs->machine_type) * 1000 + j);
-            active += bs->active_count > 0 ? bs->active_count : 0;
-            active_cores += bs->active_core_count > 0 ? bs->active_core_count : 0;
+                (uint32_t)(i * 1000000 +
+                           machine_type_rank (c->cfg, nas->name, nas->buckets[j].machine_type) * 1000 + j);
         }
     }
     c->nbuckets = nb;
-    c->cluster_limit = (struct ccas_limit){"cluster limit", remaining (st->max_count, active),
-                                           remaining (st->max_core_count, active_cores)};
     qsort (c->buckets, nb, sizeof (*c->buckets), cmp_bucket);
     for (size_t i = 0; i < nb; i++) {
         struct ccas_bucket *b = &c->buckets[i];
@@ -238,12 +370,16 @@ static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const
     if (b)
         *n = b->template_node; /* sizes and properties of the bucket */
     else {
+        const struct ccas_vmsize *known = ccas_vmsizes_find (r->machine_type);
         memset (n, 0, sizeof (*n));
-        n->vcpu_count = r->core_count;
-        n->pcpu_count = r->core_count;
-        n->memory = r->memory_gb * 1024.0 * 1024.0 * 1024.0;
+        n->vcpu_count = r->core_count > 0 ? r->core_count : known ? known->vcpus : 0;
+        n->pcpu_count = n->vcpu_count;
+        n->memory = (r->memory_gb > 0 ? r->memory_gb : known ? known->memory_gb : 0) * CCAS_GIB;
+        n->gpu_count = ccas_vmsizes_gpus (r->machine_type, 0, c->cfg->gpu_counts);
+        n->infiniband = known && known->rdma;
         n->nodearray = r->nodearray;
         n->vm_size = r->machine_type;
+        n->vm_family = ccas_vmsizes_family (r->machine_type);
     }
     n->res = NULL;
     n->avail = NULL;
@@ -260,6 +396,10 @@ static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const
     n->placement_group = r->placement_group_id;
     n->keep_alive = r->keep_alive;
     n->spot = r->interruptible || n->spot;
+    n->colocated = r->placement_group_id != NULL;
+    n->create_time = c->now; /* until the node times say when it was first seen */
+    if (r->raw && ccas_json_get (r->raw, "Configuration"))
+        n->software_configuration = ccas_json_get (r->raw, "Configuration");
     if (r->region)
         n->location = r->region;
     n->kind = node_kind (r);
@@ -388,7 +528,8 @@ static int build_engines (struct ccas_cluster *c, struct ccas_error *err)
     c->arena = ccas_arena_create ();
     c->dict = ccas_resdict_create ();
     c->shared = ccas_shared_create ();
-    if (!c->arena || !c->dict || !c->shared)
+    c->limits = ccas_limits_create ();
+    if (!c->arena || !c->dict || !c->shared || !c->limits)
         return ccas_errorf (err, "out of memory");
     if (ccas_shared_load (c->shared, cfg->shared_resources, "shared_resources", err) < 0)
         return -1;
@@ -431,6 +572,7 @@ void ccas_cluster_destroy (struct ccas_cluster *c)
     free (c->by_host);
     ccas_resdict_destroy (c->names);
     ccas_resdict_destroy (c->hosts);
+    ccas_limits_destroy (c->limits);
     ccas_resources_destroy (c->rules);
     ccas_constraint_cache_destroy (c->cons);
     ccas_shared_destroy (c->shared);
@@ -466,28 +608,6 @@ struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const ch
     return id >= 0 ? c->by_host[id] : NULL;
 }
 
-/* The nodes limit `l` leaves room for; if it is the smallest so far, remember it. */
-static void limit_count (const struct ccas_limit *l, int64_t cores_per_vm, int64_t *best,
-                         const struct ccas_limit **which)
-{
-    int64_t n = l->nodes;
-    if (l->cores != CCAS_UNLIMITED)
-        n = min64 (n, l->cores / cores_per_vm);
-    if (n < *best) {
-        *best = n;
-        *which = l;
-    }
-}
-
-static void explain_limit (const struct ccas_limit *l, int64_t cores_per_vm, char *why, size_t whysize)
-{
-    if (l->cores != CCAS_UNLIMITED && l->cores / cores_per_vm <= l->nodes)
-        snprintf (why, whysize, "availableCount 0 (%s: %lld cores left, %lld per node)", l->what,
-                  (long long)l->cores, (long long)cores_per_vm);
-    else
-        snprintf (why, whysize, "availableCount 0 (%s: %lld nodes left)", l->what, (long long)l->nodes);
-}
-
 /* The server said 0 and our limits do not say why: read its counts. */
 static void explain_server_zero (const struct ccas_bucket *b, char *why, size_t whysize)
 {
@@ -495,7 +615,7 @@ static void explain_server_zero (const struct ccas_bucket *b, char *why, size_t 
     const char *cause = NULL;
     if (st->max_count >= 0 && st->active_count >= st->max_count)
         cause = "bucket maxCount";
-    else if (st->quota_count == 0 || st->quota_core_count == 0)
+    else if (st->quota_count == 0 || (st->quota_core_count == 0 && !b->spot))
         cause = "quota";
     else if (st->last_capacity_failure >= 0)
         cause = "recent capacity failure";
@@ -530,15 +650,20 @@ int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t wh
         return 0;
     }
     /* narrower limits first: on a tie the narrower one explains better */
-    limit_count (b->family_limit, b->cores_per_vm, &m, &which);
-    limit_count (&b->na->limit, b->cores_per_vm, &m, &which);
-    limit_count (b->regional_limit, b->cores_per_vm, &m, &which);
-    limit_count (b->cluster_limit, b->cores_per_vm, &m, &which);
+    for (unsigned i = 0; i < b->nlimits; i++) {
+        int64_t n = ccas_limit_count (b->limits[i], b->cores_per_vm);
+        if (n < m) {
+            m = n;
+            which = b->limits[i];
+        }
+    }
     int64_t n = min64 (b->available, m);
     if (n <= 0) {
-        if (why && which && m <= 0)
-            explain_limit (which, b->cores_per_vm, why, whysize);
-        else if (why)
+        if (why && which && m <= 0) {
+            char text[400];
+            snprintf (why, whysize, "availableCount 0 (%s)",
+                      ccas_limit_explain (which, b->cores_per_vm, text, sizeof (text)));
+        } else if (why)
             explain_server_zero (b, why, whysize);
         return 0;
     }
@@ -617,7 +742,7 @@ struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, 
     pg->bucket = b;
     pg->is_new = name == NULL;
     pg->name = name ? name : new_pg_name (c, b);
-    pg->room = b->max_pg_size;
+    pg->room = pg_room (b, 0, 0);
     if (!pg->name)
         return NULL;
     b->pgs[b->npgs++] = pg;
@@ -626,18 +751,6 @@ struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, 
 }
 
 /* ---- new nodes ------------------------------------------------------------------------ */
-
-static void charge (struct ccas_limit *l, int64_t cores, struct ccas_undo *undo)
-{
-    if (l->nodes != CCAS_UNLIMITED) {
-        ccas_undo_i64 (undo, &l->nodes);
-        l->nodes--;
-    }
-    if (l->cores != CCAS_UNLIMITED) {
-        ccas_undo_i64 (undo, &l->cores);
-        l->cores -= cores;
-    }
-}
 
 static void pop_node (void *arg)
 {
@@ -678,6 +791,7 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     }
     n->pg = pg;
     n->placement_group = pg ? pg->name : NULL;
+    n->colocated = pg != NULL || b->colocated;
     n->index = (uint32_t)c->nnodes;
     n->last_job = -1;
 
@@ -687,10 +801,8 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     }
     ccas_undo_u32 (undo, &b->new_nodes);
     b->new_nodes++;
-    charge (&b->na->limit, b->cores_per_vm, undo);
-    charge (b->family_limit, b->cores_per_vm, undo);
-    charge (b->regional_limit, b->cores_per_vm, undo);
-    charge (b->cluster_limit, b->cores_per_vm, undo);
+    for (unsigned i = 0; i < b->nlimits; i++)
+        ccas_limit_take (b->limits[i], b->cores_per_vm, undo);
     if (pg && pg->room != CCAS_UNLIMITED) {
         ccas_undo_i64 (undo, &pg->room);
         pg->room--;

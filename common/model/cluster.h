@@ -5,9 +5,15 @@
  *
  * Invariants:
  *   - ccas_bucket_available() is never above any limit the bucket draws on:
- *     its own availableCount, its nodearray's and the cluster's node and core
- *     limits, its VM family's and the region's core quota, less what this pass
- *     has already promised anywhere;
+ *     its own availableCount (and availableCoreCount, maxCount less
+ *     activeCount, quotaCount ...), its nodearray's and the cluster's node and
+ *     core limits, the quotaCoreCount and the VM family's quota it shares with
+ *     the buckets of its family in its region, and its region's quota (spot
+ *     buckets: the region's spot quota, in place of the family quota Azure
+ *     zeroes for them), consumption by other clusters counted, less what this
+ *     pass has already promised anywhere (limits.h);
+ *   - a placement group never holds more than maxPlacementGroupSize nodes nor
+ *     more than maxPlacementGroupCoreSize cores;
  *   - every change made while placing a job is logged in the undo log passed
  *     in, so a job that cannot be placed whole leaves the model as it was;
  *   - nodes are ordered ready, booting, stopped (startable), then new nodes in
@@ -25,19 +31,11 @@
 #include "ccapi/ccapi.h"
 #include "conf/conf.h"
 #include "model/constraint.h"
+#include "model/limits.h"
 #include "model/node.h"
 #include "model/resources.h"
 #include "model/undo.h"
 #include "util/error.h"
-
-#define CCAS_UNLIMITED INT64_MAX
-
-/* A pool of nodes and cores that several buckets draw on. */
-struct ccas_limit {
-    const char *what; /* "cluster", "nodearray hpc", "family quota", "regional quota" */
-    int64_t nodes;    /* remaining, or CCAS_UNLIMITED */
-    int64_t cores;
-};
 
 struct ccas_pg {
     const char *name;
@@ -56,21 +54,28 @@ struct ccas_nodearray {
     const struct ccas_nodearray_status *st;
     int priority;
     bool enabled;   /* the configuration allows creating here */
-    bool colocated; /* jobs keep their nodes in one placement group */
+    bool colocated; /* some bucket of it is colocated (see struct ccas_bucket) */
     struct ccas_limit limit;
 };
+
+#define CCAS_BUCKET_MAX_LIMITS 6
 
 struct ccas_bucket {
     struct ccas_nodearray *na;
     const struct ccas_bucket_status *st;
     const char *machine_type;
-    const char *family;
+    const char *family;   /* quota family key (vmfamily.h) */
+    bool spot;            /* the nodearray is Interruptible */
+    bool colocated;       /* a job of several nodes here keeps them in one placement
+                           * group: nodearrays.NAME.colocated, else the nodearray's
+                           * PlacementGroupId, else the machine type's InfiniBand */
     int64_t cores_per_vm; /* charged against core limits and quotas */
     int64_t available;    /* the bucket's own count, less what was promised */
-    int64_t max_pg_size;  /* CCAS_UNLIMITED if unknown */
-    struct ccas_limit *family_limit;
-    struct ccas_limit *regional_limit;
-    struct ccas_limit *cluster_limit;
+    int64_t max_pg_size;  /* nodes one placement group holds, or CCAS_UNLIMITED */
+    const char *pg_limit; /* what sets it: "maxPlacementGroupSize 4",
+                           * "maxPlacementGroupCoreSize 88 (44 cores per node)" */
+    struct ccas_limit *limits[CCAS_BUCKET_MAX_LIMITS]; /* shared pools, narrowest first */
+    unsigned nlimits;
     struct ccas_node template_node; /* what a new node here would look like */
     struct ccas_pg **pgs;
     size_t npgs, pgcap;
@@ -93,9 +98,7 @@ struct ccas_cluster {
     struct ccas_bucket *buckets; /* in preference order */
     size_t nbuckets;
     struct ccas_limit cluster_limit;
-    struct ccas_limit regional_limit;
-    struct ccas_limit *families;
-    size_t nfamilies;
+    struct ccas_limits *limits; /* owned: quota pools shared by buckets */
 
     struct ccas_node **nodes; /* existing, then new */
     size_t nnodes, nodecap;

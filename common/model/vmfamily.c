@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vmfamily.c: derive a quota family key from a machine type. */
+/* vmfamily.c: the quota family key of a machine type: Azure's name, or one derived. */
 #include "config.h"
 
 #include <ctype.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/vmfamily.h"
+#include "model/vmsizes.h"
 
 /* Drop the first run of digits after the series letters of the second
  * underscore-separated word: that run is the size (vCPU count). */
@@ -21,6 +22,11 @@ const char *ccas_vmfamily_of (const char *machine_type, char *buf, size_t size)
 
     if (size == 0)
         return buf;
+    const struct ccas_vmsize *known = ccas_vmsizes_find (machine_type);
+    if (known) {
+        snprintf (buf, size, "%s", known->family);
+        return buf;
+    }
     for (; *p && o + 1 < size; p++) {
         if (!dropped && p >= start && isdigit ((unsigned char)*p)) {
             while (isdigit ((unsigned char)p[1]))

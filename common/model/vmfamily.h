@@ -3,16 +3,18 @@
  *
  * Azure counts cores against a per-family quota that several machine types
  * share (Standard_F2s_v2 and Standard_F4s_v2 draw on one).  The server does not
- * name the family in a bucket, so both the client and the simulator derive the
- * same key from the machine type: the name without its size digits.
+ * name the family in a bucket, so both the client and the simulator find the
+ * same key from the machine type: Azure's own family name where the built-in
+ * table knows the size (vmsizes.h), else the name without its size digits.
  */
 #ifndef CCAS_VMFAMILY_H
 #define CCAS_VMFAMILY_H
 
 #include <stddef.h>
 
-/* Write the family key of `machine_type` into `buf`: "Standard_HB120rs_v3"
- * -> "Standard_HBrs_v3", "Standard_NC24ads_A100_v4" -> "Standard_NCads_A100_v4".
+/* Write the family key of `machine_type` into `buf`: "Standard_F4s_v2" ->
+ * "standardFSv2Family" (the table's), "Standard_X12ab_v9" -> "Standard_Xab_v9"
+ * (derived: the first run of digits after the series letters dropped).
  * Returns `buf`. */
 const char *ccas_vmfamily_of (const char *machine_type, char *buf, size_t size);
 

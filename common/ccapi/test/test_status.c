@@ -115,7 +115,10 @@ static void test_status_errors_name_the_path (void **state)
          "status: nodearrays[0].buckets[0].familyQuotaCoreCount: expected an integer, got []"},
         {"bucket", "lastCapacityFailure", "\"never\"",
          "status: nodearrays[0].buckets[0].lastCapacityFailure: expected a number, got \"never\""},
-        {"bucket", "virtualMachine", NULL, "status: nodearrays[0].buckets[0].virtualMachine: missing"},
+        {"bucket", "consumedCoreCount", "\"9\"",
+         "status: nodearrays[0].buckets[0].consumedCoreCount: expected an integer, got \"9\""},
+        {"bucket", "maxPlacementGroupCoreSize", "{}",
+         "status: nodearrays[0].buckets[0].maxPlacementGroupCoreSize: expected an integer, got {}"},
         {"bucket", "virtualMachine", "[]",
          "status: nodearrays[0].buckets[0].virtualMachine: expected an object, got []"},
         {"vm", "vcpuCount", "\"2\"",
@@ -151,6 +154,68 @@ static void test_status_errors_name_the_path (void **state)
         if (strcmp (err.text, cases[i].want) != 0)
             fail_msg ("case %zu: '%s', want '%s'", i, err.text, cases[i].want);
     }
+}
+
+/* Limits that are negative or contradict each other are warnings naming
+ * the bucket and field; a negative limit reads as 0; a wrong type is an error. */
+static void test_status_bad_limits (void **state)
+{
+    static const struct {
+        const char *field;
+        const char *value; /* JSON */
+        const char *want;  /* in a warning, or (error) in the error */
+        bool error;
+    } cases[] = {
+        {"quotaCoreCount", "-5", "(htc/Standard_F2s_v2): quotaCoreCount: -5 is negative; read as 0", false},
+        {"consumedCoreCount", "50", "(htc/Standard_F2s_v2): consumedCoreCount 50 is above quotaCoreCount 40",
+         false},
+        {"familyConsumedCoreCount", "41",
+         "(htc/Standard_F2s_v2): familyConsumedCoreCount 41 is above familyQuotaCoreCount 40", false},
+        {"availableCount", "30", "(htc/Standard_F2s_v2): availableCount 30 is above maxCount 20", false},
+        {"quotaCoreCount", "\"100\"", "quotaCoreCount: expected an integer", true},
+        {"regionalQuotaCoreCount", "true", "regionalQuotaCoreCount: expected an integer", true},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_error err = {""};
+        json_object *root = small_status ();
+        json_object *bucket = json_object_array_get_idx (
+            ccas_json_get (json_object_array_get_idx (ccas_json_get (root, "nodearrays"), 0), "buckets"), 0);
+        json_object_object_add (bucket, "quotaCoreCount", json_object_new_int (40));
+        json_object_object_add (bucket, cases[i].field, json_tokener_parse (cases[i].value));
+        struct ccas_status *st = ccas_status_from_json (root, "test", &err);
+        if (cases[i].error) {
+            assert_null (st);
+            assert_non_null (strstr (err.text, cases[i].want));
+            assert_non_null (strstr (err.text, "buckets[0]"));
+            continue;
+        }
+        assert_non_null (st);
+        bool found = false;
+        for (size_t w = 0; w < st->nwarnings; w++)
+            found = found || strstr (st->warnings[w], cases[i].want);
+        if (!found)
+            fail_msg ("no warning '%s' (%zu warnings)", cases[i].want, st->nwarnings);
+        if (strcmp (cases[i].value, "-5") == 0)
+            assert_int_equal (st->nodearrays[0].buckets[0].quota_core_count, 0);
+        ccas_status_destroy (st);
+    }
+}
+
+/* A bucket without its virtualMachine parses: the model fills it from its table. */
+static void test_status_vm_optional (void **state)
+{
+    struct ccas_error err = {""};
+    json_object *root = small_status ();
+    json_object *bucket = json_object_array_get_idx (
+        ccas_json_get (json_object_array_get_idx (ccas_json_get (root, "nodearrays"), 0), "buckets"), 0);
+    (void)state;
+    json_object_object_del (bucket, "virtualMachine");
+    struct ccas_status *st = ccas_status_from_json (root, "test", &err);
+    assert_non_null (st);
+    assert_int_equal (st->nodearrays[0].buckets[0].vm.vcpu_count, 0);
+    assert_int_equal (st->nwarnings, 0);
+    ccas_status_destroy (st);
 }
 
 /* A node record without a Name in a status?nodes=true is refused with its index. */
@@ -359,6 +424,8 @@ int main (void)
         cmocka_unit_test (test_status_bad_fields),
         cmocka_unit_test (test_status_errors_name_the_path),
         cmocka_unit_test (test_status_bad_node),
+        cmocka_unit_test (test_status_bad_limits),
+        cmocka_unit_test (test_status_vm_optional),
         cmocka_unit_test (test_status_typed),
         cmocka_unit_test (test_every_bucket_count),
         cmocka_unit_test (test_absent_fields),

@@ -219,8 +219,9 @@ static const struct scenario scenarios[] = {
      NULL, NULL, NULL,
      "[{\"id\": \"1\", \"node_count\": 4, \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}},"
      " {\"id\": \"2\", \"constraints\": {\"ncpus\": 3, \"node.nodearray\": \"htc\"}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota Standard_Fs_v2: 0 cores "
-     "left, 4 per node)\"},"
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota standardFSv2Family in "
+     "westeurope: "
+     "0 cores left, 4 per node)\"},"
      " \"new\": {\"htc/Standard_F2s_v2\": 4}}"},
     {"a job larger than what is available is refused whole",
      "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3},"

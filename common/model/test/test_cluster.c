@@ -77,10 +77,8 @@ static void check_invariants (const struct ccas_cluster *c)
             assert_true (b->available >= 0);
             assert_true (avail <= b->available);
         }
-        check_limit (b, &b->na->limit, avail);
-        check_limit (b, b->family_limit, avail);
-        check_limit (b, b->regional_limit, avail);
-        check_limit (b, b->cluster_limit, avail);
+        for (unsigned k = 0; k < b->nlimits; k++)
+            check_limit (b, b->limits[k], avail);
         assert_int_equal (ccas_bucket_available (b, NULL, 0), avail);
         assert_int_equal (b->order, i); /* buckets are in their order */
         for (size_t k = 0; k < b->npgs; k++) {
@@ -105,9 +103,10 @@ static void snap (const struct ccas_cluster *c, struct snapshot *s)
     PUT (c->nnodes);
     PUT (c->cluster_limit.nodes);
     PUT (c->cluster_limit.cores);
-    PUT (c->regional_limit.cores);
-    for (size_t i = 0; i < c->nfamilies; i++)
-        PUT (c->families[i].cores);
+    for (size_t i = 0; i < ccas_limits_count (c->limits); i++) {
+        PUT (ccas_limits_at (c->limits, i)->nodes);
+        PUT (ccas_limits_at (c->limits, i)->cores);
+    }
     for (size_t i = 0; i < c->nnodearrays; i++) {
         PUT (c->nodearrays[i].limit.nodes);
         PUT (c->nodearrays[i].limit.cores);
@@ -178,9 +177,11 @@ static void test_limits (void **state)
         {NULL, NULL, "htc/Standard_F2s_v2", 28, NULL},
         {NULL, NULL, "htc/Standard_F4s_v2", 29, NULL},
         {NULL, NULL, "hpc/Standard_HB120rs_v3", 10, NULL},
-        /* its own count, or none: then the nodearray's 37 nodes */
+        /* its own count, or none: then its maxCount less activeCount, 28 */
         {NULL, "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3}}", "htc/Standard_F2s_v2", 3, NULL},
-        {NULL, "{\"htc/Standard_F2s_v2\": {\"availableCount\": null}}", "htc/Standard_F2s_v2", 37, NULL},
+        {NULL, "{\"htc/Standard_F2s_v2\": {\"availableCount\": null}}", "htc/Standard_F2s_v2", 28, NULL},
+        {NULL, "{\"htc/Standard_F2s_v2\": {\"availableCount\": null, \"maxCount\": null}}",
+         "htc/Standard_F2s_v2", 37, NULL}, /* the nodearray's 37 */
         /* the nodearray: 3 nodes and 8 cores active */
         {NULL, "{\"htc\": {\"maxCount\": 5}}", "htc/Standard_F2s_v2", 2, NULL},
         {NULL, "{\"htc\": {\"maxCount\": 3}}", "htc/Standard_F2s_v2", 0, "nodearray htc limit: 0 nodes left"},
@@ -190,12 +191,12 @@ static void test_limits (void **state)
         {NULL, "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 30}}", "htc/Standard_F2s_v2", 5, NULL},
         {NULL, "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 30}}", "htc/Standard_F4s_v2", 2, NULL},
         {NULL, "{\"htc/Standard_F4s_v2\": {\"familyConsumedCoreCount\": 200}}", "htc/Standard_F2s_v2", 0,
-         "family quota Standard_Fs_v2: 0 cores left, 2 per node"},
-        /* the region: the tightest bucket's view, for every nodearray */
+         "family quota standardFSv2Family in westeurope: 0 cores left, 2 per node"},
+        /* the region: the tightest bucket's view, for every on-demand nodearray of the region */
         {NULL, "{\"htc/Standard_F4s_v2\": {\"regionalQuotaCoreCount\": 520}}", "htc/Standard_F2s_v2", 10,
          NULL},
         {NULL, "{\"htc/Standard_F4s_v2\": {\"regionalQuotaCoreCount\": 520}}", "hpc/Standard_HB120rs_v3", 0,
-         "regional quota: 20 cores left, 120 per node"},
+         "regional quota in westeurope: 20 cores left, 120 per node"},
         /* the cluster: 5 nodes and 248 cores active */
         {NULL, "{\"cluster\": {\"maxCount\": 7}}", "htc/Standard_F2s_v2", 2, NULL},
         {NULL, "{\"cluster\": {\"maxCoreCount\": 260}}", "htc/Standard_F2s_v2", 6, NULL},
@@ -300,6 +301,15 @@ static void test_new_nodes_charge_every_limit (void **state)
     ccas_config_destroy (cfg);
 }
 
+/* The limit of `b` whose name starts with `what`, or NULL. */
+static const struct ccas_limit *limit_of (const struct ccas_bucket *b, const char *what)
+{
+    for (unsigned k = 0; k < b->nlimits; k++)
+        if (strncmp (b->limits[k]->what, what, strlen (what)) == 0)
+            return b->limits[k];
+    return NULL;
+}
+
 /* Buckets that share a limit: what one takes, the other loses. */
 static void test_shared_limits (void **state)
 {
@@ -309,7 +319,8 @@ static void test_shared_limits (void **state)
         fx_cluster (cfg, STATUS, "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 40}}", NULL);
     struct ccas_bucket *f2 = fx_bucket (c, "htc", "Standard_F2s_v2"),
                        *f4 = fx_bucket (c, "htc", "Standard_F4s_v2");
-    assert_ptr_equal (f2->family_limit, f4->family_limit);
+    assert_non_null (limit_of (f2, "family quota"));
+    assert_ptr_equal (limit_of (f2, "family quota"), limit_of (f4, "family quota"));
     assert_int_equal (ccas_bucket_available (f2, NULL, 0), 10); /* 20 cores */
     assert_int_equal (ccas_bucket_available (f4, NULL, 0), 5);
     assert_non_null (ccas_cluster_new_node (c, f4, NULL, NULL)); /* final: no undo log */
@@ -322,7 +333,7 @@ static void test_shared_limits (void **state)
     assert_null (ccas_cluster_new_node (c, f4, NULL, NULL));
     char why[256];
     assert_int_equal (ccas_bucket_available (f4, why, sizeof (why)), 0);
-    assert_non_null (strstr (why, "family quota Standard_Fs_v2: 0 cores left"));
+    assert_non_null (strstr (why, "family quota standardFSv2Family in westeurope: 0 cores left"));
     ccas_cluster_destroy (c);
     ccas_config_destroy (cfg);
 }
@@ -484,7 +495,7 @@ static void test_template_nodes (void **state)
     assert_int_equal (t->kind, CCAS_NODE_NEW);
     assert_string_equal (t->nodearray, "hpc");
     assert_string_equal (t->vm_size, "Standard_HB120rs_v3");
-    assert_string_equal (t->vm_family, "Standard_HBrs_v3");
+    assert_string_equal (t->vm_family, "standardHBrsv3Family");
     assert_string_equal (t->bucket_id, "b-hb");
     assert_string_equal (t->location, "westeurope");
     assert_int_equal (t->vcpu_count, 120);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* test_vmfamily.c: a machine type's quota family — its size digits dropped,
- * so that sizes of one series share a key — and buffers of any size. */
+/* test_vmfamily.c: a machine type's quota family — Azure's name where the
+ * table of sizes knows it, else the name with its size digits dropped, so
+ * that sizes of one series share a key — and buffers of any size. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -21,12 +22,16 @@ static void test_families (void **state)
     } cases[] = {
         {NULL, ""},
         {"", ""},
-        {"Standard_HB120rs_v3", "Standard_HBrs_v3"},
-        {"Standard_HB176rs_v4", "Standard_HBrs_v4"},
-        {"Standard_NC24ads_A100_v4", "Standard_NCads_A100_v4"}, /* only the first run of digits */
-        {"Standard_F2s_v2", "Standard_Fs_v2"},
-        {"Standard_F72s_v2", "Standard_Fs_v2"},
-        {"Standard_D2_v3", "Standard_D_v3"},
+        /* sizes the built-in table knows: Azure's family name */
+        {"Standard_HB120rs_v3", "standardHBrsv3Family"},
+        {"Standard_HB176rs_v4", "standardHBv4Family"},
+        {"Standard_NC24ads_A100_v4", "StandardNCADSA100v4Family"},
+        {"standard_f2s_v2", "standardFSv2Family"},
+        {"Standard_F72s_v2", "standardFSv2Family"},
+        {"Standard_D2_v3", "standardDv3Family"},
+        /* the others: derived, the first run of digits after the series dropped */
+        {"Standard_HB999rs_v9", "Standard_HBrs_v9"},
+        {"Standard_NC9ads_Z100_v9", "Standard_NCads_Z100_v9"}, /* only the first run of digits */
         {"Standard_M416ms_v2", "Standard_Mms_v2"},
         {"F2s", "Fs"}, /* no prefix */
         {"Basic_A1", "Basic_A"},
@@ -57,6 +62,8 @@ static void test_small_buffers (void **state)
     ccas_vmfamily_of ("Standard_HB120rs_v3", buf, 1);
     assert_string_equal (buf, "");
     ccas_vmfamily_of ("Standard_HB120rs_v3", buf, sizeof (buf));
+    assert_string_equal (buf, "standar"); /* the table's name, cut */
+    ccas_vmfamily_of ("Standard_HB999rs_v9", buf, sizeof (buf));
     assert_string_equal (buf, "Standar");
 }
 
