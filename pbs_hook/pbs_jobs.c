@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "model/resdict.h"
+#include "model/value.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
 #include "pbs_select.h"
@@ -55,10 +56,11 @@ static json_object *field_value (const char *v)
         int64_t i = ccas_double_to_int64 (d); /* saturated: a cast of 1e30 is undefined */
         return (double)i == d ? json_object_new_int64 (i) : json_object_new_double (d);
     }
-    if (strcasecmp (v, "true") == 0)
-        return json_object_new_boolean (1);
-    if (strcasecmp (v, "false") == 0)
-        return json_object_new_boolean (0);
+    /* PBS's boolean words: T t Y y / F f N n, and true/false in any case
+     * (1 and 0 stay numbers; asked of a boolean they match it) */
+    int b = ccas_value_bool_word (v);
+    if (b >= 0)
+        return json_object_new_boolean (b);
     return json_object_new_string (v);
 }
 
@@ -360,6 +362,30 @@ static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct
     return 0;
 }
 
+/* A job whose select or place cannot be read: one slot that never matches,
+ * its reason saying why. */
+static int add_unreadable (struct ccas_cluster *c, struct ccas_jobs *jobs, const struct queued *q,
+                           const char *error, struct ccas_error *err)
+{
+    char text[600];
+    snprintf (text, sizeof (text), "PBS job cannot be read: %s (select '%s'%s%s%s)", error, q->select,
+              *q->place ? ", place '" : "", q->place, *q->place ? "'" : "");
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "never", json_object_new_string (text));
+    const struct ccas_constraint *k = ccas_constraint_compile (c->cons, o, "select", err);
+    json_object_put (o);
+    if (!k)
+        return -1;
+    struct ccas_job *j = ccas_jobs_add (jobs, q->id, 1);
+    if (!j)
+        return ccas_errorf (err, "out of memory");
+    j->chunks[0].count = 1;
+    j->chunks[0].cons = k;
+    j->nslots = 1;
+    j->packing = CCAS_PACK;
+    return 0;
+}
+
 struct ccas_pbs_queue *ccas_pbs_queue_create (void)
 {
     struct ccas_pbs_queue *q = calloc (1, sizeof (*q));
@@ -448,8 +474,12 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
             goto fail;
         }
         if (s->error) {
-            ccas_log (LOG_WARNING, "pbs: job %s skipped: %s", q->v[i].id, s->error);
+            /* kept as a job that can never match, so that demand and
+             * analyze give the reason, not only the log */
+            ccas_log (LOG_WARNING, "pbs: job %s cannot be matched: %s", q->v[i].id, s->error);
             st.skipped++;
+            if (add_unreadable (c, jobs, &q->v[i], s->error, err) < 0)
+                goto fail;
             continue;
         }
         if (add_job (jobs, &q->v[i], s, err) < 0)

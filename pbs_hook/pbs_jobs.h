@@ -15,7 +15,10 @@
  * ungrouped=false keeps the job in one placement group; ungrouped=true keeps
  * it outside any (a node joined in a placement group has ungrouped=false, and
  * PBS would never run the job there).
- * Jobs that cannot be read are skipped with a logged reason, never the pass.
+ * A job whose select or place cannot be read stops neither the pass nor the
+ * jobs behind it: it becomes a job that never matches, its reason ("PBS job
+ * cannot be read: select: chunk 1: 'ncpus': expected resource=value ...")
+ * shown by demand and analyze, and logged.
  */
 #ifndef CCAS_PBS_JOBS_H
 #define CCAS_PBS_JOBS_H
@@ -29,7 +32,7 @@
 struct ccas_pbs_jobs_stats {
     size_t seen;    /* entries in Jobs */
     size_t queued;  /* made into core jobs */
-    size_t skipped; /* unreadable: reason logged */
+    size_t skipped; /* unreadable: kept as jobs that never match, reason logged */
 };
 
 /* Queued jobs read from qstat, one entry at a time, before translation. */

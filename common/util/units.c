@@ -33,14 +33,16 @@ static double suffix_factor (const char *suf)
         return 1;
     if (len == 1 && (suf[0] == 'w' || suf[0] == 'W'))
         return 8;
-    if (len > 2 || (len == 2 && suf[1] != 'b' && suf[1] != 'B'))
+    /* PBS's sizes in words: "kw mw gw tw pw", a word being 8 bytes */
+    double word = len == 2 && (suf[1] == 'w' || suf[1] == 'W') ? 8 : 1;
+    if (len > 2 || (len == 2 && word == 1 && suf[1] != 'b' && suf[1] != 'B'))
         return 0;
     const char *p = strchr (lower, suf[0]);
     if (p && suf[0])
-        return pow (1024.0, (double)(p - lower + 1));
+        return word * pow (1024.0, (double)(p - lower + 1));
     p = strchr (upper, suf[0]);
     if (p && suf[0])
-        return pow (1000.0, (double)(p - upper + 1));
+        return word * pow (1000.0, (double)(p - upper + 1));
     return 0;
 }
 

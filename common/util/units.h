@@ -5,7 +5,8 @@
  * Lower-case suffixes k m g t p are powers of 1024; upper-case K M G T P are
  * powers of 1000; a trailing "b"/"B" changes nothing ("4gb" = "4g", "4GB" =
  * "4G"), which is how PBS's "kb mb gb tb" come out as powers of 1024.  "b"
- * alone is bytes and "w" a 64-bit word (PBS).  "memory::" and "size::"
+ * alone is bytes and "w" a 64-bit word (PBS), so "kw mw gw tw pw" are 8 times
+ * "k m g t p".  "memory::" and "size::"
  * prefixes mark a string as a size without changing its value.
  */
 #ifndef CCAS_UNITS_H

@@ -231,7 +231,8 @@ static const char qstat_doc[] =
     "\"2:ncpus=2:mpiprocs=2+1:ncpus=1:ngpus=1:ungrouped=false\"},"
     " \"6.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=\"},"
     " \"7.s\": {\"job_state\": \"H\", \"schedselect\": \"1:ncpus=1\"},"
-    " \"8.s\": {\"job_state\": \"Q\", \"Resource_List\": {\"select\": \"1:ncpus=2\", \"place\": \"pack\"}}"
+    " \"8.s\": {\"job_state\": \"Q\", \"Resource_List\": {\"select\": \"1:ncpus=2\", \"place\": \"pack\"}},"
+    " \"9.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:mem=1gw:ssd=y:hdd=F:big=True:fast=1\"}"
     "}}";
 
 /* What a pass does with qstat's text: read it entry by entry, translate it. */
@@ -255,8 +256,8 @@ static void test_jobs_from_qstat (void **state)
     struct ccas_cluster *c = model (NULL);
     struct ccas_pbs_jobs_stats st;
     struct ccas_jobs *jobs = read_qstat (c, qstat_doc, &st, NULL);
-    assert_int_equal (st.seen, 10);
-    assert_int_equal (st.queued, 6);  /* 1, 2, 4[1], 4[2], 5, 8 */
+    assert_int_equal (st.seen, 11);
+    assert_int_equal (st.queued, 7);  /* 1, 2, 4[1], 4[2], 5, 8, 9 */
     assert_int_equal (st.skipped, 1); /* 6: its select cannot be read */
     /* PBS's order: Priority, then submission, then subjob index */
     assert_string_equal (jobs->v[0].id, "2.s");
@@ -280,6 +281,13 @@ static void test_jobs_from_qstat (void **state)
     assert_non_null (strstr (ccas_constraint_text (j8->chunks[0].cons), "\"ncpus\":2"));
     assert_null (find_job (jobs, "3.s"));
     assert_null (find_job (jobs, "4[].s"));
+    /* PBS's booleans and sizes in words */
+    const struct ccas_job *j9 = find_job (jobs, "9.s");
+    assert_non_null (strstr (ccas_constraint_text (j9->chunks[0].cons), "\"ssd\":true"));
+    assert_non_null (strstr (ccas_constraint_text (j9->chunks[0].cons), "\"hdd\":false"));
+    assert_non_null (strstr (ccas_constraint_text (j9->chunks[0].cons), "\"big\":true"));
+    assert_non_null (strstr (ccas_constraint_text (j9->chunks[0].cons), "\"fast\":1"));
+    assert_non_null (strstr (ccas_constraint_text (j9->chunks[0].cons), "\"mem\":\"1gw\""));
     /* slot_type names the nodearray when no resource of that name is defined */
     assert_non_null (strstr (ccas_constraint_text (j2->chunks[0].cons), "node.nodearray"));
 
@@ -287,6 +295,13 @@ static void test_jobs_from_qstat (void **state)
     assert_true (j2->matched);
     for (uint32_t s = 1; s < j2->nslots; s++)
         assert_ptr_equal (j2->slots[s]->pg, j2->slots[0]->pg);
+    /* the unreadable job is there, never matched, its reason saying why */
+    const struct ccas_job *j6 = find_job (jobs, "6.s");
+    assert_non_null (j6);
+    assert_false (j6->matched);
+    assert_string_equal (j6->reason,
+                         "PBS job cannot be read: select: chunk 1: 'ncpus=': expected resource=value "
+                         "(select '1:ncpus=')");
     ccas_jobs_destroy (jobs);
     model_free (c);
 }

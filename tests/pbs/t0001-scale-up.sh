@@ -101,6 +101,24 @@ test_expect_success 'a job no bucket can ever run gets a clear reason from pbs d
     grep "not matched" analyze.out && grep "hpc.*Standard_HB120rs_v3.*no.*ncpus: needs 1000" analyze.out
 '
 
+test_expect_success 'a job whose select cannot be read gets its reason from pbs demand and pbs analyze' '
+    pbs_reset && id=$(fakepbs qsub -l select=2:ncpus) &&
+    fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
+    "$CCAS" pbs demand --json >demand.json &&
+    jq -r ".jobs[] | select(.id == \"$id\") | .reason" demand.json >reason &&
+    grep "^PBS job cannot be read: select: chunk 1: .ncpus.: expected resource=value (select .2:ncpus.)" reason &&
+    test_equal "$(jq "[.jobs[] | select(.matched)] | length" demand.json)" 1 "the job behind it matched" &&
+    "$CCAS" pbs analyze --job "$id" >analyze.out &&
+    grep "why not: PBS job cannot be read: select: chunk 1" analyze.out
+'
+
+test_expect_success 'a size in words as PBS writes it' '
+    pbs_reset && fakepbs qsub -l select=1:ncpus=1:mem=1gw >/dev/null &&
+    pbs_pass &&
+    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[].MachineType] | join(\" \")")" Standard_F4s_v2 \
+        "mem=1gw is 8 GiB: the 8 GiB machine type"
+'
+
 test_expect_success 'a job with the """ quirk and a warning before the JSON do not break the pass' '
     pbs_reset && fakepbs set warn true &&
     fakepbs qsub -a "pset=group_id=\"\"" -l select=1:ncpus=1 >/dev/null &&
