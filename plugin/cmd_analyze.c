@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
@@ -25,7 +26,8 @@ const struct cmd_help help_analyze = {
     .description = "Runs the same pass as demand (jobs ahead of this one take their share first), then\n"
                    "shows for each chunk of the job every bucket: whether a new node there would\n"
                    "satisfy the constraint and, if not, which term fails; how many more nodes the bucket\n"
-                   "may take after the jobs ahead; and how many existing nodes fit.  Nothing changes.",
+                   "may take after the jobs ahead (this job's own nodes not counted); and how many\n"
+                   "existing nodes fit.  Nothing changes.",
     .options = options,
     .examples = "$ ccautoscale analyze --job 1234 --jobs jobs.json",
     .see_also = "ccautoscale-demand(8)",
@@ -51,12 +53,21 @@ static void existing_counts (struct ccas_cluster *c, const struct ccas_chunk *ch
     }
 }
 
-static json_object *bucket_json (const struct ccas_bucket *b, const struct ccas_chunk *ch)
+/* How many more nodes each bucket may take once the jobs ahead have had
+ * their share, before this job takes its own. */
+struct room {
+    int64_t avail;
+    char why[400];
+};
+
+static json_object *bucket_json (const struct ccas_bucket *b, const struct ccas_chunk *ch,
+                                 const struct room *r)
 {
-    char why[512] = "", avail_why[400] = "";
+    char why[512] = "";
     struct ccas_eval ev = {.job = -1, .template_node = true};
     bool fits = ccas_constraint_fits (ch->cons, &b->template_node, &ev, why, sizeof (why));
-    int64_t avail = ccas_bucket_available (b, avail_why, sizeof (avail_why));
+    int64_t avail = r->avail;
+    const char *avail_why = r->why;
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (b->na->name));
     json_object_object_add (o, "machine_type", json_object_new_string (b->machine_type));
@@ -67,7 +78,7 @@ static json_object *bucket_json (const struct ccas_bucket *b, const struct ccas_
     return o;
 }
 
-static json_object *analysis_json (struct ccas_cluster *c, const struct ccas_job *j)
+static json_object *analysis_json (struct ccas_cluster *c, const struct ccas_job *j, const struct room *rooms)
 {
     json_object *o = json_object_new_object ();
     json_object *chunks = json_object_new_array ();
@@ -96,7 +107,7 @@ static json_object *analysis_json (struct ccas_cluster *c, const struct ccas_job
         json_object_object_add (co, "existing_nodes_with_room",
                                 json_object_new_int64 ((int64_t)v.existing_room));
         for (size_t i = 0; i < c->nbuckets; i++)
-            json_object_array_add (buckets, bucket_json (&c->buckets[i], ch));
+            json_object_array_add (buckets, bucket_json (&c->buckets[i], ch, &rooms[i]));
         json_object_object_add (co, "buckets", buckets);
         json_object_array_add (chunks, co);
     }
@@ -145,22 +156,56 @@ static void print_text (json_object *a)
     }
 }
 
+/* The job alone, on the model the jobs ahead have shaped: every other job
+ * left out (running jobs have taken their resources already). */
+static int match_alone (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_job *j,
+                        struct ccas_error *err)
+{
+    bool *saved = calloc (2 * jobs->n + 1, sizeof (*saved));
+    if (!saved)
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < jobs->n; i++) {
+        saved[2 * i] = jobs->v[i].running;
+        saved[2 * i + 1] = jobs->v[i].ignore;
+        jobs->v[i].running = false;
+        jobs->v[i].ignore = &jobs->v[i] != j;
+    }
+    int rc = ccas_match (c, jobs, NULL, err);
+    for (size_t i = 0; i < jobs->n; i++) {
+        jobs->v[i].running = saved[2 * i];
+        jobs->v[i].ignore = saved[2 * i + 1];
+    }
+    free (saved);
+    return rc;
+}
+
 int analyze_job (struct cli *cli, struct ccas_cluster *c, struct ccas_jobs *jobs, const char *job_id)
 {
     struct ccas_error err = {""};
     struct ccas_job *j = NULL;
     for (size_t i = 0; i < jobs->n; i++) {
-        if (j && !jobs->v[i].running)
-            jobs->v[i].ignore = true; /* only the jobs ahead take their share first */
         if (!j && strcmp (jobs->v[i].id, job_id) == 0)
             j = &jobs->v[i];
+        if (j && !jobs->v[i].running)
+            jobs->v[i].ignore = true; /* the jobs ahead take their share first */
     }
     if (!j || j->running)
         return cli_fail (cli, EXIT_USAGE, "job '%s': %s", job_id,
                          j ? "is running, not pending" : "not among the jobs given");
     if (ccas_match (c, jobs, NULL, &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    json_object *a = analysis_json (c, j);
+    /* what the buckets have left for this job, not counting its own nodes */
+    struct room *rooms = calloc (c->nbuckets + 1, sizeof (*rooms));
+    if (!rooms)
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    for (size_t i = 0; i < c->nbuckets; i++)
+        rooms[i].avail = ccas_bucket_available (&c->buckets[i], rooms[i].why, sizeof (rooms[i].why));
+    if (match_alone (c, jobs, j, &err) < 0) {
+        free (rooms);
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    }
+    json_object *a = analysis_json (c, j, rooms);
+    free (rooms);
     if (cli->json)
         cli_print_json (a);
     else

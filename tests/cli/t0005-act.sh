@@ -88,6 +88,15 @@ test_expect_success 'analyze explains a job bucket by bucket' '
     "$CCAS" analyze --job big-gpu --jobs "$TEST_TMP/jobs.json" --json | jq -e ".chunks[0].buckets | length == 4"
 '
 
+test_expect_success 'analyze of a job that matches: the jobs ahead take their share, its own nodes do not count' '
+    echo "[{\"id\": \"ahead\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"me\", \"constraints\": {\"ngpus\": 1}},
+           {\"id\": \"behind\", \"constraints\": {\"ngpus\": 1}}]" >two.json &&
+    "$CCAS" analyze --job me --jobs two.json --json >me.json &&
+    jq -e ".matched" me.json &&
+    test_equal "$(jq ".chunks[0].buckets[] | select(.nodearray == \"gpu\") | .available" me.json)" 1 \
+        "gpu nodes left for it (maxCount 2, one taken by the job ahead)"
+'
+
 test_expect_success 'create --dry-run changes nothing; create makes what fits and says why not more' '
     "$CCAS" create --nodearray gpu --count 1 --dry-run >out &&
     test "$(nodes_in gpu)" = 0 &&
