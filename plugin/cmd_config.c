@@ -14,8 +14,10 @@ const struct cmd_help help_config_check = {
     .summary = "validate the configuration and print it with defaults filled in",
     .description = "Loads the configuration exactly as every program does: unknown keys and wrong types\n"
                    "are errors naming their JSON path; a file holding a password must be mode 0600.\n"
-                   "Prints the effective configuration, every default filled in, the password as ****.\n"
-                   "Nothing is sent to CycleCloud.",
+                   "Prints the effective configuration, every default filled in, the password as ****,\n"
+                   "and warns (on stderr) of keys that are valid but do nothing here: idle_timeout and\n"
+                   "boot_timeout on a Slurm-only site (a slurm section, no pbs section), where Slurm's\n"
+                   "SuspendTime and ResumeTimeout govern.  Nothing is sent to CycleCloud.",
     .examples = "$ ccautoscale config check -c /etc/ccautoscale/autoscale.json",
     .see_also = "ccautoscale-config-keys(8)",
 };
@@ -62,6 +64,8 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     cli_print_json (eff);
     json_object_put (eff);
+    for (size_t i = 0; i < cli->cfg->nwarnings; i++)
+        fprintf (stderr, "%s: %s: warning: %s\n", cli->prog, cli->cfg->path, cli->cfg->warnings[i]);
     if (!cli->json)
         fprintf (stderr, "%s: %s: configuration is valid\n", cli->prog, cli->cfg->path);
     return EXIT_OK;

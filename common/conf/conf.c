@@ -297,6 +297,55 @@ static char *take_password (json_object *root)
     return copy;
 }
 
+static void add_warning (struct ccas_config *cfg, const char *text)
+{
+    char **v = realloc (cfg->warnings, (cfg->nwarnings + 1) * sizeof (*v));
+    if (!v)
+        return;
+    cfg->warnings = v;
+    if ((v[cfg->nwarnings] = strdup (text)))
+        cfg->nwarnings++;
+}
+
+/* The Slurm programs leave idle and boot time to slurmctld (SuspendTime,
+ * ResumeTimeout): on a site whose file configures Slurm and not PBS, these
+ * keys change nothing, and the file should say so. */
+static void check_slurm_only (struct ccas_config *cfg)
+{
+    static const struct {
+        const char *key, *instead;
+    } keys[] = {
+        {"idle_timeout", "Slurm's SuspendTime decides when an idle node is suspended"},
+        {"boot_timeout", "Slurm's ResumeTimeout decides how long a node may take to boot"},
+    };
+    json_object *root = cfg->root, *nas = ccas_json_get (root, "nodearrays");
+    char text[600];
+    if (!ccas_json_get (root, "slurm") || ccas_json_get (root, "pbs"))
+        return;
+    for (size_t k = 0; k < sizeof (keys) / sizeof (keys[0]); k++) {
+        if (ccas_json_get (root, keys[k].key)) {
+            snprintf (text, sizeof (text),
+                      "%s: set on a Slurm-only site (a slurm section, no pbs section), where the Slurm "
+                      "programs do not use it: %s",
+                      keys[k].key, keys[k].instead);
+            add_warning (cfg, text);
+        }
+        if (!nas || !json_object_is_type (nas, json_type_object))
+            continue;
+        json_object_object_foreach (nas, name, settings)
+        {
+            if (ccas_json_get (settings, keys[k].key)) {
+                snprintf (
+                    text, sizeof (text),
+                    "nodearrays.%s.%s: set on a Slurm-only site (a slurm section, no pbs section), where "
+                    "the Slurm programs do not use it: %s",
+                    name, keys[k].key, keys[k].instead);
+                add_warning (cfg, text);
+            }
+        }
+    }
+}
+
 static int check_required (struct ccas_config *cfg, struct ccas_error *err)
 {
     static const char *const required[] = {"url", "username", "cluster_name"};
@@ -338,6 +387,7 @@ struct ccas_config *ccas_config_from_json (json_object *root, const char *origin
         ccas_error_prefix (err, "%s", origin);
         goto error;
     }
+    check_slurm_only (cfg);
     fill_defaults (root);
     cfg->password = take_password (root);
     if (bind_fields (cfg) < 0) {
@@ -400,6 +450,9 @@ void ccas_config_destroy (struct ccas_config *cfg)
     free (cfg->nodearrays);
     free (cfg->events.path);
     free (cfg->metrics.path);
+    for (size_t i = 0; i < cfg->nwarnings; i++)
+        free (cfg->warnings[i]);
+    free (cfg->warnings);
     json_object_put (cfg->root);
     free ((char *)cfg->path);
     free (cfg);

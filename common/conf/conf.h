@@ -120,6 +120,11 @@ struct ccas_config {
     } pbs;
 
     json_object *root; /* owned document, defaults filled in */
+
+    /* what is valid but will not do what the file seems to expect (keys set
+     * that no program of this site reads ...); owned; `config check` prints them */
+    char **warnings;
+    size_t nwarnings;
 };
 
 /* Load and validate `path`.  Returns a config (caller frees with

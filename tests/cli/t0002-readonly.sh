@@ -64,6 +64,19 @@ test_expect_success 'config check prints the effective config, password masked' 
     test_no_grep "s3cret-pw" out
 '
 
+test_expect_success 'config check warns of idle_timeout and boot_timeout on a Slurm-only site' '
+    test_no_grep "warning" err &&
+    jq ".slurm = {} | .idle_timeout = 600 | .nodearrays = {hpc: {boot_timeout: 900}}" "$CCAUTOSCALE_CONFIG" >slurm.json &&
+    chmod 600 slurm.json &&
+    "$CCAS" -c slurm.json config check >out 2>err &&
+    test_grep "slurm.json: warning: idle_timeout: set on a Slurm-only site .* Slurm.s SuspendTime decides" err &&
+    test_grep "warning: nodearrays.hpc.boot_timeout: set on a Slurm-only site .* Slurm.s ResumeTimeout decides" err &&
+    test_grep "configuration is valid" err &&
+    jq ".pbs = {}" slurm.json >both.json && chmod 600 both.json &&
+    "$CCAS" -c both.json config check >out 2>err &&
+    test_no_grep "warning" err
+'
+
 test_expect_success 'config keys lists every key, also as JSON' '
     "$CCAS" config keys >out &&
     test_grep "^idle_timeout " out &&
