@@ -39,11 +39,30 @@ static bool boot_timed_out (const struct ccas_config *cfg, const struct ccas_nod
            now - get_time (t, "first_seen", now) > ccas_config_boot_timeout (cfg, n->nodearray);
 }
 
+/* The node's times as scalelib's node history gives them (node.create_time,
+ * node.last_match_time, node.create_time_remaining): first seen, last given
+ * work (or not Ready), boot time left before boot_timeout (-1 once Ready). */
+static void note_times (const struct ccas_config *cfg, struct ccas_node *n, json_object *times, double now)
+{
+    json_object *t = NULL;
+    if (n->node_id)
+        json_object_object_get_ex (times, n->node_id, &t);
+    n->create_time = get_time (t, "first_seen", now);
+    n->last_match_time = n->kind != CCAS_NODE_READY ? now : get_time (t, "last_busy", n->create_time);
+    if (n->kind == CCAS_NODE_READY)
+        n->create_time_remaining = -1;
+    else {
+        double left = ccas_config_boot_timeout (cfg, n->nodearray) - (now - n->create_time);
+        n->create_time_remaining = left > 0 ? left : 0;
+    }
+}
+
 int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now)
 {
     int marked = 0;
     for (size_t i = 0; i < c->nexisting; i++) {
         struct ccas_node *n = c->nodes[i];
+        note_times (c->cfg, n, times, now);
         if (!n->node_id || n->kind != CCAS_NODE_BOOTING)
             continue;
         json_object *t = times_of (times, n, now);

@@ -12,9 +12,10 @@
 #include "model/cluster.h"
 #include "util/error.h"
 
-/* Before matching: mark the nodes booting for longer than boot_timeout
- * (boot_timed_out), so that no job waits on a node that will not come and a
- * replacement is made in the same pass.  `times` as for ccas_scaledown_plan()
+/* Before matching: give every existing node its times (node.create_time,
+ * last_match_time, create_time_remaining), and mark the nodes booting for
+ * longer than boot_timeout (boot_timed_out), so that no job waits on a node
+ * that will not come and a replacement is made in the same pass.  `times` as for ccas_scaledown_plan()
  * (nodes seen for the first time are entered).  Returns how many it marked,
  * or -1 when out of memory. */
 int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, double now);

@@ -299,6 +299,17 @@ static const struct scenario scenarios[] = {
      " \"TargetState\": \"Terminated\"}]",
      NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
      "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
+    {"scalelib's node times: create_time_unix and create_time_remaining", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
+     " {\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
+     "\"Acquiring\"}]",
+     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 990000}, \"htc-2\": {\"first_seen\": 999900}}",
+     "[{\"id\": \"1\", \"constraints\": {\"node.create_time_unix\": 990000, \"ncpus\": 1}},"
+     " {\"id\": \"2\", \"constraints\": {\"node.create_time_remaining\": 500, \"ncpus\": 1}},"
+     " {\"id\": \"3\", \"constraints\": {\"node.create_time_remaining\": -1, \"node.state\": \"Ready\", "
+     "\"node.exists\": true, \"ncpus\": 1}}]",
+     "{\"matched\": [\"1\", \"2\", \"3\"], \"new\": {}, \"uses\": {\"1\": [\"htc-1\"], \"2\": [\"htc-2\"], "
+     "\"3\": [\"htc-1\"]}}"},
     /* ---- scale-down ---- */
     {"an idle node past idle_timeout is terminated", NULL,
      "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
