@@ -62,11 +62,15 @@ static json_object *bucket_json (const struct ccas_nodearray_status *na, const s
     add_count (o, "max_core_count", b->max_core_count);
     add_count (o, "quota_count", b->quota_count);
     add_count (o, "quota_core_count", b->quota_core_count);
+    add_count (o, "consumed_core_count", b->consumed_core_count);
+    add_count (o, "family_quota_count", b->family_quota_count);
     add_count (o, "family_quota_core_count", b->family_quota_core_count);
     add_count (o, "family_consumed_core_count", b->family_consumed_core_count);
+    add_count (o, "regional_quota_count", b->regional_quota_count);
     add_count (o, "regional_quota_core_count", b->regional_quota_core_count);
     add_count (o, "regional_consumed_core_count", b->regional_consumed_core_count);
     add_count (o, "max_placement_group_size", b->max_pg_size);
+    add_count (o, "max_placement_group_core_size", b->max_pg_core_size);
     for (size_t i = 0; i < b->npgs; i++) {
         json_object *pg = json_object_new_object ();
         json_object_object_add (pg, "name", json_object_new_string (b->pgs[i].name));
@@ -114,12 +118,17 @@ static const char *fmt_ago (double seconds, char *buf, size_t size)
 static void add_row (struct table *t, const struct ccas_nodearray_status *na,
                      const struct ccas_bucket_status *b)
 {
-    char vcpu[16], pcpu[16], gpu[16], mem[32], avail[24], active[24], max[24], famq[48], pgs[256],
+    char vcpu[16], pcpu[16], gpu[16], mem[32], avail[24], active[24], max[24], quota[48], famq[48], pgs[256],
         capfail[32];
     snprintf (vcpu, sizeof (vcpu), "%d", b->vm.vcpu_count);
     snprintf (pcpu, sizeof (pcpu), "%d", b->vm.pcpu_count);
     snprintf (gpu, sizeof (gpu), "%d", b->vm.gpu_count);
     snprintf (mem, sizeof (mem), "%.1fg", b->vm.memory_gb);
+    if (b->quota_core_count >= 0 && b->consumed_core_count >= 0)
+        snprintf (quota, sizeof (quota), "%lld/%lld", (long long)b->consumed_core_count,
+                  (long long)b->quota_core_count);
+    else
+        snprintf (quota, sizeof (quota), "-");
     if (b->family_quota_core_count >= 0 && b->family_consumed_core_count >= 0)
         snprintf (famq, sizeof (famq), "%lld/%lld", (long long)b->family_consumed_core_count,
                   (long long)b->family_quota_core_count);
@@ -136,6 +145,7 @@ static void add_row (struct table *t, const struct ccas_nodearray_status *na,
         fmt_count (b->available_count, avail, sizeof (avail)),
         fmt_count (b->active_count, active, sizeof (active)),
         fmt_count (b->max_count, max, sizeof (max)),
+        quota,
         famq,
         fmt_pgs (b, pgs, sizeof (pgs)),
         fmt_ago (b->last_capacity_failure, capfail, sizeof (capfail)),
@@ -152,8 +162,8 @@ int cmd_buckets (struct cli *cli, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     static const char *const headers[] = {
-        "NODEARRAY", "MACHINE TYPE", ">VCPU",        ">PCPU", ">GPU",    ">MEMORY", "IB", ">AVAIL",
-        ">ACTIVE",   ">MAX",         "FAMILY CORES", "PGS",   "CAPFAIL", "VALID",   NULL,
+        "NODEARRAY", "MACHINE TYPE", ">VCPU", ">PCPU",        ">GPU", ">MEMORY", "IB",    ">AVAIL",
+        ">ACTIVE",   ">MAX",         "QUOTA", "FAMILY CORES", "PGS",  "CAPFAIL", "VALID", NULL,
     };
     const char *na_pattern = NULL, *mt_pattern = NULL;
     struct ccas_error err = {""};

@@ -55,10 +55,29 @@ static int load_bucket (struct sim_bucket *b, struct sim_nodearray *na, json_obj
         get_i64 (bj, path, "quotaCoreCount", -1, &b->quota_core_count, err) < 0 ||
         get_i64 (bj, path, "familyQuotaCoreCount", -1, &b->family_quota_cores, err) < 0 ||
         get_i64 (bj, path, "familyConsumedCoreCount", 0, &b->family_base_consumed, err) < 0 ||
+        get_i64 (bj, path, "consumedCoreCount", b->family_base_consumed, &b->quota_base_consumed, err) < 0 ||
         get_i64 (bj, path, "regionalQuotaCoreCount", -1, &b->regional_quota_cores, err) < 0 ||
         get_i64 (bj, path, "regionalConsumedCoreCount", 0, &b->regional_base_consumed, err) < 0 ||
-        get_i64 (bj, path, "maxPlacementGroupSize", -1, &b->max_pg_size, err) < 0)
+        get_i64 (bj, path, "maxPlacementGroupSize", -1, &b->max_pg_size, err) < 0 ||
+        get_i64 (bj, path, "maxPlacementGroupCoreSize", -1, &b->max_pg_core_size, err) < 0)
         return -1;
+    /* the file states what CycleCloud would: limits are not negative, and
+     * nothing is consumed above its quota */
+    const struct {
+        const char *key;
+        int64_t v;
+    } counts[] = {{"quotaCoreCount", b->quota_core_count},
+                  {"consumedCoreCount", b->quota_base_consumed},
+                  {"familyConsumedCoreCount", b->family_base_consumed},
+                  {"regionalConsumedCoreCount", b->regional_base_consumed}};
+    for (size_t i = 0; i < sizeof (counts) / sizeof (counts[0]); i++)
+        if (counts[i].v < -1 || (counts[i].v < 0 && strstr (counts[i].key, "onsumed")))
+            return ccas_errorf (err, "%s.%s: %lld is negative", path, counts[i].key, (long long)counts[i].v);
+    json_object *rec = ccas_json_get (na->src, "nodearray");
+    b->region = ccas_json_str (rec, "Region");
+    if (!b->region)
+        b->region = "";
+    b->spot = ccas_json_bool (rec, "Interruptible", false);
     double lcf = ccas_json_double (bj, "lastCapacityFailure", -1);
     b->last_capacity_failure = lcf >= 0 ? sim_now () - lcf : -1;
     return 0;

@@ -71,11 +71,11 @@ static void set_quota (json_object *spec, struct reply *r)
         if (regional) {
             b->regional_quota_cores = cores;
             hit++;
-        } else if (mt && strcasecmp (b->machine_type, mt) == 0) {
+        } else if ((mt && strcasecmp (b->machine_type, mt) == 0) || (fam && strcmp (b->family, fam) == 0)) {
+            /* the family quota, and quotaCoreCount with it (it is the family's in the region) */
             b->family_quota_cores = cores;
-            hit++;
-        } else if (fam && strcmp (b->family, fam) == 0) {
-            b->family_quota_cores = cores;
+            if (b->quota_core_count >= 0)
+                b->quota_core_count = cores;
             hit++;
         } else if (na && strcmp (b->na->name, na) == 0) {
             b->na->max_core_count = cores;

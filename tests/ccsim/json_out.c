@@ -107,23 +107,6 @@ static void set_i64 (json_object *o, const char *k, int64_t v)
     json_object_object_add (o, k, json_object_new_int64 (v));
 }
 
-struct family_use {
-    int64_t family_cores, regional_cores;
-};
-
-static void family_use (const struct sim_bucket *b, struct family_use *u)
-{
-    u->family_cores = u->regional_cores = 0;
-    for (size_t i = 0; i < sim.nnodes; i++) {
-        const struct sim_node *n = sim.nodes[i];
-        if (!sim_node_active (n))
-            continue;
-        u->regional_cores += n->bucket->vcpu;
-        if (strcmp (n->bucket->family, b->family) == 0)
-            u->family_cores += n->bucket->vcpu;
-    }
-}
-
 static json_object *pgs_json (const struct sim_bucket *b)
 {
     json_object *arr = json_object_new_array ();
@@ -148,20 +131,40 @@ static json_object *pgs_json (const struct sim_bucket *b)
     return arr;
 }
 
+static void set_count (json_object *o, const char *k, int64_t v, int64_t per_vm)
+{
+    if (v >= 0)
+        set_i64 (o, k, per_vm > 0 ? v / per_vm : v);
+}
+
+/* A bucket as CycleCloud's status shows it: the file's static fields, the
+ * counts computed from the nodes (active, available, consumed: other
+ * clusters' base included), the quotas in cores and in VMs.  A spot
+ * bucket's family quota and quotaCoreCount read 0, as in CycleCloud. */
 static json_object *bucket_json (const struct sim_bucket *b, bool with_nodes)
 {
     json_object *o = copy (b->src);
-    struct family_use fu;
     int64_t active = sim_bucket_active (b);
     int64_t avail = sim_bucket_available (b, NULL, 0);
-    family_use (b, &fu);
+    int64_t quota = b->spot ? 0 : b->quota_core_count >= 0 ? b->quota_core_count : b->family_quota_cores;
+    int64_t family = b->spot ? 0 : b->family_quota_cores;
+    if (avail == INT64_MAX)
+        avail = 1000000;
     set_i64 (o, "activeCount", active);
     set_i64 (o, "activeCoreCount", active * b->vcpu);
-    set_i64 (o, "availableCount", avail == INT64_MAX ? 1000000 : avail);
-    set_i64 (o, "availableCoreCount", (avail == INT64_MAX ? 1000000 : avail) * b->vcpu);
-    set_i64 (o, "consumedCoreCount", active * b->vcpu);
-    set_i64 (o, "familyConsumedCoreCount", b->family_base_consumed + fu.family_cores);
-    set_i64 (o, "regionalConsumedCoreCount", b->regional_base_consumed + fu.regional_cores);
+    set_i64 (o, "availableCount", avail);
+    set_i64 (o, "availableCoreCount", avail * b->vcpu);
+    set_count (o, "quotaCoreCount", quota, 0);
+    set_count (o, "quotaCount", quota, b->vcpu);
+    set_i64 (o, "consumedCoreCount", sim_quota_consumed (b));
+    set_count (o, "familyQuotaCoreCount", family, 0);
+    set_count (o, "familyQuotaCount", family, b->vcpu);
+    set_i64 (o, "familyConsumedCoreCount", sim_family_consumed (b));
+    set_count (o, "regionalQuotaCoreCount", b->regional_quota_cores, 0);
+    set_count (o, "regionalQuotaCount", b->regional_quota_cores, b->vcpu);
+    set_i64 (o, "regionalConsumedCoreCount", sim_regional_consumed (b));
+    set_count (o, "maxPlacementGroupSize", b->max_pg_size, 0);
+    set_count (o, "maxPlacementGroupCoreSize", b->max_pg_core_size, 0);
     json_object_object_add (o, "valid", json_object_new_boolean (b->valid));
     json_object_object_add (o, "lastCapacityFailure",
                             json_object_new_double (b->last_capacity_failure < 0

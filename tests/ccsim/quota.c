@@ -46,6 +46,11 @@ int64_t sim_pg_active (const struct sim_bucket *b, const char *pg)
     return n;
 }
 
+static bool same_region (const struct sim_bucket *a, const struct sim_bucket *b)
+{
+    return strcmp (a->region, b->region) == 0;
+}
+
 struct usage {
     int64_t bucket_nodes, na_nodes, na_cores, cluster_nodes, cluster_cores, family_cores, regional_cores;
 };
@@ -55,21 +60,48 @@ static void usage_of (const struct sim_bucket *b, struct usage *u)
     memset (u, 0, sizeof (*u));
     for (size_t i = 0; i < sim.nnodes; i++) {
         const struct sim_node *n = sim.nodes[i];
+        const struct sim_bucket *nb = n->bucket;
         if (!sim_node_active (n))
             continue;
-        int64_t cores = n->bucket->vcpu;
+        int64_t cores = nb->vcpu;
         u->cluster_nodes++;
         u->cluster_cores += cores;
-        u->regional_cores += cores;
-        if (n->bucket == b)
+        if (same_region (nb, b) && nb->spot == b->spot)
+            u->regional_cores += cores;
+        if (nb == b)
             u->bucket_nodes++;
-        if (n->bucket->na == b->na) {
+        if (nb->na == b->na) {
             u->na_nodes++;
             u->na_cores += cores;
         }
-        if (strcmp (n->bucket->family, b->family) == 0)
+        if (!b->spot && !nb->spot && same_region (nb, b) && strcmp (nb->family, b->family) == 0)
             u->family_cores += cores;
     }
+}
+
+int64_t sim_family_consumed (const struct sim_bucket *b)
+{
+    struct usage u;
+    if (b->spot)
+        return 0;
+    usage_of (b, &u);
+    return b->family_base_consumed + u.family_cores;
+}
+
+int64_t sim_quota_consumed (const struct sim_bucket *b)
+{
+    struct usage u;
+    if (b->spot)
+        return 0;
+    usage_of (b, &u);
+    return b->quota_base_consumed + u.family_cores;
+}
+
+int64_t sim_regional_consumed (const struct sim_bucket *b)
+{
+    struct usage u;
+    usage_of (b, &u);
+    return b->regional_base_consumed + u.regional_cores;
 }
 
 /* Take the tighter of `*best` and `left`, remembering why. */
@@ -88,7 +120,7 @@ int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whys
     struct usage u;
     int64_t best = INT64_MAX;
     const char *reason = NULL;
-    char text[256];
+    char text[256], rtext[256];
     if (!b->valid) {
         if (why)
             snprintf (why, whysize, "bucket %s/%s is not valid", b->na->name, b->machine_type);
@@ -100,9 +132,6 @@ int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whys
     if (b->max_core_count >= 0)
         limit ((b->max_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the bucket's maxCoreCount", &best,
                &reason);
-    if (b->quota_core_count >= 0)
-        limit ((b->quota_core_count - u.bucket_nodes * b->vcpu) / b->vcpu, "the subscription quota", &best,
-               &reason);
     if (b->na->max_count >= 0)
         limit (b->na->max_count - u.na_nodes, "the nodearray's maxCount", &best, &reason);
     if (b->na->max_core_count >= 0)
@@ -113,15 +142,20 @@ int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whys
     if (sim.max_core_count >= 0)
         limit ((sim.max_core_count - u.cluster_cores) / b->vcpu, "the cluster's maxCoreCount", &best,
                &reason);
-    if (b->family_quota_cores >= 0) {
+    if (!b->spot && b->quota_core_count >= 0)
+        limit ((b->quota_core_count - b->quota_base_consumed - u.family_cores) / b->vcpu,
+               "the subscription quota (quotaCoreCount)", &best, &reason);
+    if (!b->spot && b->family_quota_cores >= 0) {
         snprintf (text, sizeof (text), "the %s family quota (%lld cores)", b->family,
                   (long long)b->family_quota_cores);
         limit ((b->family_quota_cores - b->family_base_consumed - u.family_cores) / b->vcpu, text, &best,
                &reason);
     }
-    if (b->regional_quota_cores >= 0)
-        limit ((b->regional_quota_cores - b->regional_base_consumed - u.regional_cores) / b->vcpu,
-               "the regional quota", &best, &reason);
+    if (b->regional_quota_cores >= 0) {
+        snprintf (rtext, sizeof (rtext), "the %sregional quota", b->spot ? "spot " : "");
+        limit ((b->regional_quota_cores - b->regional_base_consumed - u.regional_cores) / b->vcpu, rtext,
+               &best, &reason);
+    }
     if (why) {
         if (reason)
             snprintf (why, whysize, "%s limit reached", reason);
@@ -129,4 +163,19 @@ int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whys
             why[0] = '\0';
     }
     return best;
+}
+
+struct sim_bucket *sim_bucket_first_fit (const char *nodearray, int64_t count)
+{
+    struct sim_bucket *first = NULL;
+    for (size_t i = 0; i < sim.nbuckets; i++) {
+        struct sim_bucket *b = &sim.buckets[i];
+        if (strcmp (b->na->name, nodearray) != 0 || !b->valid)
+            continue;
+        if (!first)
+            first = b;
+        if (sim_bucket_available (b, NULL, 0) >= count)
+            return b;
+    }
+    return first;
 }

@@ -92,8 +92,9 @@ static json_object *operation_json (const struct operation *op)
     struct tm tm;
     gmtime_r (&t, &tm);
     strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* OperationStatus as documented: action and startTime, nothing more (no
+     * id, no progress: progress is read from the operation's nodes) */
     json_object *o = json_object_new_object ();
-    json_object_object_add (o, "id", json_object_new_string (op->id));
     json_object_object_add (o, "action", json_object_new_string (op->action));
     json_object_object_add (o, "startTime", json_object_new_string (when));
     return o;
@@ -154,7 +155,8 @@ static void auto_name (const struct sim_bucket *b, char *buf, size_t size)
 }
 
 struct set_in {
-    struct sim_bucket *bucket;
+    struct sim_bucket *bucket; /* NULL: no machine type named; chosen when the set is made */
+    const char *nodearray;
     long count, offset;
     const char *format, *pg;
     json_object *attrs;
@@ -178,11 +180,15 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
         return -1;
     }
     const char *mt = ccas_json_str (ccas_json_get (s, "definition"), "machineType");
-    in->bucket = sim_bucket_find (na, mt);
-    if (!in->bucket) {
-        snprintf (err, errsize,
-                  "sets[%zu].definition.machineType: '%s' is not a machine type of nodearray '%s'", i,
-                  mt ? mt : "(first valid)", na);
+    in->nodearray = na;
+    in->bucket = mt ? sim_bucket_find (na, mt) : NULL;
+    if (mt ? !in->bucket : !sim_bucket_find (na, NULL)) {
+        if (mt)
+            snprintf (err, errsize,
+                      "sets[%zu].definition.machineType: '%s' is not a machine type of nodearray '%s'", i, mt,
+                      na);
+        else
+            snprintf (err, errsize, "sets[%zu].nodearray: '%s' has no valid bucket", i, na);
         return -1;
     }
     in->count = json_object_get_int64 (count);
@@ -198,7 +204,8 @@ static int parse_set (json_object *s, size_t i, struct set_in *in, char *err, si
 static long create_set (const struct set_in *in, struct operation *op, const char *request_id,
                         json_object *made, char *msg, size_t msgsize)
 {
-    struct sim_bucket *b = in->bucket;
+    /* no machine type: "the first bucket that matches the given items is used" */
+    struct sim_bucket *b = in->bucket ? in->bucket : sim_bucket_first_fit (in->nodearray, in->count);
     long added = 0;
     msg[0] = '\0';
     if (in->count > 0 && sim_fault_capacity (b->machine_type)) {
@@ -220,6 +227,14 @@ static long create_set (const struct set_in *in, struct operation *op, const cha
             snprintf (msg, msgsize,
                       "%ld of %ld nodes added: placement group %s limit reached (maxPlacementGroupSize %lld)",
                       added, in->count, in->pg, (long long)b->max_pg_size);
+            break;
+        }
+        if (in->pg && b->max_pg_core_size >= 0 &&
+            (sim_pg_active (b, in->pg) + 1) * b->vcpu > b->max_pg_core_size) {
+            snprintf (
+                msg, msgsize,
+                "%ld of %ld nodes added: placement group %s limit reached (maxPlacementGroupCoreSize %lld)",
+                added, in->count, in->pg, (long long)b->max_pg_core_size);
             break;
         }
         if (in->format) {
@@ -404,8 +419,8 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
     char buf[64];
     const char *nodes = sim_query_value (query, "totalNodeCount", buf, sizeof (buf));
     const char *cores = nodes ? NULL : sim_query_value (query, "totalCoreCount", buf, sizeof (buf));
-    struct sim_bucket *b = sim_bucket_find (nodearray, NULL);
-    if (!sim_nodearray_find (nodearray) || !b) {
+    struct sim_bucket *b = sim_nodearray_find (nodearray) ? sim_bucket_find (nodearray, NULL) : NULL;
+    if (!b) {
         reply_error (r, 404, "NotFound", "cluster %s has no nodearray '%s' with a valid bucket",
                      sim.cluster_name, nodearray);
         return;
@@ -422,8 +437,9 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
             have_cores += sim.nodes[i]->bucket->vcpu;
         }
     long need = nodes ? target - have : (target - have_cores + b->vcpu - 1) / b->vcpu;
-    struct operation *op = add_operation ("scale", NULL);
-    struct set_in in = {.bucket = b, .count = need > 0 ? need : 0};
+    struct operation *op = add_operation ("create", NULL);
+    struct set_in in = {.bucket = sim_bucket_first_fit (nodearray, need > 0 ? need : 0),
+                        .count = need > 0 ? need : 0};
     char msg[512];
     r->nodes = json_object_new_array ();
     long added = op ? create_set (&in, op, NULL, r->nodes, msg, sizeof (msg)) : 0;

@@ -52,18 +52,29 @@ struct sim_nodearray {
     char *shutdown_policy;
 };
 
+/* The limits CycleCloud states for a bucket, from the cluster file; -1 is
+ * "not stated" (no limit).  The *_base counts are cores other clusters
+ * consume, added to what this cluster's nodes use.  Quotas are Azure's, per
+ * region: the family quota (and quotaCoreCount, the family-in-region quota
+ * less nothing) is shared by the on-demand buckets of one family in one
+ * region; the regional quota by the on-demand buckets of one region, and
+ * the spot buckets of a region have a regional quota of their own.  A spot
+ * bucket's family quota reads 0, as CycleCloud shows it. */
 struct sim_bucket {
     struct sim_nodearray *na;
     json_object *src; /* the file's bucket object */
     char *machine_type;
     char family[128];
+    const char *region; /* borrowed from the file; "" when not stated */
+    bool spot;          /* the nodearray is Interruptible */
     int vcpu;
     double memory_gb;
     bool valid;
-    int64_t max_count, max_core_count, quota_core_count;
+    int64_t max_count, max_core_count;
+    int64_t quota_core_count, quota_base_consumed; /* quotaCoreCount, consumedCoreCount */
     int64_t family_quota_cores, family_base_consumed;
     int64_t regional_quota_cores, regional_base_consumed;
-    int64_t max_pg_size;
+    int64_t max_pg_size, max_pg_core_size;
     double last_capacity_failure; /* wall time, or <0 never */
 };
 
@@ -179,6 +190,16 @@ bool sim_node_active (const struct sim_node *n);
 int64_t sim_bucket_active (const struct sim_bucket *b);
 int64_t sim_bucket_available (const struct sim_bucket *b, char *why, size_t whysize);
 int64_t sim_pg_active (const struct sim_bucket *b, const char *pg);
+/* Cores in use now, other clusters' included: by the on-demand buckets of
+ * b's family in b's region (family), by b's kind (spot or not) in b's region
+ * (regional); 0 for a spot bucket's family. */
+int64_t sim_family_consumed (const struct sim_bucket *b);
+int64_t sim_regional_consumed (const struct sim_bucket *b);
+int64_t sim_quota_consumed (const struct sim_bucket *b);
+/* The first valid bucket of `nodearray` with room for `count` nodes, else
+ * its first valid bucket; NULL when it has none (a create naming no
+ * machine type: "the first bucket that matches"). */
+struct sim_bucket *sim_bucket_first_fit (const char *nodearray, int64_t count);
 struct sim_bucket *sim_bucket_find (const char *nodearray, const char *machine_type);
 struct sim_nodearray *sim_nodearray_find (const char *name);
 
