@@ -146,35 +146,86 @@ static struct ccas_pg *named_pg (struct resume_run *r, const struct want *w, uns
     return copy ? ccas_cluster_pg (r->p->model, w->bucket, copy, NULL) : NULL;
 }
 
-/* Nodes of one job in a colocated nodearray share a group: one it already
- * has nodes in, else one named for it; past maxPlacementGroupSize the
- * remainder goes to "<name>_2" (logged: the job then spans groups). */
+/* A job's nodes in a colocated bucket that one placement group cannot hold:
+ * they go back to Slurm at once, every name the job is resuming, with a
+ * permanent reason (the job would never run on nodes spread over groups). */
+static void hand_back_job (struct resume_run *r, uint32_t job, const struct ccas_bucket *b, size_t need,
+                           int64_t holds, const char *where)
+{
+    char msg[400], reason[600];
+    snprintf (msg, sizeof (msg), "job %u needs %zu nodes in one placement group of %s/%s; %s %lld (%s)", job,
+              need, b->na->name, b->machine_type, where, (long long)holds, b->pg_limit);
+    ccas_failure_reason (CCAS_CLASS_PERMANENT, msg, reason, sizeof (reason));
+    ccas_log (LOG_WARNING, "%s", msg);
+    size_t k = 0;
+    for (size_t i = 0; i < r->nwants; i++) {
+        if (r->wants[i].job == job)
+            ccas_power_handback (r->p, r->wants[i].name, reason);
+        else
+            r->wants[k++] = r->wants[i];
+    }
+    r->nwants = k;
+}
+
+/* Names resumed for no job (scontrol power_up) in a colocated bucket share a
+ * group named for this run, continued in "<name>_2" past its size. */
+static void assign_unowned (struct resume_run *r, struct want *w)
+{
+    struct ccas_pg *pg = NULL;
+    for (size_t k = 0; k < r->nwants && !pg; k++)
+        if (&r->wants[k] != w && r->wants[k].bucket == w->bucket && !r->wants[k].job && r->wants[k].pg &&
+            r->wants[k].pg->room > 0)
+            pg = r->wants[k].pg;
+    for (unsigned part = 1; !pg || pg->room <= 0; part++)
+        if (!(pg = named_pg (r, w, part)))
+            break;
+    w->pg = pg;
+    if (pg && pg->room != CCAS_UNLIMITED)
+        pg->room--;
+}
+
+/* The nodes of one job in a colocated bucket share one placement group: one
+ * the job already has nodes in, else one named for it.  A job of one node
+ * needs none.  A job whose nodes there one group cannot hold (its
+ * maxPlacementGroupSize, or maxPlacementGroupCoreSize over the VM's cores)
+ * is never spread over groups: its nodes are handed back. */
 static void assign_pgs (struct resume_run *r)
 {
     for (size_t i = 0; i < r->nwants; i++) {
         struct want *w = &r->wants[i];
-        if (!w->bucket->na->colocated)
+        if (!w->bucket->colocated || w->pg)
             continue;
-        struct ccas_pg *pg = NULL;
-        for (size_t k = 0; k < i && !pg; k++)
-            if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job && r->wants[k].pg &&
-                r->wants[k].pg->room > 0)
-                pg = r->wants[k].pg;
-        if (!pg)
-            pg = job_pg (r, w);
-        for (unsigned part = 1; !pg || pg->room <= 0; part++) {
-            pg = named_pg (r, w, part);
-            if (!pg)
-                break;
-            if (part > 1 && pg->room > 0)
-                ccas_log (LOG_WARNING,
-                          "job %u needs more nodes than one placement group holds "
-                          "(maxPlacementGroupSize %lld); continuing in %s",
-                          w->job, (long long)w->bucket->max_pg_size, pg->name);
+        if (!w->job) {
+            assign_unowned (r, w);
+            continue;
         }
-        w->pg = pg;
-        if (pg && pg->room != CCAS_UNLIMITED)
-            pg->room--;
+        const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
+        if (job && job->nalloc <= 1)
+            continue; /* one node: nothing to colocate it with */
+        size_t need = 0;
+        for (size_t k = i; k < r->nwants; k++)
+            need += r->wants[k].bucket == w->bucket && r->wants[k].job == w->job;
+        struct ccas_pg *pg = job_pg (r, w);
+        if (pg && pg->room != CCAS_UNLIMITED && pg->room < (int64_t)need) {
+            hand_back_job (r, w->job, w->bucket, need + (size_t)pg->active, pg->active + pg->room,
+                           "its placement group holds");
+            i = (size_t)-1; /* the list changed: start again (wants already placed keep their group) */
+            continue;
+        }
+        if (!pg && (!(pg = named_pg (r, w, 1)) || (pg->room != CCAS_UNLIMITED && pg->room < (int64_t)need))) {
+            if (pg)
+                hand_back_job (r, w->job, w->bucket, need, pg->room, "one holds");
+            else
+                ccas_log (LOG_ERR, "out of memory");
+            i = (size_t)-1;
+            continue;
+        }
+        for (size_t k = i; k < r->nwants; k++)
+            if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job) {
+                r->wants[k].pg = pg;
+                if (pg->room != CCAS_UNLIMITED)
+                    pg->room--;
+            }
     }
 }
 

@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Jobs in a colocated (InfiniBand) partition: each job's nodes share one placement group.
+# Jobs in a colocated (InfiniBand) partition: each job's nodes share one
+# placement group, which holds 4 nodes (maxPlacementGroupCoreSize 32 of
+# 8-core VMs; maxPlacementGroupSize is 100); a job of more is handed back,
+# never spread over groups; a 1-node job needs none.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -43,6 +46,29 @@ test_expect_success 'two 4-node jobs at once land in two placement groups, one e
     slurm_wait_job "$a" COMPLETED 150 && slurm_wait_job "$b" COMPLETED 150 &&
     test_equal "$(pgs_of_job "$a")" "4 hpc_Standard_HB120rs_v3_j$a" &&
     test_equal "$(pgs_of_job "$b")" "4 hpc_Standard_HB120rs_v3_j$b"
+' || slurm_dump
+
+# every hpc node powered down (no VM behind it): what follows starts from nothing
+hpc_all_down () {
+    wait_for 120 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0 &&
+        test \$(sinfo -h -N -p hpc -o %t | grep -cvx \"idle~\") = 0"
+}
+
+test_expect_success 'a 1-node job in the colocated partition needs no placement group' '
+    hpc_all_down &&
+    id=$(sbatch --parsable -N1 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
+    slurm_wait_job "$id" COMPLETED 120 &&
+    test_equal "$(pgs_of_job "$id")" "1 " "VMs and groups"
+' || slurm_dump
+
+test_expect_success 'a 5-node job: one group holds 4, so its nodes are handed back, none made' '
+    hpc_all_down && ccsim_delete /ccsim/requests >/dev/null &&
+    id=$(sbatch --parsable -N5 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
+    wait_for 120 sh -c "test \$(sinfo -h -N -p hpc -o \"%N|%200E\" | grep -c \"needs 5 nodes in one placement group\") -ge 5" &&
+    sinfo -h -N -p hpc -o "%N|%200E" | grep "needs 5 nodes" | head -1 | cut -d"|" -f2 >reason &&
+    grep "^ccautoscale: permanent: job $id needs 5 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 4 (maxPlacementGroupCoreSize 32 (8 cores per node))" reason &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 0 "create requests" &&
+    scancel "$id"
 ' || slurm_dump
 
 test_done
