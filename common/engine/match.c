@@ -15,7 +15,7 @@ struct shape {
     struct ccas_bucket **buckets; /* buckets whose new nodes fit, in preference order */
     uint32_t nbuckets;
     bool buckets_ready;
-    bool prefers_colocated; /* its first bucket is in a colocated nodearray */
+    bool prefers_colocated; /* its first bucket is colocated */
     const char *reason;     /* cached explanation of a miss ... */
     uint32_t reason_slots;  /* ... for a job of this many slots */
     bool reason_colocated;
@@ -29,6 +29,7 @@ struct engine {
     struct ccas_undo *undo;
     int32_t job;         /* index of the job being placed */
     bool outside_groups; /* this attempt takes no node in a placement group */
+    bool lone;           /* a job of one slot: no group needed, even in a colocated bucket */
     uint32_t committed;  /* nodes that existed before this job's attempt */
     char why[512];
 };
@@ -85,7 +86,7 @@ static int shape_buckets (struct engine *e, const struct ccas_constraint *k, str
     qsort (r, n, sizeof (*r), cmp_ranked);
     for (uint32_t i = 0; i < n; i++)
         s->buckets[i] = r[i].b;
-    s->prefers_colocated = n > 0 && r[0].b->na->colocated;
+    s->prefers_colocated = n > 0 && r[0].b->colocated;
     s->nbuckets = n;
     s->buckets_ready = true;
     free (r);
@@ -165,9 +166,9 @@ static struct ccas_node *new_node (struct engine *e, const struct ccas_constrain
         return NULL;
     for (uint32_t i = 0; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];
-        /* a colocated nodearray's new nodes are made in placement groups only,
-         * unless the job asks for nodes outside any */
-        if ((b->na->colocated && !ccas_constraint_info (k)->forbids_pg) ||
+        /* a colocated bucket's new nodes are made in placement groups only,
+         * unless the job asks for nodes outside any or is of one node */
+        if ((b->colocated && !ccas_constraint_info (k)->forbids_pg && !e->lone) ||
             ccas_bucket_available (b, NULL, 0) < 1)
             continue;
         struct ccas_node *n = ccas_cluster_new_node (e->c, b, NULL, e->undo);
@@ -276,7 +277,7 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
         return false;
     for (uint32_t bi = 0; bi < s->nbuckets && (ways & PG_EXISTING); bi++) {
         struct ccas_bucket *b = s->buckets[bi];
-        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->colocated))
             continue;
         for (size_t p = 0; p < b->npgs; p++)
             if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
@@ -286,7 +287,7 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
         return false;
     for (uint32_t bi = 0; bi < s->nbuckets; bi++) {
         struct ccas_bucket *b = s->buckets[bi];
-        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->na->colocated))
+        if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->colocated))
             continue;
         size_t npgs = b->npgs;
         for (size_t p = 0; p < npgs; p++)
@@ -353,13 +354,14 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
         return keep (e, e->why);
     for (uint32_t i = 0; i < s->nbuckets; i++)
         total += ccas_bucket_available (s->buckets[i], NULL, 0);
-    if (j->colocated) {
+    if ((j->colocated || (s->prefers_colocated && j->nslots > 1)) && first->colocated) {
+        /* never spread over groups: say what one group holds, and why */
         struct ccas_bucket *b = first;
         if (b->max_pg_size != CCAS_UNLIMITED && j->packing == CCAS_SCATTER &&
             (int64_t)j->nslots > b->max_pg_size) {
             snprintf (text, sizeof (text),
-                      "needs %u nodes in one placement group; %s/%s: maxPlacementGroupSize %lld", j->nslots,
-                      b->na->name, b->machine_type, (long long)b->max_pg_size);
+                      "needs %u nodes in one placement group of %s/%s; one holds %lld (%s)", j->nslots,
+                      b->na->name, b->machine_type, (long long)b->max_pg_size, b->pg_limit);
             return keep (e, text);
         }
     }
@@ -440,14 +442,16 @@ static bool place_outside_groups (struct engine *e, struct ccas_job *j)
     return ok;
 }
 
-/* A job is colocated when it asks to be.  One whose preferred bucket is in a
- * colocated nodearray (InfiniBand, or configured so) is placed as colocated
- * too — its nodes there share one placement group whether it said so or not —
- * and, failing that, spread over the other nodearrays (spreading never makes
- * a colocated nodearray's nodes outside a group, unless the job asks for
- * in-a-placement-group false).  A job that must keep its nodes in one
- * placement set (single_set: one group, or none) takes idle members of an
- * existing group, else nodes outside any group, else a group grown or made. */
+/* A job is colocated when it asks to be.  One whose preferred bucket is
+ * colocated (InfiniBand, or its nodearray configured so) is placed as
+ * colocated too — its nodes there share one placement group whether it said
+ * so or not — and, failing that, spread over the other buckets (spreading
+ * never makes a colocated bucket's nodes outside a group, unless the job asks
+ * for in-a-placement-group false).  A job of one slot that did not ask is
+ * never colocated: one node has nothing to share a group with.  A job that
+ * must keep its nodes in one placement set (single_set: one group, or none)
+ * takes idle members of an existing group, else nodes outside any group,
+ * else a group grown or made. */
 static bool place (struct engine *e, struct ccas_job *j)
 {
     bool forbids = false;
@@ -458,6 +462,12 @@ static bool place (struct engine *e, struct ccas_job *j)
     }
     if (j->colocated)
         return place_colocated (e, j, false, PG_EXISTING | PG_GROW);
+    if (j->nslots == 1) {
+        e->lone = true;
+        bool ok = place_spread (e, j);
+        e->lone = false;
+        return ok;
+    }
     struct shape *s = shape_of (e, j->chunks[0].cons);
     if (!forbids && shape_buckets (e, j->chunks[0].cons, s) == 0 && s->prefers_colocated) {
         if (attempt_colocated (e, j, true, PG_EXISTING | PG_GROW))

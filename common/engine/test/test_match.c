@@ -155,8 +155,8 @@ static const struct scenario scenarios[] = {
     {"a group never grows past maxPlacementGroupSize", NULL, NULL, NULL, NULL,
      "[{\"id\": \"1\", \"node_count\": 5, \"colocated\": true, \"constraints\": {\"node.nodearray\": "
      "\"hpc\"}}]",
-     "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group; hpc/Standard_HB120rs_v3: "
-     "maxPlacementGroupSize 4\"}, \"new\": {}}"},
+     "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 4 "
+     "(maxPlacementGroupSize 4)\"}, \"new\": {}}"},
     {"small colocated jobs fill an existing group with room", NULL,
      "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
      "\"PlacementGroupId\": \"pgA\"},"
@@ -212,6 +212,62 @@ static const struct scenario scenarios[] = {
      "{\"node.nodearray\": \"hpc\"}}]",
      "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"hpc/Standard_HB120rs_v3\"}, \"new\": "
      "{\"hpc/Standard_HB120rs_v3\": 3}, \"new_pgs\": 1}"},
+    /* ---- placement-group limits, colocation per bucket and per job ---- */
+    {"maxPlacementGroupCoreSize bounds a group: a job it cannot hold is refused whole, never split",
+     "{\"hpc/Standard_HB120rs_v3\": {\"maxPlacementGroupSize\": 100, \"maxPlacementGroupCoreSize\": 240}}",
+     NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"colocated\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}},"
+     " {\"id\": \"2\", \"node_count\": 2, \"packing\": \"scatter\", \"colocated\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"2\"], \"unmatched\": {\"1\": \"needs 4 nodes in one placement group of "
+     "hpc/Standard_HB120rs_v3; one holds 2 (maxPlacementGroupCoreSize 240 (120 cores per node))\"},"
+     " \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}"},
+    {"a colocated bucket's job too big for a group says so even when it did not ask to be colocated",
+     "{\"hpc/Standard_HB120rs_v3\": {\"maxPlacementGroupCoreSize\": 360}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
+     "{\"unmatched\": {\"1\": \"needs 4 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 3 "
+     "(maxPlacementGroupCoreSize 360 (120 cores per node))\"}, \"new\": {}}"},
+    {"one InfiniBand bucket no longer makes its whole nodearray colocated",
+     "{\"htc/Standard_F4s_v2\": {\"virtualMachine\": {\"vcpuCount\": 4, \"pcpuCount\": 2, \"gpuCount\": 0, "
+     "\"memory\": 8.0, \"infiniband\": true}}}",
+     NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 2, "
+     "\"node.nodearray\": \"htc\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}, \"new_pgs\": 0}"},
+    {"the InfiniBand bucket of a mixed nodearray still colocates",
+     "{\"htc/Standard_F4s_v2\": {\"virtualMachine\": {\"vcpuCount\": 4, \"pcpuCount\": 2, \"gpuCount\": 0, "
+     "\"memory\": 8.0, \"infiniband\": true}}}",
+     NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 3, "
+     "\"node.nodearray\": \"htc\"}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 2}, \"new_pgs\": 1}"},
+    {"a job of one node needs no placement group, even in a colocated bucket", NULL, NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 100}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": "
+     "100}}]",
+     "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
+    {"nodearrays.NAME.colocated false overrides InfiniBand", NULL, NULL,
+     "{\"nodearrays\": {\"hpc\": {\"colocated\": false}}}", NULL,
+     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
+     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
+    {"a shared consumable is taken once per job, not once per slot", NULL, NULL,
+     "{\"shared_resources\": {\"licenses\": 4}}", NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"licenses\": 2, "
+     "\"ncpus\": 1}},"
+     " {\"id\": \"2\", \"node_count\": 2, \"constraints\": {\"licenses\": 3, \"ncpus\": 1}}]",
+     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"licenses: needs 3, 2 left in the cluster\"}, "
+     "\"new\": {\"htc/Standard_F2s_v2\": 3}}"},
+    {"quotaCoreCount shared by a family, other clusters' use counted",
+     "{\"htc/Standard_F2s_v2\": {\"quotaCoreCount\": 20, \"consumedCoreCount\": 8},"
+     " \"htc/Standard_F4s_v2\": {\"quotaCoreCount\": 20, \"consumedCoreCount\": 8}}",
+     NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 2, "
+     "\"node.nodearray\": \"htc\"}},"
+     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}},"
+     " {\"id\": \"3\", \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}}]",
+     "{\"matched\": [\"1\", \"2\"], \"unmatched\": {\"3\": \"quotaCoreCount of standardFSv2Family in "
+     "westeurope: "
+     "0 cores left\"}, \"new\": {\"htc/Standard_F2s_v2\": 4, \"htc/Standard_F4s_v2\": 1}}"},
     /* ---- limits and quotas ---- */
     {"a family quota is shared by the buckets of a family",
      "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": "
