@@ -133,8 +133,8 @@ int cmd_create (struct cli *cli, int argc, char **argv)
     if (made < want) {
         char why[400] = "";
         if (pg && pg->room < 1)
-            snprintf (why, sizeof (why), "placement group '%s' is full (maxPlacementGroupSize %lld)",
-                      pg->name, (long long)b->max_pg_size);
+            snprintf (why, sizeof (why), "placement group '%s' is full (one holds %lld: %s)", pg->name,
+                      (long long)b->max_pg_size, b->pg_limit);
         else
             ccas_bucket_available (b, why, sizeof (why));
         cli_fail (cli, EXIT_PARTIAL, "%s/%s: only %ld of %ld nodes can be created now: %s", na->name,

@@ -200,9 +200,20 @@ int cmd_scale (struct cli *cli, int argc, char **argv)
         long need = o.groups - existing_groups (c, na);
         for (long g = 0; g < need; g++)
             shortfall += !grow_group (c, na, &o);
-        if (shortfall)
-            cli_fail (cli, EXIT_PARTIAL, "%s: room for only %ld of %ld new placement groups", na->name,
-                      need - shortfall, need);
+        if (shortfall) {
+            /* a group is never made in parts: say when no bucket's group holds that many */
+            char why[300] = "";
+            for (size_t i = 0; i < c->nbuckets; i++) {
+                struct ccas_bucket *b = &c->buckets[i];
+                long size = o.group_nodes > 0 ? o.group_nodes
+                                              : (o.group_cores + b->cores_per_vm - 1) / b->cores_per_vm;
+                if (b->na == na && b->max_pg_size < size && !why[0])
+                    snprintf (why, sizeof (why), " (a group of %ld nodes: one of %s/%s holds %lld, %s)", size,
+                              na->name, b->machine_type, (long long)b->max_pg_size, b->pg_limit);
+            }
+            cli_fail (cli, EXIT_PARTIAL, "%s: room for only %ld of %ld new placement groups%s", na->name,
+                      need - shortfall, need, why);
+        }
     } else {
         long need_nodes = o.nodes >= 0 ? o.nodes - have_nodes : 0;
         long need_cores = o.cores >= 0 ? o.cores - have_cores : 0;

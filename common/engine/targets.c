@@ -383,8 +383,9 @@ static void explain_groups (struct ccas_target_view *v, struct ccas_bucket **can
         int64_t size = group_size (v, bucket_cores (cand[i]));
         int64_t room = ccas_bucket_available (cand[i], why, sizeof (why));
         if (cand[i]->max_pg_size < size)
-            why_add (v, "%s: a placement group holds at most %lld nodes, a group needs %lld",
-                     cand[i]->machine_type, (long long)cand[i]->max_pg_size, (long long)size);
+            why_add (v, "%s: a placement group holds at most %lld nodes (%s), a group needs %lld",
+                     cand[i]->machine_type, (long long)cand[i]->max_pg_size, cand[i]->pg_limit,
+                     (long long)size);
         else if (room == 0)
             why_add (v, "%s: %s", cand[i]->machine_type, why);
         else

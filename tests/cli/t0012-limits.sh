@@ -101,6 +101,27 @@ test_expect_success 'ccsim holds a placement group to maxPlacementGroupCoreSize'
     jq -r ".sets[0].message" res.json | grep "maxPlacementGroupCoreSize 88"
 '
 
+# the 2 VMs of placement group pg-a (made above) are idle: mpi2 takes them
+test_expect_success 'demand and analyze: a colocated job one group cannot hold (88 cores) is refused whole' '
+    echo "[{\"id\": \"mpi3\", \"node_count\": 3, \"packing\": \"scatter\", \"colocated\": true,
+            \"constraints\": {\"node.nodearray\": \"hpc\", \"exclusive\": true}},
+           {\"id\": \"mpi2\", \"node_count\": 2, \"packing\": \"scatter\", \"colocated\": true,
+            \"constraints\": {\"node.nodearray\": \"hpc\", \"exclusive\": true}}]" >mpi.json &&
+    "$CCAS" demand --jobs mpi.json --json >plan.json &&
+    want="needs 3 nodes in one placement group of hpc/Standard_HC44rs; one holds 2 (maxPlacementGroupCoreSize 88 (44 cores per node))" &&
+    test_equal "$(jq -r ".jobs[] | select(.id == \"mpi3\") | .reason" plan.json)" "$want" "demand" &&
+    "$CCAS" analyze --job mpi3 --jobs mpi.json >analyze.out &&
+    test_grep "why not: $want" analyze.out &&
+    jq -e ".jobs[] | select(.id == \"mpi2\") | .nodes | length == 2 and all(type == \"string\")" plan.json
+'
+
+test_expect_success 'scale --groups and create --placement-group say what one group holds' '
+    rc=0; "$CCAS" scale --nodearray hpc --groups 2 --group-nodes 3 --dry-run >out 2>err || rc=$? ;
+    test "$rc" = 4 && test_grep "one of hpc/Standard_HC44rs holds 2, maxPlacementGroupCoreSize 88" err &&
+    rc=0; "$CCAS" create --nodearray hpc --count 3 --placement-group pg-b --dry-run >out 2>err || rc=$? ;
+    test "$rc" = 4 && test_grep "placement group .pg-b. is full (one holds 2: maxPlacementGroupCoreSize 88" err
+'
+
 test_expect_success 'buckets shows the quota a bucket draws on' '
     "$CCAS" buckets --nodearray htc --json >b.json &&
     jq -e ".[0].quota_core_count == 100 and .[0].consumed_core_count == 100" b.json

@@ -617,7 +617,8 @@ static void test_grow_groups_fallback (void **state)
     assert_int_equal (ccas_targets_grow (t, &err), 1);
     v = view (t, "standard", "htc:200nodes");
     assert_int_equal (v->short_by, 1);
-    assert_non_null (strstr (v->why, "a placement group holds at most 100 nodes, a group needs 200"));
+    assert_non_null (strstr (
+        v->why, "a placement group holds at most 100 nodes (maxPlacementGroupSize 100), a group needs 200"));
     ccas_targets_destroy (t);
     ccas_request_set_destroy (s);
     teardown_cluster (f);
