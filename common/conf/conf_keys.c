@@ -58,10 +58,13 @@ const struct config_key ccas_config_table[] = {
 
     /* scaling policy */
     {"idle_timeout", KEY_SECONDS_MAP, "300", 0, 1e9, NULL, false,
-     "seconds a node may sit idle before it is terminated; a number or {\"default\": n, \"<nodearray>\": m}",
+     "seconds a node may sit idle before it is terminated (PBS and demand; under Slurm, SuspendTime "
+     "decides); "
+     "a number or {\"default\": n, \"<nodearray>\": m}",
      F (idle_timeout)},
     {"boot_timeout", KEY_SECONDS_MAP, "1800", 0, 1e9, NULL, false,
-     "seconds a node may take to become ready; a number or {\"default\": n, \"<nodearray>\": m}",
+     "seconds a node may take to become ready (PBS and demand; under Slurm, ResumeTimeout decides); a number "
+     "or {\"default\": n, \"<nodearray>\": m}",
      F (boot_timeout)},
     {"capacity_failure_backoff", KEY_NUMBER, "300", 0, 86400, NULL, false,
      "seconds a bucket is held back after a capacity or quota failure", F (capacity_failure_backoff)},
@@ -70,7 +73,8 @@ const struct config_key ccas_config_table[] = {
     {"disable_default_resources", KEY_BOOL, "false", UNBOUNDED, NULL, false,
      "do not add the built-in resources (ncpus, mem, ngpus, ...) to nodes", F (disable_default_resources)},
     {"gpu_counts", KEY_INT_MAP, "{}", 0, 64, NULL, false,
-     "GPUs per VM for machine types the server reports with 0 GPUs, e.g. {\"Standard_NC6\": 1}",
+     "GPUs per VM by machine type, over what the server reports and the built-in table, e.g. "
+     "{\"Standard_NC6\": 1}",
      F (gpu_counts)},
     {"shared_resources", KEY_OPEN, "{}", UNBOUNDED, NULL, false,
      "cluster-wide resources no node owns: a number is consumed by jobs (licences), a string or boolean is "
@@ -88,7 +92,8 @@ const struct config_key ccas_config_table[] = {
     {"nodearrays.*.enabled", KEY_BOOL, NULL, UNBOUNDED, NULL, false, "false: never create nodes here",
      NA (enabled)},
     {"nodearrays.*.colocated", KEY_BOOL, NULL, UNBOUNDED, NULL, false,
-     "jobs here keep all their nodes in one placement group (default: true for InfiniBand buckets)",
+     "jobs of several nodes here keep them in one placement group (default: per bucket, true for InfiniBand "
+     "machine types, or all when the nodearray has a PlacementGroupId)",
      NA (colocated)},
     {"nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, false,
      "preference order of machine types in this nodearray (default: the server's order)", NA (machine_types)},
