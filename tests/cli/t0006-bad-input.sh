@@ -64,6 +64,19 @@ test_expect_success 'a status with a wrong field type is refused with its path' 
     test "$rc" = 1 && test_grep "nodearrays\[1\].buckets\[0\].availableCount: expected an integer, got \"many\"" err
 '
 
+test_expect_success 'a status with negative or contradicting limits: a warning naming bucket and field; the tightest holds' '
+    ccsim_get /clusters/test/status |
+        jq "(.nodearrays[0].buckets[0] | .quotaCoreCount, .familyQuotaCoreCount) |= -4 |
+            .nodearrays[0].buckets[1].familyConsumedCoreCount = 60 | .nodearrays[0].buckets[1].availableCount = 99" >status.json &&
+    echo "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"htc\"}}]" >jobs.json &&
+    "$CCAS" demand --jobs jobs.json --status status.json --json >plan.json 2>err &&
+    test_grep "buckets\[0\] (htc/Standard_F2s_v2): quotaCoreCount: -4 is negative; read as 0" "$TEST_TMP/ccautoscale.log" &&
+    test_grep "buckets\[1\] (htc/Standard_F4s_v2): familyConsumedCoreCount 60 is above familyQuotaCoreCount 40" "$TEST_TMP/ccautoscale.log" &&
+    test_grep "buckets\[1\] (htc/Standard_F4s_v2): availableCount 99 is above maxCount 20" "$TEST_TMP/ccautoscale.log" &&
+    jq -e ".summary.unmatched == 1 and (.create | length) == 0" plan.json &&
+    jq -r ".jobs[0].reason" plan.json | grep "availableCount 0"
+'
+
 test_expect_success 'a status missing required fields is refused' '
     echo "{\"state\": \"Started\"}" >status.json &&
     rc=0; "$CCAS" demand --jobs jobs.json --status status.json 2>err || rc=$? ;
