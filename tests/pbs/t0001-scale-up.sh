@@ -61,6 +61,14 @@ test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id l
 
 # the hpc nodes above are idle, joined and in a placement group (ungrouped=false):
 # PBS never runs an ungrouped=true job there, so it needs a node of its own
+test_expect_success 'a job one placement group cannot hold is never split: pbs demand says what one holds' '
+    pbs_reset && fakepbs qsub -l select=5:ncpus=120 -l place=scatter:excl:group=group_id >/dev/null &&
+    "$CCAS" pbs demand --json >demand.json &&
+    jq -r ".jobs[0].reason" demand.json |
+        grep "^needs 5 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 4 (maxPlacementGroupSize 4)$" &&
+    test_equal "$(jq ".create | length" demand.json)" 0 "create sets"
+'
+
 test_expect_success 'an ungrouped=true job gets a new node outside any placement group, not an idle grouped one' '
     fakepbs finish 1.fakeserver && ccsim_delete /ccsim/requests >/dev/null &&
     fakepbs qsub -l select=1:ncpus=1:ungrouped=true >/dev/null &&
