@@ -122,6 +122,15 @@ test_expect_success 'scale --groups and create --placement-group say what one gr
     test "$rc" = 4 && test_grep "placement group .pg-b. is full (one holds 2: maxPlacementGroupCoreSize 88" err
 '
 
+test_expect_success 'exclusive-task through ccsim: one job'"'"'s tasks share a node' '
+    echo "[{\"id\": \"tasks\", \"node_count\": 4, \"packing\": \"pack\",
+            \"constraints\": {\"node.nodearray\": \"hpc\", \"ncpus\": 11, \"exclusive-task\": \"true\"}},
+           {\"id\": \"other\", \"constraints\": {\"node.nodearray\": \"hpc\", \"ncpus\": 11}}]" >sem.json &&
+    "$CCAS" demand --jobs sem.json --json >plan.json &&
+    test_equal "$(jq "[.jobs[] | select(.id == \"tasks\") | .nodes[]] | length" plan.json)" 1 "nodes for 4 exclusive tasks of 11 cores" &&
+    test_equal "$(jq -r "[.jobs[].nodes[0]] | unique | length" plan.json)" 2 "the other job keeps off that node"
+'
+
 test_expect_success 'buckets shows the quota a bucket draws on' '
     "$CCAS" buckets --nodearray htc --json >b.json &&
     jq -e ".[0].quota_core_count == 100 and .[0].consumed_core_count == 100" b.json
