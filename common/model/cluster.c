@@ -488,7 +488,7 @@ static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
     const struct ccas_record *recs = c->nodelist ? c->nodelist->nodes : c->status->nodes;
     size_t n = c->nodelist ? c->nodelist->nnodes : c->status->nnodes;
     c->nodecap = n + 64;
-    if (!(c->nodes = malloc (c->nodecap * sizeof (*c->nodes))))
+    if (!(c->nodes = calloc (c->nodecap, sizeof (*c->nodes))))
         return ccas_errorf (err, "out of memory");
     struct ccas_node *pool = n ? ccas_arena_alloc (ARENA (c), n * sizeof (*pool)) : NULL;
     if (n && !pool)
@@ -570,9 +570,11 @@ void ccas_cluster_destroy (struct ccas_cluster *c)
     free (c->nodes);
     free (c->by_name);
     free (c->by_host);
+    free (c->pg_by_name);
     ccas_resdict_destroy (c->names);
     ccas_resdict_destroy (c->hosts);
     ccas_limits_destroy (c->limits);
+    ccas_resdict_destroy (c->pg_names);
     ccas_resources_destroy (c->rules);
     ccas_constraint_cache_destroy (c->cons);
     ccas_shared_destroy (c->shared);
@@ -693,6 +695,7 @@ static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct cca
         pg->members = v;
         pg->memcap = cap;
     }
+    n->member = pg->nmembers;
     pg->members[pg->nmembers++] = n;
     return 0;
 }
@@ -703,48 +706,103 @@ static void pop_member (void *arg)
     pg->nmembers--;
 }
 
+/* A dropped group stays in b->pgs past npgs, to be reused by the next one made. */
 static void pop_pg (void *arg)
 {
     struct ccas_bucket *b = arg;
     b->npgs--;
 }
 
-static const char *new_pg_name (struct ccas_cluster *c, struct ccas_bucket *b)
+/* Groups by bucket and name, in O(1): the key of a group and its slot. */
+static int pg_key (struct ccas_cluster *c, const struct ccas_bucket *b, const char *name, bool add)
 {
-    for (unsigned i = 0;; i++) {
-        char name[256];
-        bool used = false;
+    char key[320];
+    snprintf (key, sizeof (key), "%u/%s", b->order, name);
+    if (!add)
+        return ccas_resdict_find (c->pg_names, key);
+    int id = ccas_resdict_intern (c->pg_names, key);
+    if (id < 0)
+        return -1;
+    if ((size_t)id >= c->pg_by_name_cap) {
+        size_t cap = c->pg_by_name_cap ? c->pg_by_name_cap * 2 : 64;
+        struct ccas_pg **v = realloc (c->pg_by_name, cap * sizeof (*v));
+        if (!v)
+            return -1;
+        memset (v + c->pg_by_name_cap, 0, (cap - c->pg_by_name_cap) * sizeof (*v));
+        c->pg_by_name = v;
+        c->pg_by_name_cap = cap;
+    }
+    return id;
+}
+
+/* The live group of `b` named `name`, or NULL. */
+static struct ccas_pg *pg_find (struct ccas_cluster *c, const struct ccas_bucket *b, const char *name)
+{
+    int id = c->pg_names ? pg_key (c, b, name, false) : -1;
+    struct ccas_pg *pg = id >= 0 ? c->pg_by_name[id] : NULL;
+    /* a dropped group is past npgs; its struct may since carry another name */
+    if (pg && pg->bucket == b && pg->id < b->npgs && b->pgs[pg->id] == pg && strcmp (pg->name, name) == 0)
+        return pg;
+    return NULL;
+}
+
+/* The smallest "<na>_<mt>_pg<i>" not taken.  Every name below b->pg_next is
+ * (groups are only ever dropped last made first, and the counter goes back
+ * with them), so the search starts there.  `reuse` is the name of the group
+ * struct about to be reused, kept if it is the one chosen. */
+static const char *new_pg_name (struct ccas_cluster *c, struct ccas_bucket *b, const char *reuse,
+                                struct ccas_undo *undo)
+{
+    char name[256];
+    for (uint32_t i = b->pg_next;; i++) {
         snprintf (name, sizeof (name), "%s_%s_pg%u", b->na->name, b->machine_type, i);
-        for (size_t j = 0; j < b->npgs && !used; j++)
-            used = strcmp (b->pgs[j]->name, name) == 0;
-        if (!used)
-            return ccas_arena_strdup (ARENA (c), name);
+        if (pg_find (c, b, name))
+            continue;
+        ccas_undo_u32 (undo, &b->pg_next);
+        b->pg_next = i + 1;
+        return reuse && strcmp (reuse, name) == 0 ? reuse : ccas_arena_strdup (ARENA (c), name);
     }
 }
 
 struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
                                  struct ccas_undo *undo)
 {
-    for (size_t i = 0; name && i < b->npgs; i++)
-        if (strcmp (b->pgs[i]->name, name) == 0)
-            return b->pgs[i];
+    struct ccas_pg *pg = name ? pg_find (c, b, name) : NULL;
+    if (pg)
+        return pg;
+    if (!c->pg_names && !(c->pg_names = ccas_resdict_create ()))
+        return NULL;
     if (b->npgs == b->pgcap) {
         size_t cap = b->pgcap ? b->pgcap * 2 : 8;
         struct ccas_pg **v = realloc (b->pgs, cap * sizeof (*v));
         if (!v)
             return NULL;
+        memset (v + b->pgcap, 0, (cap - b->pgcap) * sizeof (*v));
         b->pgs = v;
         b->pgcap = cap;
     }
-    struct ccas_pg *pg = ccas_arena_alloc (ARENA (c), sizeof (*pg));
+    /* the struct (and member array) of a group a rollback dropped, or a new one */
+    struct ccas_pg *spare = b->pgs[b->npgs];
+    pg = spare ? spare : ccas_arena_alloc (ARENA (c), sizeof (*pg));
     if (!pg)
         return NULL;
+    const char *pgname = name ? name : new_pg_name (c, b, spare ? spare->name : NULL, undo);
+    if (!pgname)
+        return NULL;
+    struct ccas_node **members = spare ? spare->members : NULL;
+    uint32_t memcap = spare ? spare->memcap : 0;
+    memset (pg, 0, sizeof (*pg));
+    pg->members = members;
+    pg->memcap = memcap;
     pg->bucket = b;
     pg->is_new = name == NULL;
-    pg->name = name ? name : new_pg_name (c, b);
+    pg->name = pgname;
     pg->room = pg_room (b, 0, 0);
-    if (!pg->name)
+    pg->id = (uint32_t)b->npgs;
+    int key = pg_key (c, b, pg->name, true);
+    if (key < 0)
         return NULL;
+    c->pg_by_name[key] = pg;
     b->pgs[b->npgs++] = pg;
     ccas_undo_call (undo, pop_pg, b);
     return pg;
@@ -766,6 +824,7 @@ static bool grow_nodes (struct ccas_cluster *c)
     struct ccas_node **v = realloc (c->nodes, cap * sizeof (*v));
     if (!v)
         return false;
+    memset (v + c->nodecap, 0, (cap - c->nodecap) * sizeof (*v));
     c->nodes = v;
     c->nodecap = cap;
     return true;
@@ -777,18 +836,20 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     if (ccas_bucket_available (b, NULL, 0) < 1 || (pg && pg->room < 1) || !grow_nodes (c))
         return NULL;
     const struct ccas_node *t = &b->template_node;
-    struct ccas_node *n = ccas_arena_alloc (ARENA (c), sizeof (*n));
-    if (!n)
+    /* a node a rollback dropped (still in the slot past nnodes), or a new one */
+    struct ccas_node *n = c->nodes[c->nnodes];
+    double *avail = n ? n->avail : NULL;
+    uint32_t availcap = n ? n->nres : 0;
+    if (!n && !(n = ccas_arena_alloc (ARENA (c), sizeof (*n))))
         return NULL;
-    *n = *t;
-    if (t->nres) {
-        n->res = ccas_arena_alloc (ARENA (c), t->nres * sizeof (*n->res));
-        n->avail = ccas_arena_alloc (ARENA (c), t->nres * sizeof (*n->avail));
-        if (!n->res || !n->avail)
-            return NULL;
-        memcpy (n->res, t->res, t->nres * sizeof (*n->res));
-        memcpy (n->avail, t->avail, t->nres * sizeof (*n->avail));
+    *n = *t; /* what the node has (res) is the template's, shared: nothing changes it */
+    n->avail = avail;
+    if (t->nres > availcap && !(n->avail = ccas_arena_alloc (ARENA (c), t->nres * sizeof (*n->avail)))) {
+        c->nodes[c->nnodes] = NULL;
+        return NULL;
     }
+    if (t->nres)
+        memcpy (n->avail, t->avail, t->nres * sizeof (*n->avail));
     n->pg = pg;
     n->placement_group = pg ? pg->name : NULL;
     n->colocated = pg != NULL || b->colocated;

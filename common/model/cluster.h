@@ -44,9 +44,10 @@ struct ccas_pg {
     int64_t room;               /* how many more may join, or CCAS_UNLIMITED */
     bool is_new;                /* named by this pass */
     bool from_status;           /* counts came from the status read (else from its nodes) */
-    struct ccas_node **members; /* its usable nodes, existing then new */
+    struct ccas_node **members; /* its usable nodes, existing then new (node->member) */
     uint32_t nmembers, memcap;
     uint32_t closed_prefix; /* matching: members before it are closed to every later job */
+    uint32_t id;            /* its position in bucket->pgs: index of per-group tables */
 };
 
 struct ccas_nodearray {
@@ -77,8 +78,9 @@ struct ccas_bucket {
     struct ccas_limit *limits[CCAS_BUCKET_MAX_LIMITS]; /* shared pools, narrowest first */
     unsigned nlimits;
     struct ccas_node template_node; /* what a new node here would look like */
-    struct ccas_pg **pgs;
+    struct ccas_pg **pgs;           /* pgs[npgs..pgcap) are NULL or groups a rollback dropped */
     size_t npgs, pgcap;
+    uint32_t pg_next;        /* every "<na>_<mt>_pg<i>" name below it is taken */
     uint32_t order;          /* position in preference order */
     uint32_t new_nodes;      /* nodes this pass made here */
     const char *hold_reason; /* held back (capacity window, breaker): takes no new nodes */
@@ -100,12 +102,16 @@ struct ccas_cluster {
     struct ccas_limit cluster_limit;
     struct ccas_limits *limits; /* owned: quota pools shared by buckets */
 
-    struct ccas_node **nodes; /* existing, then new */
+    struct ccas_node **nodes; /* existing, then new; nodes[nnodes..nodecap) are NULL
+                               * or new nodes a rollback dropped, kept for reuse */
     size_t nnodes, nodecap;
     size_t nexisting;                      /* nodes[0..nexisting) came from CycleCloud */
     struct ccas_resdict *names, *hosts;    /* owned: existing nodes by name, by lower-case hostname */
     struct ccas_node **by_name, **by_host; /* indexed by those ids */
-    double now;                            /* wall clock at build time */
+    struct ccas_resdict *pg_names;         /* owned: "<bucket order>/<group name>" */
+    struct ccas_pg **pg_by_name;           /* indexed by those ids (stale once dropped) */
+    size_t pg_by_name_cap;
+    double now; /* wall clock at build time */
     void *arena;
 };
 
@@ -134,14 +140,17 @@ struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const cha
  * hostnames); NULL if none.  Borrowed. */
 struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const char *name);
 
-/* Find or make a placement group of `b` named `name` (NULL: make a new name).
- * New groups are logged in `undo`.  Returns NULL only when out of memory. */
+/* Find or make a placement group of `b` named `name` (NULL: make a new name,
+ * "<nodearray>_<machine type>_pg<i>" with the smallest i not taken).  New
+ * groups are logged in `undo`.  O(1).  Returns NULL only when out of memory. */
 struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
                                  struct ccas_undo *undo);
 
 /* Make a potential node in bucket `b` (in `pg`, may be NULL), charging one node
  * against every limit it draws on, and append it to the node list.  Logged in
- * `undo`.  Returns the node, or NULL if the bucket has no room (or no memory). */
+ * `undo`.  Returns the node, or NULL if the bucket has no room (or no memory).
+ * The memory of a node (or group) a rollback drops is reused for the next one
+ * made, so that trying and failing costs no memory. */
 struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
                                          struct ccas_undo *undo);
 

@@ -9,7 +9,8 @@
  *
  * Strings are borrowed from the model that owns the node (cluster.h).
  * Resources live in two arrays indexed by resdict id: `res` is what the node
- * has, `avail` what is still free this pass (numbers only).
+ * has, `avail` what is still free this pass (numbers only).  `res` does not
+ * change once the model is built; potential nodes share their bucket's.
  */
 #ifndef CCAS_NODE_H
 #define CCAS_NODE_H
@@ -134,6 +135,7 @@ struct ccas_node {
 
     /* matching state for one pass */
     uint32_t index;      /* position in the model's node list */
+    uint32_t member;     /* position in its placement group's member list */
     uint32_t njobs;      /* jobs given this node in this pass */
     int32_t last_job;    /* index of the last job that took it, -1 none */
     bool exclusive;      /* an exclusive (or exclusive-task) job owns it this pass */
@@ -146,6 +148,29 @@ int ccas_node_prop_parse (const char *name);
 
 /* "vm_size" for CCAS_PROP_VM_SIZE.  Static string. */
 const char *ccas_node_prop_name (enum ccas_node_prop prop);
+
+/* True for the properties every node of a bucket shares with the bucket's
+ * template node (cluster.c copies them and nothing changes them): nodearray,
+ * vm_size, vm_family, bucket_id and the machine type's sizes.  An index may
+ * judge these once per bucket instead of once per node. */
+static inline bool ccas_node_prop_of_bucket (enum ccas_node_prop prop)
+{
+    switch (prop) {
+    case CCAS_PROP_NODEARRAY:
+    case CCAS_PROP_VM_SIZE:
+    case CCAS_PROP_VM_FAMILY:
+    case CCAS_PROP_BUCKET_ID:
+    case CCAS_PROP_VCPU_COUNT:
+    case CCAS_PROP_PCPU_COUNT:
+    case CCAS_PROP_CORES_PER_SOCKET:
+    case CCAS_PROP_GPU_COUNT:
+    case CCAS_PROP_MEMORY:
+    case CCAS_PROP_INFINIBAND:
+        return true;
+    default:
+        return false;
+    }
+}
 
 /* The value of a property.  Strings are borrowed from the node, except the
  * ones made on demand (hostname_or_uuid of a node without a hostname, the
