@@ -49,10 +49,17 @@ struct term {
 struct ccas_constraint {
     struct term root;
     struct ccas_cons_info info;
-    json_object *src;           /* a reference, keeping borrowed strings alive */
     struct ccas_shared *shared; /* the pool shared resources are taken from */
     const char *text;
+    const char *key; /* canonical form (see canonical()): equal JSON, equal key */
+    size_t keylen;
     uint64_t hash;
+};
+
+/* A growing buffer. */
+struct buf {
+    char *p;
+    size_t len, cap;
 };
 
 struct ccas_cons_cache {
@@ -61,8 +68,9 @@ struct ccas_cons_cache {
     struct ccas_constraint **slots; /* hash table of interned constraints */
     size_t nslots, count;
     struct ccas_constraint **byid;
-    struct ccas_arena *arena; /* terms and values */
+    struct ccas_arena *arena; /* constraints, their terms, values and strings */
     struct ccas_constraint any;
+    struct buf key; /* scratch: the canonical form of what is looked up */
 };
 
 static void *arena_alloc (struct ccas_cons_cache *c, size_t size)
@@ -96,8 +104,7 @@ void ccas_constraint_cache_destroy (struct ccas_cons_cache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->count; i++)
-        json_object_put (c->byid[i]->src);
+    free (c->key.p);
     ccas_arena_destroy (c->arena);
     free (c->byid);
     free (c->slots);
@@ -109,61 +116,119 @@ const struct ccas_constraint *ccas_constraint_any (struct ccas_cons_cache *c)
     return &c->any;
 }
 
-/* A structural hash: object members combine without order, as JSON objects
- * compare without order. */
-static uint64_t mix (uint64_t h)
+/* ---- canonical form ------------------------------------------------------
+ * Constraints are interned by a canonical form of their JSON: members of an
+ * object sorted by name, each value tagged with its type, so that JSON equal
+ * as json_object_equal() judges it (objects compare without order) has equal
+ * forms.  The cache keeps the form, not the JSON: a shape costs its terms and
+ * a few strings, not a json-c tree. */
+
+static bool put (struct buf *b, const void *p, size_t n)
 {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *q = realloc (b->p, cap);
+        if (!q)
+            return false;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy (b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return true;
 }
 
-static uint64_t hash_str (const char *s, uint64_t h)
+static bool putf (struct buf *b, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static bool putf (struct buf *b, const char *fmt, ...)
 {
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    char tmp[64];
+    va_list ap;
+    va_start (ap, fmt);
+    int n = vsnprintf (tmp, sizeof (tmp), fmt, ap);
+    va_end (ap);
+    return n >= 0 && (size_t)n < sizeof (tmp) && put (b, tmp, (size_t)n);
 }
 
-static uint64_t hash_json (json_object *j)
+/* A string as "<length>:<bytes>": no escaping, no ambiguity. */
+static bool put_str (struct buf *b, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
+    return putf (b, "%zu:", n) && put (b, s, n);
+}
+
+struct member {
+    const char *key;
+    json_object *val;
+};
+
+static int cmp_member (const void *a, const void *b)
+{
+    return strcmp (((const struct member *)a)->key, ((const struct member *)b)->key);
+}
+
+static bool canonical (struct buf *b, json_object *j, int depth)
+{
+    if (depth > 64)
+        return false; /* compile_term() refuses nothing this deep either: treat it as new */
     switch (json_object_get_type (j)) {
     case json_type_null:
-        return 1;
+        return put (b, "n,", 2);
     case json_type_boolean:
-        return json_object_get_boolean (j) ? 2 : 3;
-    case json_type_int:
-    case json_type_double: {
-        double d = json_object_get_double (j);
-        uint64_t bits;
-        memcpy (&bits, &d, sizeof (bits));
-        return mix (bits ^ 5);
+        return put (b, json_object_get_boolean (j) ? "t," : "f,", 2);
+    case json_type_int: {
+        int64_t i = json_object_get_int64 (j);
+        if (i == INT64_MAX) /* json-c keeps larger values as unsigned */
+            return putf (b, "u%llu,", (unsigned long long)json_object_get_uint64 (j));
+        return putf (b, "i%lld,", (long long)i);
     }
+    case json_type_double:
+        return putf (b, "d%.17g,", json_object_get_double (j));
     case json_type_string:
-        return mix (hash_str (json_object_get_string (j), h));
+        return put (b, "s", 1) &&
+               put_str (b, json_object_get_string (j), (size_t)json_object_get_string_len (j));
     case json_type_array:
+        if (!put (b, "[", 1))
+            return false;
         for (size_t i = 0; i < json_object_array_length (j); i++)
-            h = mix (h * 31 + hash_json (json_object_array_get_idx (j, i)));
-        return h ^ 7;
+            if (!canonical (b, json_object_array_get_idx (j, i), depth + 1))
+                return false;
+        return put (b, "]", 1);
     case json_type_object: {
-        uint64_t sum = 11;
-        json_object_object_foreach (j, key, val) sum += mix (hash_str (key, h) ^ hash_json (val));
-        return sum;
+        size_t n = (size_t)json_object_object_length (j), k = 0;
+        struct member few[16], *m = n <= 16 ? few : malloc (n * sizeof (*m));
+        bool ok = m != NULL && put (b, "{", 1);
+        if (m) {
+            json_object_object_foreach (j, key, val) m[k++] = (struct member){key, val};
+            qsort (m, n, sizeof (*m), cmp_member);
+        }
+        for (size_t i = 0; ok && i < n; i++)
+            ok = put_str (b, m[i].key, strlen (m[i].key)) && canonical (b, m[i].val, depth + 1);
+        if (m != few)
+            free (m);
+        return ok && put (b, "}", 1);
     }
     }
-    return 0;
+    return false;
 }
 
-static struct ccas_constraint *cache_find (struct ccas_cons_cache *c, json_object *j, uint64_t h,
+static uint64_t hash_bytes (const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static struct ccas_constraint *cache_find (struct ccas_cons_cache *c, const struct buf *key, uint64_t h,
                                            size_t *slot)
 {
     size_t mask = c->nslots - 1;
     size_t i = (size_t)h & mask;
     while (c->slots[i]) {
         struct ccas_constraint *k = c->slots[i];
-        if (k->hash == h && json_object_equal (k->src, j))
+        if (k->hash == h && k->keylen == key->len && memcmp (k->key, key->p, key->len) == 0)
             return k;
         i = (i + 1) & mask;
     }
@@ -285,7 +350,9 @@ static int scalar_value (struct compiler *cc, json_object *val, const char *path
         *out = ccas_value_bool (json_object_get_boolean (val));
         return 0;
     case json_type_string:
-        *out = ccas_value_str (json_object_get_string (val));
+        *out = ccas_value_str (ccas_arena_strdup (cc->cache->arena, json_object_get_string (val)));
+        if (!out->u.str)
+            return fail (cc, path, "out of memory");
         return 0;
     case json_type_array:
         if (!nested) {
@@ -388,7 +455,8 @@ static int compile_key (struct compiler *cc, const char *key, json_object *val, 
                         struct term *t)
 {
     char brief[64];
-    t->key = key;
+    if (!(t->key = ccas_arena_strdup (cc->cache->arena, key)))
+        return fail (cc, path, "out of memory");
     if (!val)
         return fail (cc, path, "null is not a constraint");
     if (strcmp (key, "and") == 0 || strcmp (key, "or") == 0 || strcmp (key, "xor") == 0) {
@@ -426,7 +494,8 @@ static int compile_key (struct compiler *cc, const char *key, json_object *val, 
             return fail (cc, path, "expected a message, got %s",
                          ccas_json_brief (val, brief, sizeof (brief)));
         t->kind = T_NEVER;
-        t->message = json_object_get_string (val);
+        if (!(t->message = ccas_arena_strdup (cc->cache->arena, json_object_get_string (val))))
+            return fail (cc, path, "out of memory");
         return 0;
     }
     if (strcmp (key, "capacity-failure-backoff") == 0) {
@@ -530,15 +599,22 @@ const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *c
 {
     if (!json || (json_object_is_type (json, json_type_object) && json_object_object_length (json) == 0))
         return &cache->any;
-    uint64_t h = hash_json (json);
-    size_t slot = 0;
-    struct ccas_constraint *k = cache_find (cache, json, h, &slot);
-    if (k)
-        return k;
-    if (!(k = arena_alloc (cache, sizeof (*k)))) {
+    cache->key.len = 0;
+    if (!canonical (&cache->key, json, 0)) {
         ccas_errorf (err, "%s: out of memory", path);
         return NULL;
     }
+    uint64_t h = hash_bytes (cache->key.p, cache->key.len);
+    size_t slot = 0;
+    struct ccas_constraint *k = cache_find (cache, &cache->key, h, &slot);
+    if (k)
+        return k;
+    if (!(k = arena_alloc (cache, sizeof (*k))) || !(k->key = arena_alloc (cache, cache->key.len + 1))) {
+        ccas_errorf (err, "%s: out of memory", path);
+        return NULL;
+    }
+    memcpy ((char *)k->key, cache->key.p, cache->key.len + 1);
+    k->keylen = cache->key.len;
     k->info.monotone = true;
     k->shared = cache->shared;
     struct compiler cc = {cache, k, err};
@@ -549,11 +625,11 @@ const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *c
         ccas_errorf (err, "%s: in-a-placement-group is both true and false", path);
         return NULL;
     }
-    k->src = json_object_get (json);
     k->hash = h;
-    k->text = json_object_to_json_string_ext (json, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (cache_add (cache, k, slot) < 0) {
-        json_object_put (k->src);
+    k->text = ccas_arena_strdup (
+        cache->arena,
+        json_object_to_json_string_ext (json, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    if (!k->text || cache_add (cache, k, slot) < 0) {
         ccas_errorf (err, "%s: out of memory", path);
         return NULL;
     }
@@ -897,4 +973,98 @@ double ccas_constraint_closeness (const struct ccas_constraint *c, const struct 
     for (uint32_t i = 0; i < c->root.nkids; i++)
         k += term_closeness (&jg, &c->root.kids[i], n);
     return k;
+}
+
+/* ---- for indexes ------------------------------------------------------------------ */
+
+/* Call fn on each term `t` requires: itself, or the members of an "and". */
+static void each_required (const struct term *t, void (*fn) (const struct term *, void *), void *arg)
+{
+    if (t->kind == T_AND) {
+        for (uint32_t i = 0; i < t->nkids; i++)
+            each_required (&t->kids[i], fn, arg);
+    } else
+        fn (t, arg);
+}
+
+struct minimums {
+    int *ids;
+    double *amounts;
+    size_t n, max;
+};
+
+static void add_minimum (const struct term *t, void *arg)
+{
+    struct minimums *m = arg;
+    if (t->kind != T_MIN)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->ids[i] == t->index) {
+            if (t->amount > m->amounts[i])
+                m->amounts[i] = t->amount;
+            return;
+        }
+    if (m->n < m->max) {
+        m->ids[m->n] = t->index;
+        m->amounts[m->n++] = t->amount;
+    }
+}
+
+size_t ccas_constraint_minimums (const struct ccas_constraint *c, int *ids, double *amounts, size_t max)
+{
+    struct minimums m = {ids, amounts, 0, max};
+    each_required (&c->root, add_minimum, &m);
+    return m.n;
+}
+
+struct bucket_test {
+    const struct ccas_node *t;
+    bool ok;
+};
+
+static void test_bucket_term (const struct term *t, void *arg)
+{
+    struct bucket_test *bt = arg;
+    if (t->kind == T_NEVER)
+        bt->ok = false;
+    else if (t->kind == T_PROP && ccas_node_prop_of_bucket ((enum ccas_node_prop)t->index)) {
+        struct ccas_value v = ccas_node_prop (bt->t, (enum ccas_node_prop)t->index);
+        bt->ok = bt->ok && any_matches (t, &v);
+    }
+}
+
+bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const struct ccas_node *t)
+{
+    struct bucket_test bt = {t, true};
+    each_required (&c->root, test_bucket_term, &bt);
+    return bt.ok;
+}
+
+struct pools_test {
+    struct ccas_shared *shared;
+    bool ok;
+};
+
+static void test_pool_term (const struct term *t, void *arg)
+{
+    struct pools_test *pt = arg;
+    if (t->kind == T_SHARED_MIN) {
+        const struct ccas_value *v = ccas_shared_value (pt->shared, t->index);
+        pt->ok = pt->ok && v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount;
+    } else if (t->kind == T_SHARED_MATCH)
+        pt->ok = pt->ok && any_matches (t, ccas_shared_value (pt->shared, t->index));
+}
+
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c)
+{
+    struct pools_test pt = {c->shared, true};
+    each_required (&c->root, test_pool_term, &pt);
+    return pt.ok;
+}
+
+const struct ccas_constraint *ccas_constraint_by_id (const struct ccas_cons_cache *cache, uint32_t id)
+{
+    if (id == 0)
+        return &cache->any;
+    return id <= cache->count ? cache->byid[id - 1] : NULL;
 }

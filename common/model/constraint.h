@@ -28,8 +28,8 @@
  *
  * Compiled constraints are interned in a ccas_cons_cache: structurally equal
  * JSON compiles once and yields the same pointer, which the matching engine
- * uses as the key of its per-shape caches.  The cache holds a reference to the
- * first JSON of each shape, and compiled terms borrow strings from it.
+ * uses as the key of its per-shape caches.  The cache keeps no JSON: a shape
+ * costs its compiled terms, copies of their strings and a canonical key.
  */
 #ifndef CCAS_CONSTRAINT_H
 #define CCAS_CONSTRAINT_H
@@ -55,7 +55,7 @@ void ccas_constraint_cache_destroy (struct ccas_cons_cache *cache);
 /* Compile `json` (an object, an array of objects meaning AND, or NULL meaning
  * "anything").  `path` names it in errors ("jobs[3].constraints.or[1]: ...").
  * Returns a constraint owned by the cache, or NULL with `err`.  Does not take
- * a reference to `json` unless the shape is new (then the cache keeps one). */
+ * a reference to `json`. */
 const struct ccas_constraint *ccas_constraint_compile (struct ccas_cons_cache *cache, json_object *json,
                                                        const char *path, struct ccas_error *err);
 
@@ -106,6 +106,29 @@ uint32_t ccas_constraint_rank (const struct ccas_constraint *c, const struct cca
  * 1 each, an unmet minimum counts have/needed (judged as a bucket's potential
  * node).  For "closest miss" reasons. */
 double ccas_constraint_closeness (const struct ccas_constraint *c, const struct ccas_node *n);
+
+/* ---- for indexes ----------------------------------------------------------
+ * What every node that takes a slot of `c` must have, read off the terms `c`
+ * requires whatever else holds: its own term, or the members of a top-level
+ * "and" (nested "and"s too), never those under "or", "xor" or "not".  An
+ * index may skip a node that lacks one of these without testing it; a node
+ * that has them all must still be tested with ccas_constraint_fits(). */
+
+/* The resource minimums `c` requires: up to `max` resource ids and amounts
+ * (the largest amount where one resource is named twice).  Returns how many. */
+size_t ccas_constraint_minimums (const struct ccas_constraint *c, int *ids, double *amounts, size_t max);
+
+/* False when the required terms that judge a bucket's properties (see
+ * ccas_node_prop_of_bucket(): node.nodearray, node.vm_size, ...) or a
+ * "never" rule out every node of the bucket whose template is `t`. */
+bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const struct ccas_node *t);
+
+/* False when a shared resource `c` requires cannot give a slot what it asks
+ * (a pool run dry, a value that does not match): then no node fits. */
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c);
+
+/* The compiled constraint of `id` (see ccas_cons_info.id), or NULL.  Borrowed. */
+const struct ccas_constraint *ccas_constraint_by_id (const struct ccas_cons_cache *cache, uint32_t id);
 
 /* The constraint as canonical JSON text, for output.  Borrowed; lives as long as the cache. */
 const char *ccas_constraint_text (const struct ccas_constraint *c);
