@@ -29,44 +29,86 @@ void ccas_plan_destroy (struct ccas_plan *plan)
     free (plan);
 }
 
-static struct ccas_plan_create *find_set (struct ccas_plan *plan, const struct ccas_node *n)
+/* Create sets by key, in O(1): (bucket, group) first, by the group's place
+ * in its bucket's table or, outside groups, by the bucket's order; then the
+ * few sets of it with other node attributes, chained. */
+struct set_index {
+    size_t **by_pg;    /* [bucket order][pg->id] -> first set + 1, 0 none */
+    size_t *by_bucket; /* [bucket order] -> first set + 1, 0 none */
+    size_t *next;      /* [set] -> next set of the same bucket and group + 1, 0 none */
+    size_t nbuckets;
+};
+
+static size_t *set_slot (struct set_index *x, const struct ccas_node *n)
 {
-    for (size_t i = 0; i < plan->ncreates; i++)
-        if (plan->creates[i].bucket == n->bucket && plan->creates[i].pg == n->pg &&
-            plan->creates[i].node_attributes == n->create_attributes)
-            return &plan->creates[i];
-    return NULL;
+    uint32_t b = n->bucket->order;
+    if (!n->pg)
+        return &x->by_bucket[b];
+    if (!x->by_pg[b] && !(x->by_pg[b] = calloc (n->bucket->npgs + 1, sizeof (size_t))))
+        return NULL;
+    return &x->by_pg[b][n->pg->id];
 }
 
-/* Two passes: count per set, then fill, so each set's node array is allocated once. */
+/* The set of `n` (made if need be), or NULL when out of memory. */
+static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct set_index *x, const struct ccas_node *n,
+                                          bool make)
+{
+    size_t *link = set_slot (x, n);
+    while (link && *link) {
+        struct ccas_plan_create *set = &plan->creates[*link - 1];
+        if (set->node_attributes == n->create_attributes)
+            return set;
+        link = &x->next[*link - 1];
+    }
+    if (!link || !make)
+        return NULL;
+    struct ccas_plan_create *set = &plan->creates[plan->ncreates++];
+    set->bucket = n->bucket;
+    set->pg = n->pg;
+    set->node_attributes = n->create_attributes;
+    *link = plan->ncreates;
+    return set;
+}
+
+static void set_index_release (struct set_index *x)
+{
+    for (size_t i = 0; x->by_pg && i < x->nbuckets; i++)
+        free (x->by_pg[i]);
+    free (x->by_pg);
+    free (x->by_bucket);
+    free (x->next);
+}
+
+/* Two passes: count per set, then fill, so each set's node array is allocated
+ * once.  Sets come in the order of their first node. */
 static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
 {
     size_t nnew = c->nnodes - c->nexisting;
-    if (!(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
-        return -1;
+    struct set_index x = {calloc (c->nbuckets + 1, sizeof (size_t *)), calloc (c->nbuckets + 1, sizeof (size_t)),
+                          calloc (nnew + 1, sizeof (size_t)), c->nbuckets};
+    int rc = -1;
+    if (!x.by_pg || !x.by_bucket || !x.next || !(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
+        goto done;
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
-        struct ccas_node *n = c->nodes[i];
-        struct ccas_plan_create *set = find_set (plan, n);
-        if (!set) {
-            set = &plan->creates[plan->ncreates++];
-            set->bucket = n->bucket;
-            set->pg = n->pg;
-            set->node_attributes = n->create_attributes;
-        }
+        struct ccas_plan_create *set = find_set (plan, &x, c->nodes[i], true);
+        if (!set)
+            goto done;
         set->count++;
     }
     for (size_t i = 0; i < plan->ncreates; i++) {
         if (!(plan->creates[i].nodes =
                   ccas_arena_alloc (ARENA (plan), plan->creates[i].count * sizeof (struct ccas_node *))))
-            return -1;
+            goto done;
         plan->creates[i].count = 0;
     }
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
-        struct ccas_node *n = c->nodes[i];
-        struct ccas_plan_create *set = find_set (plan, n);
-        set->nodes[set->count++] = n;
+        struct ccas_plan_create *set = find_set (plan, &x, c->nodes[i], false);
+        set->nodes[set->count++] = c->nodes[i];
     }
-    return 0;
+    rc = 0;
+done:
+    set_index_release (&x);
+    return rc;
 }
 
 static int gather_starts (struct ccas_plan *plan, struct ccas_cluster *c)
