@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/candidates.h"
 #include "engine/match.h"
+#include "model/resdict.h"
 #include "util/log.h"
 
 /* What the engine remembers per constraint shape for the whole pass. */
@@ -14,6 +16,7 @@ struct shape {
     uint32_t cursor;              /* nodes before it can no longer take this shape */
     struct ccas_bucket **buckets; /* buckets whose new nodes fit, in preference order */
     uint32_t nbuckets;
+    uint32_t bucket_from; /* buckets[0..bucket_from) take no new node of it, for good */
     bool buckets_ready;
     bool prefers_colocated; /* its first bucket is colocated */
     const char *reason;     /* cached explanation of a miss ... */
@@ -32,7 +35,22 @@ struct engine {
     bool lone;           /* a job of one slot: no group needed, even in a colocated bucket */
     uint32_t committed;  /* nodes that existed before this job's attempt */
     char why[512];
+    /* which nodes and groups may take a slot (candidates.h): a job looks at
+     * these only, not at everything placed before it */
+    struct ccas_candidates *cand;
+    bool exhaustive;              /* no index: look at everything (tests) */
+    bool oom;                     /* an index could not be updated */
+    struct ccas_resdict *reasons; /* miss explanations, each kept once ... */
+    const char **reason_text;     /* ... by id, in the jobs' arena */
+    size_t reason_cap;
 };
+
+static bool exhaustive_matching; /* ccas_match_set_exhaustive() */
+
+void ccas_match_set_exhaustive (bool on)
+{
+    exhaustive_matching = on;
+}
 
 static struct shape *shape_of (struct engine *e, const struct ccas_constraint *k)
 {
@@ -128,21 +146,36 @@ static void take_slot (struct engine *e, const struct ccas_constraint *k, struct
 }
 
 /* The first existing (or already made) node from `*pos` on that takes a slot
- * of `k`.  The shape's cursor moves past nodes that fail for good. */
+ * of `k`.  The node index skips nodes that cannot (ccas_candidates_need()); the
+ * shape's cursor moves past nodes that fail for good. */
 static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
                                      const struct ccas_constraint *k, uint32_t *pos)
 {
     struct ccas_cluster *c = e->c;
     struct shape *s = shape_of (e, k);
     bool monotone = ccas_constraint_info (k)->monotone;
-    uint32_t i = *pos;
+    struct ccas_room_need need = *ccas_candidates_need (e->cand, k);
+    uint32_t i = *pos, end = (uint32_t)c->nnodes;
     if (monotone && s->cursor > i)
         i = s->cursor;
-    for (; i < c->nnodes; i++) {
+    if (!ccas_candidates_pools_hold (e->cand, k)) {
+        *pos = end;
+        return NULL;
+    }
+    if (e->outside_groups)
+        need.flags |= CCAS_ROOM_UNGROUPED;
+    for (; i < end; i++) {
+        uint32_t next = ccas_candidates_next_node (e->cand, &need, i, end);
+        /* what the index skips cannot take the shape, for good; being in a
+         * group only closes a node to this attempt */
+        if (monotone && i == s->cursor && !e->outside_groups && s->cursor < e->committed)
+            s->cursor = next < e->committed ? next : e->committed;
+        if ((i = next) >= end)
+            break;
         struct ccas_node *n = c->nodes[i];
         bool used_by_me = n->last_job == e->job;
         if (closed_to (e, n) || (!used_by_me && !eval_fits (e, k, n))) {
-            if (monotone && i == s->cursor && settled (e, n))
+            if (monotone && i == s->cursor && settled (e, n) && !(e->outside_groups && n->pg))
                 s->cursor++;
             continue;
         }
@@ -155,23 +188,42 @@ static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
     return NULL;
 }
 
+/* A node made for the job: indexed at once, in case the job fails (its place
+ * is then past the end of the list) or takes it for another slot. */
+static struct ccas_node *make_node (struct engine *e, struct ccas_bucket *b, struct ccas_pg *pg)
+{
+    struct ccas_node *n = ccas_cluster_new_node (e->c, b, pg, e->undo);
+    if (n && ccas_candidates_node_made (e->cand, n) < 0)
+        e->oom = true;
+    return n;
+}
+
 static struct ccas_node *new_node (struct engine *e, const struct ccas_constraint *k, struct ccas_pg *pg)
 {
     struct shape *s = shape_of (e, k);
+    if (!ccas_candidates_pools_hold (e->cand, k))
+        return NULL; /* it would not fit a new node either */
     if (pg) {
-        struct ccas_node *n = ccas_cluster_new_node (e->c, pg->bucket, pg, e->undo);
+        struct ccas_node *n = make_node (e, pg->bucket, pg);
         return n && eval_fits (e, k, n) ? n : NULL;
     }
     if (shape_buckets (e, k, s) < 0)
         return NULL;
-    for (uint32_t i = 0; i < s->nbuckets; i++) {
+    for (uint32_t i = s->bucket_from; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];
-        /* a colocated bucket's new nodes are made in placement groups only,
-         * unless the job asks for nodes outside any or is of one node */
-        if ((b->colocated && !ccas_constraint_info (k)->forbids_pg && !e->lone) ||
-            ccas_bucket_available (b, NULL, 0) < 1)
+        if (ccas_bucket_available (b, NULL, 0) < 1) {
+            /* a bucket that cannot take one while this attempt has made
+             * nothing (so charged no limit) never will again */
+            if (i == s->bucket_from && e->c->nnodes == e->committed && !e->exhaustive)
+                s->bucket_from++;
             continue;
-        struct ccas_node *n = ccas_cluster_new_node (e->c, b, NULL, e->undo);
+        }
+        /* a colocated bucket's new nodes are made in placement groups only,
+         * unless the job asks for nodes outside any or is of one node (which
+         * differs from job to job of a shape: never a reason to skip for good) */
+        if (b->colocated && !ccas_constraint_info (k)->forbids_pg && !e->lone)
+            continue;
+        struct ccas_node *n = make_node (e, b, NULL);
         if (n && eval_fits (e, k, n))
             return n;
     }
@@ -212,7 +264,14 @@ static bool place_spread (struct engine *e, struct ccas_job *j)
 static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
                                   struct ccas_pg *pg, uint32_t *pos, bool grow)
 {
+    const struct ccas_room_need *need = ccas_candidates_need (e->cand, k);
+    if (!ccas_candidates_pools_hold (e->cand, k)) {
+        *pos = pg->nmembers;
+        return NULL;
+    }
     for (uint32_t i = *pos > pg->closed_prefix ? *pos : pg->closed_prefix; i < pg->nmembers; i++) {
+        if ((i = ccas_candidates_next_member (e->cand, pg, need, i, pg->nmembers)) >= pg->nmembers)
+            break;
         struct ccas_node *n = pg->members[i];
         if (closed_to (e, n)) {
             if (i == pg->closed_prefix && settled (e, n))
@@ -273,13 +332,18 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
 {
     const struct ccas_constraint *k0 = j->chunks[0].cons;
     struct shape *s = shape_of (e, k0);
+    struct ccas_room_need need;
     if (shape_buckets (e, k0, s) < 0)
         return false;
+    /* the group indexes offer only groups that may take the job whole: a full
+     * group, one whose members are all taken, or one that could only grow in
+     * a bucket that has run out, is never tried */
     for (uint32_t bi = 0; bi < s->nbuckets && (ways & PG_EXISTING); bi++) {
         struct ccas_bucket *b = s->buckets[bi];
         if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->colocated))
             continue;
-        for (size_t p = 0; p < b->npgs; p++)
+        ccas_candidates_job_need (e->cand, j, 0, &need);
+        for (size_t p = 0; (p = ccas_candidates_next_pg (e->cand, b, &need, p, b->npgs)) < b->npgs; p++)
             if (b->pgs[p]->nmembers > b->pgs[p]->closed_prefix && try_pg (e, j, b->pgs[p], false))
                 return true;
     }
@@ -289,14 +353,18 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
         struct ccas_bucket *b = s->buckets[bi];
         if (!bucket_fits_all (e, j, b) || (colocated_nodearrays_only && !b->colocated))
             continue;
+        int64_t avail = ccas_bucket_available (b, NULL, 0);
         size_t npgs = b->npgs;
-        for (size_t p = 0; p < npgs; p++)
+        ccas_candidates_job_need (e->cand, j, avail, &need);
+        for (size_t p = 0; (p = ccas_candidates_next_pg (e->cand, b, &need, p, npgs)) < npgs; p++)
             if (try_pg (e, j, b->pgs[p], true))
                 return true;
-        if (ccas_bucket_available (b, NULL, 0) < 1)
+        if (avail < 1)
             continue;
         size_t mark = ccas_undo_mark (e->undo);
         struct ccas_pg *pg = ccas_cluster_pg (e->c, b, NULL, e->undo);
+        if (pg && ccas_candidates_pg_made (e->cand, pg) < 0)
+            e->oom = true;
         if (pg && try_pg (e, j, pg, true))
             return true;
         ccas_undo_rollback (e->undo, mark);
@@ -306,13 +374,29 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
 
 /* ---- explaining a miss --------------------------------------------------------------- */
 
+/* `text` for a job's reason: one copy per distinct text, however many jobs. */
 static const char *keep (struct engine *e, const char *text)
 {
+    if (!e->reasons && !(e->reasons = ccas_resdict_create ()))
+        return "out of memory";
+    int id = ccas_resdict_find (e->reasons, text);
+    if (id >= 0)
+        return e->reason_text[id];
+    size_t n = ccas_resdict_count (e->reasons);
+    if (n == e->reason_cap) {
+        size_t cap = n ? n * 2 : 16;
+        const char **v = realloc (e->reason_text, cap * sizeof (*v));
+        if (!v)
+            return "out of memory";
+        e->reason_text = v;
+        e->reason_cap = cap;
+    }
     size_t size = strlen (text) + 1;
     char *p = ccas_jobs_alloc (e->jobs, size);
-    if (p)
-        memcpy (p, text, size);
-    return p ? p : "out of memory";
+    if (!p || (id = ccas_resdict_intern (e->reasons, text)) < 0)
+        return "out of memory";
+    memcpy (p, text, size);
+    return e->reason_text[id] = p;
 }
 
 static const char *why_no_bucket (struct engine *e, const struct ccas_constraint *k)
@@ -483,7 +567,7 @@ static bool place (struct engine *e, struct ccas_job *j)
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
                 struct ccas_error *err)
 {
-    struct engine e = {.c = c, .jobs = jobs};
+    struct engine e = {.c = c, .jobs = jobs, .exhaustive = exhaustive_matching};
     struct ccas_match_stats st = {0};
     int rc = -1;
 
@@ -497,6 +581,10 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
             e.job = (int32_t)i;
             apply_running (&e, &jobs->v[i]);
         }
+    if (!(e.cand = ccas_candidates_create (c, e.exhaustive))) {
+        ccas_errorf (err, "out of memory");
+        goto done;
+    }
     for (size_t i = 0; i < jobs->n; i++) {
         struct ccas_job *j = &jobs->v[i];
         if (j->running || j->ignore)
@@ -513,12 +601,18 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
         if (j->matched) {
             st.matched++;
             st.slots += j->nslots;
+            if (ccas_candidates_commit (e.cand, j) < 0)
+                e.oom = true;
         } else {
             ccas_undo_rollback (e.undo, mark);
             j->reason = explain (&e, j);
             st.unmatched++;
         }
         ccas_undo_clear (e.undo);
+        if (e.oom) {
+            ccas_errorf (err, "out of memory");
+            goto done;
+        }
     }
     for (size_t i = 0; i < c->nnodes; i++) {
         if (c->nodes[i]->kind == CCAS_NODE_NEW)
@@ -533,6 +627,9 @@ done:
     for (size_t i = 0; e.shapes && i < e.nshapes; i++)
         free (e.shapes[i].buckets);
     free (e.shapes);
+    ccas_candidates_destroy (e.cand);
+    ccas_resdict_destroy (e.reasons);
+    free (e.reason_text);
     ccas_undo_destroy (e.undo);
     return rc;
 }

@@ -11,12 +11,17 @@
  * maxPlacementGroupSize.  Every job left unmatched carries the reason of its
  * closest miss.
  *
- * Cost: each distinct constraint shape keeps a cursor past the nodes that can
- * no longer take it, so a pass is close to linear in jobs + nodes.
+ * Cost: ccas_match() takes O((J + P + S) * B * log(N + G)) time for J jobs,
+ * P slots placed or tried, S distinct constraint shapes, B buckets, N nodes
+ * and G placement groups, plus O(log N) for each candidate an index offers
+ * that the full test then refuses (only terms no index judges cause those:
+ * resource matches, node names, xor) — a job never scans what was placed
+ * before it (candidates.h).
  */
 #ifndef CCAS_MATCH_H
 #define CCAS_MATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/cluster.h"
@@ -38,5 +43,10 @@ struct ccas_match_stats {
  * `err` when out of memory (the model is then unusable).  `stats` may be NULL. */
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
                 struct ccas_error *err);
+
+/* For tests and benchmarks: with `on`, later passes keep no index and look at
+ * every node and placement group in turn, as the engine did before it had
+ * them; the results must be the same, only slower. */
+void ccas_match_set_exhaustive (bool on);
 
 #endif /* !CCAS_MATCH_H */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/* candidates.c: the matching engine's indexes over nodes, group members and groups. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/candidates.h"
+#include "model/resdict.h"
+
+/* A placement group's member index (by pg->id in its bucket's table). */
+struct pgroom {
+    struct ccas_candidates *x;
+    const struct ccas_bucket *b;
+    uint32_t id;
+    struct ccas_roomidx *members; /* over b->pgs[id]->members */
+    int32_t refreshed;            /* the commit that last updated it */
+};
+
+/* A bucket's group index. */
+struct bucketroom {
+    struct ccas_candidates *x;
+    const struct ccas_bucket *b;
+    struct ccas_roomidx *pgs; /* over b->pgs */
+    struct pgroom **v;        /* by pg->id */
+    size_t cap;
+};
+
+struct shape_need {
+    struct ccas_room_need need;
+    bool ready;
+};
+
+struct ccas_candidates {
+    struct ccas_cluster *c;
+    bool exhaustive;
+    int32_t commits;                /* jobs placed so far: a stamp for commit() */
+    int tracked[CCAS_ROOM_NRES];    /* resource ids the summaries track, -1 none */
+    float stairs[CCAS_ROOM_STAIRS]; /* thresholds of tracked[0] (see ccas_room.stair) */
+    bool use_stairs;                /* tracked[0] and tracked[1] both exist */
+    struct ccas_roomidx *nodes;     /* over c->nodes */
+    struct bucketroom *buckets;     /* by bucket order */
+    struct shape_need *needs;       /* by constraint id */
+    size_t nneeds;
+};
+
+static uint64_t bucket_bit (const struct ccas_bucket *b)
+{
+    return (uint64_t)1 << (b->order % 64);
+}
+
+static uint32_t clamp32 (int64_t v)
+{
+    return v <= 0 ? 0 : v >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* ---- summaries ------------------------------------------------------------------------ */
+
+/* What `n` offers now, to jobs not yet placed (the amounts of resources no
+ * summary tracks: any). */
+static void node_room (const struct ccas_candidates *x, const struct ccas_node *n, struct ccas_room *s)
+{
+    ccas_room_closed (s);
+    /* closed to every later job: see closed_to() in match.c (an exclusive
+     * node's owner is placed by the time the node is summarised) */
+    if (!ccas_node_usable (n) || n->sched_offline || n->exclusive)
+        return;
+    s->open = s->open_grow = 1;
+    s->buckets = n->bucket ? bucket_bit (n->bucket) : ~(uint64_t)0;
+    s->flags = (n->placement_group ? CCAS_ROOM_IN_PG : CCAS_ROOM_NO_PG) | (n->pg ? 0 : CCAS_ROOM_UNGROUPED);
+    if (!n->busy && n->njobs == 0)
+        s->flags |= CCAS_ROOM_IDLE;
+    for (int r = 0; r < CCAS_ROOM_NRES; r++) {
+        int id = x->tracked[r];
+        if (id < 0)
+            s->res[r] = INFINITY;
+        else if (ccas_node_res (n, id)->type == CCAS_V_NUM)
+            s->res[r] = ccas_room_bound (n->avail[id]);
+    }
+}
+
+static void node_leaf (void *arg, uint32_t i, struct ccas_room *s)
+{
+    struct ccas_candidates *x = arg;
+    if (i < x->c->nnodes)
+        node_room (x, x->c->nodes[i], s);
+    else
+        ccas_room_closed (s);
+}
+
+static const struct ccas_pg *pg_of (const struct pgroom *pr)
+{
+    return pr->id < pr->b->npgs ? pr->b->pgs[pr->id] : NULL;
+}
+
+static void member_leaf (void *arg, uint32_t i, struct ccas_room *s)
+{
+    struct pgroom *pr = arg;
+    const struct ccas_pg *pg = pg_of (pr);
+    if (pg && i < pg->nmembers)
+        node_room (pr->x, pg->members[i], s);
+    else
+        ccas_room_closed (s);
+}
+
+/* A group: its members' room, and how many more nodes it may take. */
+static void pg_leaf (void *arg, uint32_t p, struct ccas_room *s)
+{
+    struct bucketroom *br = arg;
+    if (p >= br->b->npgs || p >= br->cap || !br->v[p]) {
+        ccas_room_closed (s);
+        return;
+    }
+    *s = *ccas_room_root (br->v[p]->members);
+    s->buckets = ~(uint64_t)0;
+    s->grow = clamp32 (br->b->pgs[p]->room);
+    s->open_grow = s->open > UINT32_MAX - s->grow ? UINT32_MAX : s->open + s->grow;
+}
+
+/* ---- building ---------------------------------------------------------------------------- */
+
+static const float *stairs_of (const struct ccas_candidates *x)
+{
+    return x->use_stairs ? x->stairs : NULL;
+}
+
+/* The member index of slot `id` of `b`'s groups, made if need be. */
+static struct pgroom *pg_room (struct ccas_candidates *x, const struct ccas_bucket *b, uint32_t id)
+{
+    struct bucketroom *br = &x->buckets[b->order];
+    if (id >= br->cap) {
+        size_t cap = br->cap ? br->cap * 2 : 8;
+        while (cap <= id)
+            cap *= 2;
+        struct pgroom **v = realloc (br->v, cap * sizeof (*v));
+        if (!v)
+            return NULL;
+        memset (v + br->cap, 0, (cap - br->cap) * sizeof (*v));
+        br->v = v;
+        br->cap = cap;
+    }
+    if (!br->v[id]) {
+        struct pgroom *pr = calloc (1, sizeof (*pr));
+        int64_t size = b->max_pg_size;
+        if (!pr)
+            return NULL;
+        *pr = (struct pgroom){x, b, id, NULL, -1};
+        if (!(pr->members =
+                  ccas_room_create (true, size < 64 ? (uint32_t)size : 64, stairs_of (x), member_leaf, pr))) {
+            free (pr);
+            return NULL;
+        }
+        br->v[id] = pr;
+    }
+    return br->v[id];
+}
+
+/* The resources summaries track: those the most constraints ask a minimum of;
+ * and the thresholds of the staircase over the first (see struct ccas_room). */
+static void choose_tracked (struct ccas_candidates *x)
+{
+    struct ccas_cluster *c = x->c;
+    size_t nres = ccas_resdict_count (c->dict);
+    size_t *count = calloc (nres + 1, sizeof (*count));
+    int ids[16];
+    double amounts[16];
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        x->tracked[r] = -1;
+    if (!count)
+        return;
+    for (size_t id = 0; id < x->nneeds; id++) {
+        const struct ccas_constraint *k = ccas_constraint_by_id (c->cons, (uint32_t)id);
+        size_t n = k ? ccas_constraint_minimums (k, ids, amounts, 16) : 0;
+        for (size_t i = 0; i < n; i++)
+            if (ids[i] >= 0 && (size_t)ids[i] < nres)
+                count[ids[i]]++;
+    }
+    for (int r = 0; r < CCAS_ROOM_NRES; r++) {
+        size_t best = 0;
+        for (size_t id = 0; id < nres; id++)
+            if (count[id] > best) {
+                best = count[id];
+                x->tracked[r] = (int)id;
+            }
+        if (best == 0)
+            break;
+        count[x->tracked[r]] = 0;
+    }
+    free (count);
+    /* thresholds halve from the largest amount any node has */
+    double top = 0;
+    for (size_t i = 0; x->tracked[0] >= 0 && i < c->nbuckets; i++) {
+        const struct ccas_value *v = ccas_node_res (&c->buckets[i].template_node, x->tracked[0]);
+        if (v->type == CCAS_V_NUM && v->u.num > top)
+            top = v->u.num;
+    }
+    for (size_t i = 0; x->tracked[0] >= 0 && i < c->nnodes; i++) {
+        const struct ccas_node *n = c->nodes[i];
+        if (ccas_node_res (n, x->tracked[0])->type == CCAS_V_NUM && n->avail[x->tracked[0]] > top)
+            top = n->avail[x->tracked[0]];
+    }
+    x->use_stairs = x->tracked[1] >= 0 && top > 0;
+    for (int l = CCAS_ROOM_STAIRS - 1; l >= 0; l--, top /= 2)
+        x->stairs[l] =
+            (float)top; /* rounding does not matter: a threshold only has to be the same everywhere */
+}
+
+struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, bool exhaustive)
+{
+    struct ccas_candidates *x = calloc (1, sizeof (*x));
+    if (!x)
+        return NULL;
+    x->c = c;
+    x->exhaustive = exhaustive;
+    x->commits = -1;
+    x->nneeds = ccas_constraint_cache_count (c->cons) + 1;
+    if (!(x->needs = calloc (x->nneeds, sizeof (*x->needs))))
+        goto error;
+    if (exhaustive)
+        return x;
+    choose_tracked (x);
+    if (!(x->nodes = ccas_room_create (false, (uint32_t)c->nnodes * 2, stairs_of (x), node_leaf, x)) ||
+        !(x->buckets = calloc (c->nbuckets + 1, sizeof (*x->buckets))))
+        goto error;
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (ccas_room_update (x->nodes, (uint32_t)i) < 0)
+            goto error;
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        const struct ccas_bucket *b = &c->buckets[i];
+        struct bucketroom *br = &x->buckets[b->order];
+        *br = (struct bucketroom){x, b, NULL, NULL, 0};
+        if (!(br->pgs = ccas_room_create (false, (uint32_t)b->npgs + 8, NULL, pg_leaf, br)))
+            goto error;
+        for (uint32_t p = 0; p < b->npgs; p++) {
+            struct pgroom *pr = pg_room (x, b, p);
+            if (!pr)
+                goto error;
+            for (uint32_t m = 0; m < b->pgs[p]->nmembers; m++)
+                if (ccas_room_update (pr->members, m) < 0)
+                    goto error;
+            if (ccas_room_update (br->pgs, p) < 0)
+                goto error;
+        }
+    }
+    return x;
+error:
+    ccas_candidates_destroy (x);
+    return NULL;
+}
+
+void ccas_candidates_destroy (struct ccas_candidates *x)
+{
+    if (!x)
+        return;
+    for (size_t i = 0; x->buckets && i < x->c->nbuckets; i++) {
+        struct bucketroom *br = &x->buckets[i];
+        for (size_t p = 0; p < br->cap; p++)
+            if (br->v[p]) {
+                ccas_room_destroy (br->v[p]->members);
+                free (br->v[p]);
+            }
+        free (br->v);
+        ccas_room_destroy (br->pgs);
+    }
+    free (x->buckets);
+    ccas_room_destroy (x->nodes);
+    free (x->needs);
+    free (x);
+}
+
+/* ---- requests -------------------------------------------------------------------------- */
+
+const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, const struct ccas_constraint *k)
+{
+    struct shape_need *sn = &x->needs[ccas_constraint_info (k)->id];
+    struct ccas_room_need *n = &sn->need;
+    int ids[16];
+    double amounts[16];
+    if (sn->ready)
+        return n;
+    ccas_room_need_any (n);
+    size_t m = ccas_constraint_minimums (k, ids, amounts, 16);
+    for (size_t i = 0; i < m; i++)
+        for (int r = 0; r < CCAS_ROOM_NRES; r++)
+            if (x->tracked[r] == ids[i])
+                n->res[r] = ccas_room_minimum (amounts[i]);
+    /* the highest step of the staircase the minimum of tracked[0] reaches */
+    for (int l = CCAS_ROOM_STAIRS - 1; x->use_stairs && n->res[1] > -INFINITY && l >= 0; l--)
+        if (n->res[0] >= x->stairs[l]) {
+            n->stair = l;
+            break;
+        }
+    n->buckets = 0;
+    for (size_t i = 0; i < x->c->nbuckets; i++)
+        if (ccas_constraint_bucket_may_fit (k, &x->c->buckets[i].template_node))
+            n->buckets |= bucket_bit (&x->c->buckets[i]);
+    const struct ccas_cons_info *info = ccas_constraint_info (k);
+    if (info->exclusive || info->exclusive_task)
+        n->flags |= CCAS_ROOM_IDLE;
+    if (info->wants_pg)
+        n->flags |= CCAS_ROOM_IN_PG;
+    if (info->forbids_pg)
+        n->flags |= CCAS_ROOM_NO_PG;
+    sn->ready = true;
+    return n;
+}
+
+bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k)
+{
+    return x->exhaustive || ccas_constraint_pools_hold (k);
+}
+
+uint32_t ccas_candidates_next_node (struct ccas_candidates *x, const struct ccas_room_need *need,
+                                    uint32_t from, uint32_t end)
+{
+    if (x->exhaustive)
+        return from < end ? from : end;
+    int64_t i = ccas_room_first (x->nodes, from, end, need);
+    return i < 0 ? end : (uint32_t)i;
+}
+
+uint32_t ccas_candidates_next_member (struct ccas_candidates *x, const struct ccas_pg *pg,
+                                      const struct ccas_room_need *need, uint32_t from, uint32_t end)
+{
+    struct pgroom *pr = x->exhaustive ? NULL : pg_room (x, pg->bucket, pg->id);
+    if (!pr)
+        return from < end ? from : end; /* out of memory: look at them all */
+    int64_t i = ccas_room_first (pr->members, from, end, need);
+    return i < 0 ? end : (uint32_t)i;
+}
+
+void ccas_candidates_job_need (struct ccas_candidates *x, const struct ccas_job *j, int64_t avail,
+                               struct ccas_room_need *out)
+{
+    ccas_room_need_any (out);
+    out->nodes = j->packing == CCAS_SCATTER ? j->nslots : 1;
+    out->avail = clamp32 (avail);
+    for (uint32_t ci = 0; ci < j->nchunks; ci++) {
+        const struct ccas_room_need *cn = ccas_candidates_need (x, j->chunks[ci].cons);
+        /* some member must reach each chunk's amount: the largest of them */
+        for (int r = 0; r < CCAS_ROOM_NRES; r++)
+            if (cn->res[r] > out->res[r])
+                out->res[r] = cn->res[r];
+        out->flags |= cn->flags;
+    }
+}
+
+size_t ccas_candidates_next_pg (struct ccas_candidates *x, const struct ccas_bucket *b,
+                                const struct ccas_room_need *need, size_t from, size_t end)
+{
+    if (x->exhaustive)
+        return from < end ? from : end;
+    int64_t p = ccas_room_first (x->buckets[b->order].pgs, (uint32_t)from, (uint32_t)end, need);
+    return p < 0 ? end : (size_t)p;
+}
+
+/* ---- changes ---------------------------------------------------------------------------- */
+
+/* The member index of `n`'s group, if it is a member (a node of a group that
+ * is not usable is not). */
+static struct pgroom *member_room (struct ccas_candidates *x, const struct ccas_node *n, int *err)
+{
+    const struct ccas_pg *pg = n->pg;
+    if (!pg || n->member >= pg->nmembers || pg->members[n->member] != n)
+        return NULL;
+    struct pgroom *pr = pg_room (x, pg->bucket, pg->id);
+    if (!pr)
+        *err = -1;
+    return pr;
+}
+
+int ccas_candidates_node_made (struct ccas_candidates *x, const struct ccas_node *n)
+{
+    int err = 0;
+    if (x->exhaustive)
+        return 0;
+    if (ccas_room_raise (x->nodes, n->index) < 0)
+        return -1;
+    /* (the group's own summary is left as it was: no group is looked for
+     * while one has grown for a job not yet placed) */
+    struct pgroom *pr = member_room (x, n, &err);
+    if (pr && ccas_room_raise (pr->members, n->member) < 0)
+        return -1;
+    return err;
+}
+
+int ccas_candidates_pg_made (struct ccas_candidates *x, const struct ccas_pg *pg)
+{
+    if (x->exhaustive)
+        return 0;
+    struct pgroom *pr = pg_room (x, pg->bucket, pg->id);
+    if (!pr)
+        return -1;
+    ccas_room_clear (pr->members); /* the slot may have held a group a rollback dropped */
+    pr->refreshed = -1;
+    return ccas_room_raise (x->buckets[pg->bucket->order].pgs, pg->id);
+}
+
+int ccas_candidates_commit (struct ccas_candidates *x, const struct ccas_job *j)
+{
+    int err = 0;
+    int32_t stamp = ++x->commits; /* each group is updated once */
+    if (x->exhaustive)
+        return 0;
+    for (uint32_t i = 0; i < j->nslots && err == 0; i++) {
+        const struct ccas_node *n = j->slots[i];
+        struct pgroom *pr = member_room (x, n, &err);
+        if (ccas_room_update (x->nodes, n->index) < 0 ||
+            (pr && ccas_room_update (pr->members, n->member) < 0))
+            err = -1;
+    }
+    for (uint32_t i = 0; i < j->nslots && err == 0; i++) {
+        const struct ccas_pg *pg = j->slots[i]->pg;
+        struct pgroom *pr = member_room (x, j->slots[i], &err);
+        if (!pr || pr->refreshed == stamp)
+            continue;
+        pr->refreshed = stamp;
+        /* members past the end were made for attempts that failed */
+        ccas_room_truncate (pr->members, pg->nmembers);
+        if (ccas_room_update (x->buckets[pg->bucket->order].pgs, pg->id) < 0)
+            err = -1;
+    }
+    return err;
+}

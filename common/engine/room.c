@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* room.c: a max-tree over groups of entries; the first entry from a position that passes a need. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/room.h"
+
+#define G CCAS_ROOM_GROUP
+
+/* An entry's kept summary: a struct ccas_room without the staircase, which
+ * res[0] and res[1] give (see stair_of()). */
+struct slot {
+    float res[CCAS_ROOM_NRES];
+    uint64_t buckets;
+    uint32_t open, grow, open_grow;
+    uint8_t flags;
+};
+
+struct ccas_roomidx {
+    struct ccas_room *t; /* t[1] is the root; group g (entries g*G..) is t[gcap + g] */
+    struct slot *e;      /* entries (gcap * G) */
+    uint32_t gcap;       /* groups: a power of two */
+    uint32_t depth;      /* gcap = 1 << depth */
+    uint32_t n;          /* entries the tree covers */
+    bool sum_open;
+    bool use_stairs;
+    float stairs[CCAS_ROOM_STAIRS];
+    ccas_room_leaf_f leaf;
+    void *arg;
+};
+
+void ccas_room_closed (struct ccas_room *s)
+{
+    memset (s, 0, sizeof (*s));
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        s->res[r] = -INFINITY;
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        s->stair[l] = -INFINITY;
+}
+
+void ccas_room_need_any (struct ccas_room_need *n)
+{
+    memset (n, 0, sizeof (*n));
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        n->res[r] = -INFINITY;
+    n->stair = -1;
+    n->buckets = ~(uint64_t)0;
+    n->nodes = 1;
+}
+
+float ccas_room_bound (double v)
+{
+    float f = (float)v;
+    if ((double)f < v)
+        f = nextafterf (f, INFINITY);
+    return f;
+}
+
+float ccas_room_minimum (double v)
+{
+    double m = v - 1e-9; /* ccas_constraint_fits(): have + 1e-9 >= amount */
+    float f = (float)m;
+    if ((double)f > m)
+        f = nextafterf (f, -INFINITY);
+    return f;
+}
+
+static uint32_t sat_add (uint32_t a, uint32_t b)
+{
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+static uint32_t max32 (uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+
+static float maxf (float a, float b)
+{
+    return a > b ? a : b;
+}
+
+/* *p = the union of *p and *s. */
+static void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct ccas_room *s)
+{
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        p->res[r] = maxf (p->res[r], s->res[r]);
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        p->stair[l] = maxf (p->stair[l], s->stair[l]);
+    p->buckets |= s->buckets;
+    p->open = x->sum_open ? sat_add (p->open, s->open) : max32 (p->open, s->open);
+    p->grow = max32 (p->grow, s->grow);
+    p->open_grow = x->sum_open ? sat_add (p->open_grow, s->open_grow) : max32 (p->open_grow, s->open_grow);
+    p->flags |= s->flags;
+}
+
+static bool same (const struct ccas_room *a, const struct ccas_room *b)
+{
+    return memcmp (a->res, b->res, sizeof (a->res)) == 0 &&
+           memcmp (a->stair, b->stair, sizeof (a->stair)) == 0 && a->buckets == b->buckets &&
+           a->open == b->open && a->grow == b->grow && a->open_grow == b->open_grow && a->flags == b->flags;
+}
+
+static void slot_closed (struct slot *e)
+{
+    memset (e, 0, sizeof (*e));
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        e->res[r] = -INFINITY;
+}
+
+/* Entry i as a summary of its own, with its staircase. */
+static void expand (const struct ccas_roomidx *x, uint32_t i, struct ccas_room *s)
+{
+    const struct slot *e = &x->e[i];
+    memcpy (s->res, e->res, sizeof (s->res));
+    s->buckets = e->buckets;
+    s->open = e->open;
+    s->grow = e->grow;
+    s->open_grow = e->open_grow;
+    s->flags = e->flags;
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        s->stair[l] = x->use_stairs && e->res[0] >= x->stairs[l] ? e->res[1] : -INFINITY;
+}
+
+/* Keep `s` (at least what is kept already, when `raise`) as entry i. */
+static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s, bool raise)
+{
+    struct slot *e = &x->e[i];
+    if (!raise) {
+        memcpy (e->res, s->res, sizeof (e->res));
+        e->buckets = s->buckets;
+        e->open = s->open;
+        e->grow = s->grow;
+        e->open_grow = s->open_grow;
+        e->flags = s->flags;
+        return;
+    }
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        e->res[r] = maxf (e->res[r], s->res[r]);
+    e->buckets |= s->buckets;
+    e->open = max32 (e->open, s->open);
+    e->grow = max32 (e->grow, s->grow);
+    e->open_grow = max32 (e->open_grow, s->open_grow);
+    e->flags |= s->flags;
+}
+
+/* Recompute tree node k from its children (or its entries); true if it changed. */
+static bool recompute (struct ccas_roomidx *x, uint32_t k)
+{
+    struct ccas_room s, e;
+    ccas_room_closed (&s);
+    if (k >= x->gcap) {
+        uint32_t first = (k - x->gcap) * G;
+        for (uint32_t i = first; i < first + G && i < x->n; i++) {
+            expand (x, i, &e);
+            add (x, &s, &e);
+        }
+    } else {
+        add (x, &s, &x->t[2 * k]);
+        add (x, &s, &x->t[2 * k + 1]);
+    }
+    if (same (&s, &x->t[k]))
+        return false;
+    x->t[k] = s;
+    return true;
+}
+
+struct ccas_roomidx *ccas_room_create (bool sum_open, uint32_t hint, const float *stairs,
+                                       ccas_room_leaf_f leaf, void *arg)
+{
+    struct ccas_roomidx *x = calloc (1, sizeof (*x));
+    if (!x)
+        return NULL;
+    x->sum_open = sum_open;
+    x->leaf = leaf;
+    x->arg = arg;
+    if ((x->use_stairs = stairs != NULL))
+        memcpy (x->stairs, stairs, sizeof (x->stairs));
+    x->gcap = 1;
+    while ((uint64_t)x->gcap * G < hint && x->depth < 28) {
+        x->gcap *= 2;
+        x->depth++;
+    }
+    x->t = malloc (2 * (size_t)x->gcap * sizeof (*x->t));
+    x->e = malloc ((size_t)x->gcap * G * sizeof (*x->e));
+    if (!x->t || !x->e) {
+        ccas_room_destroy (x);
+        return NULL;
+    }
+    for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
+        ccas_room_closed (&x->t[k]);
+    for (size_t i = 0; i < (size_t)x->gcap * G; i++)
+        slot_closed (&x->e[i]);
+    return x;
+}
+
+void ccas_room_destroy (struct ccas_roomidx *x)
+{
+    if (!x)
+        return;
+    free (x->t);
+    free (x->e);
+    free (x);
+}
+
+/* Double the groups until entry `i` fits, in place: the old tree becomes the
+ * new root's left subtree (node k at depth d moves to k + 2^d, deepest level
+ * first, each into space the level below has left). */
+static int grow_to (struct ccas_roomidx *x, uint32_t i)
+{
+    while (i / G >= x->gcap) {
+        if (x->depth >= 28)
+            return -1;
+        uint32_t gcap = x->gcap * 2;
+        struct slot *e = realloc (x->e, (size_t)gcap * G * sizeof (*e));
+        if (!e)
+            return -1;
+        x->e = e;
+        for (size_t j = (size_t)x->gcap * G; j < (size_t)gcap * G; j++)
+            slot_closed (&x->e[j]);
+        struct ccas_room *t = realloc (x->t, 2 * (size_t)gcap * sizeof (*t));
+        if (!t)
+            return -1; /* the entries have room to spare: harmless */
+        x->t = t;
+        for (uint32_t d = x->depth + 1; d-- > 0;) {
+            uint32_t first = 1u << d;
+            memcpy (&t[2 * first], &t[first], first * sizeof (*t));
+            for (uint32_t k = 2 * first + first; k < 4 * first; k++)
+                ccas_room_closed (&t[k]);
+        }
+        x->gcap = gcap;
+        x->depth++;
+        ccas_room_closed (&t[1]);
+        add (x, &t[1], &t[2]);
+    }
+    return 0;
+}
+
+int ccas_room_update (struct ccas_roomidx *x, uint32_t i)
+{
+    struct ccas_room s;
+    if (grow_to (x, i) < 0)
+        return -1;
+    if (i >= x->n)
+        x->n = i + 1;
+    x->leaf (x->arg, i, &s);
+    keep (x, i, &s, false);
+    for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
+        ;
+    return 0;
+}
+
+int ccas_room_raise (struct ccas_roomidx *x, uint32_t i)
+{
+    struct ccas_room s;
+    if (grow_to (x, i) < 0)
+        return -1;
+    if (i >= x->n)
+        x->n = i + 1;
+    x->leaf (x->arg, i, &s);
+    /* the entry's own summary only goes up: raising it twice (or an entry
+     * made again where a rolled-back one was) counts it once */
+    keep (x, i, &s, true);
+    for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
+        ;
+    return 0;
+}
+
+void ccas_room_truncate (struct ccas_roomidx *x, uint32_t n)
+{
+    if (n >= x->n)
+        return;
+    uint32_t old = x->n;
+    x->n = n;
+    for (uint32_t i = n; i < old; i++)
+        slot_closed (&x->e[i]);
+    for (uint32_t g = n / G; g <= (old - 1) / G; g++)
+        for (uint32_t k = x->gcap + g; k >= 1 && recompute (x, k); k /= 2)
+            ;
+}
+
+void ccas_room_clear (struct ccas_roomidx *x)
+{
+    x->n = 0;
+    for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
+        ccas_room_closed (&x->t[k]);
+    for (size_t i = 0; i < (size_t)x->gcap * G; i++)
+        slot_closed (&x->e[i]);
+}
+
+const struct ccas_room *ccas_room_root (const struct ccas_roomidx *x)
+{
+    return &x->t[1];
+}
+
+bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n)
+{
+    /* an upper bound of open + min(grow, avail) of one entry below */
+    uint32_t most = s->open_grow < sat_add (s->open, n->avail) ? s->open_grow : sat_add (s->open, n->avail);
+    if (most < n->nodes)
+        return false;
+    if (n->avail >= 1 && s->grow >= 1)
+        return true;
+    if (s->open < 1 || (s->flags & n->flags) != n->flags || !(s->buckets & n->buckets))
+        return false;
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        if (s->res[r] < n->res[r])
+            return false;
+    return n->stair < 0 || s->stair[n->stair] >= n->res[1];
+}
+
+/* Whether entry i passes (one entry: its res[0] and res[1] are its staircase). */
+static bool slot_passes (const struct slot *e, const struct ccas_room_need *n)
+{
+    uint32_t most = e->open_grow < sat_add (e->open, n->avail) ? e->open_grow : sat_add (e->open, n->avail);
+    if (most < n->nodes)
+        return false;
+    if (n->avail >= 1 && e->grow >= 1)
+        return true;
+    if (e->open < 1 || (e->flags & n->flags) != n->flags || !(e->buckets & n->buckets))
+        return false;
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        if (e->res[r] < n->res[r])
+            return false;
+    return true;
+}
+
+/* The first entry in [from, end) of group g that passes, or -1. */
+static int64_t scan_group (const struct ccas_roomidx *x, uint32_t g, uint32_t from, uint32_t end,
+                           const struct ccas_room_need *n)
+{
+    for (uint32_t i = g * G > from ? g * G : from; i < (g + 1) * G && i < end; i++)
+        if (slot_passes (&x->e[i], n))
+            return i;
+    return -1;
+}
+
+/* The first entry of tree node k's subtree. */
+static uint64_t subtree_start (const struct ccas_roomidx *x, uint32_t k)
+{
+    uint32_t d = 31 - (uint32_t)__builtin_clz (k); /* k's depth */
+    return ((uint64_t)(k - (1u << d)) << (x->depth - d)) * G;
+}
+
+/* The first entry below tree node k (which passes) in [.., end) that passes, or -1. */
+static int64_t descend (const struct ccas_roomidx *x, uint32_t k, uint32_t end,
+                        const struct ccas_room_need *n)
+{
+    if (k >= x->gcap)
+        return scan_group (x, k - x->gcap, 0, end, n);
+    for (uint32_t c = 2 * k; c <= 2 * k + 1; c++) {
+        if (subtree_start (x, c) >= end)
+            return -1;
+        if (ccas_room_passes (&x->t[c], n)) {
+            int64_t r = descend (x, c, end, n);
+            if (r >= 0)
+                return r;
+        }
+    }
+    return -1;
+}
+
+int64_t ccas_room_first (const struct ccas_roomidx *x, uint32_t from, uint32_t end,
+                         const struct ccas_room_need *n)
+{
+    if (end > x->n)
+        end = x->n;
+    if (from >= end)
+        return -1;
+    uint32_t k = x->gcap + from / G;
+    if (ccas_room_passes (&x->t[k], n)) {
+        int64_t r = scan_group (x, from / G, from, end, n);
+        if (r >= 0)
+            return r;
+    }
+    /* up from the group: each right sibling on the way covers what comes next */
+    for (; k > 1; k /= 2) {
+        if (k & 1)
+            continue;
+        if (subtree_start (x, k + 1) >= end)
+            return -1;
+        if (ccas_room_passes (&x->t[k + 1], n)) {
+            int64_t r = descend (x, k + 1, end, n);
+            if (r >= 0)
+                return r;
+        }
+    }
+    return -1;
+}
