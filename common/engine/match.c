@@ -201,13 +201,15 @@ static struct ccas_node *make_node (struct engine *e, struct ccas_bucket *b, str
 static struct ccas_node *new_node (struct engine *e, const struct ccas_constraint *k, struct ccas_pg *pg)
 {
     struct shape *s = shape_of (e, k);
-    if (!ccas_candidates_pools_hold (e->cand, k))
-        return NULL; /* it would not fit a new node either */
     if (pg) {
+        if (!ccas_candidates_pools_hold (e->cand, k))
+            return NULL; /* it would not fit a new node either */
         struct ccas_node *n = make_node (e, pg->bucket, pg);
         return n && eval_fits (e, k, n) ? n : NULL;
     }
-    if (shape_buckets (e, k, s) < 0)
+    /* (the shape's buckets are chosen now, as they always were: with the
+     * shared pools as they are at the first new node it wants) */
+    if (shape_buckets (e, k, s) < 0 || !ccas_candidates_pools_hold (e->cand, k))
         return NULL;
     for (uint32_t i = s->bucket_from; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];

@@ -268,6 +268,52 @@ static const struct scenario scenarios[] = {
      "{\"matched\": [\"1\", \"2\"], \"unmatched\": {\"3\": \"quotaCoreCount of standardFSv2Family in "
      "westeurope: "
      "0 cores left\"}, \"new\": {\"htc/Standard_F2s_v2\": 4, \"htc/Standard_F4s_v2\": 1}}"},
+    /* ---- what the indexes skip (results as if every group and node were tried) ---- */
+    {"a full placement group is skipped, one with room is used", NULL,
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"},"
+     " {\"Name\": \"hpc-5\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgB\"},"
+     " {\"Name\": \"hpc-6\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgB\"}]",
+     NULL, NULL,
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-1\", \"hpc-2\", \"hpc-3\", \"hpc-4\"],"
+     " \"constraints\": {\"exclusive\": true}},"
+     " {\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-5\", \"hpc-6\"]}, \"new\": "
+     "{\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
+    {"a group that could only grow in a bucket that has run out takes no job",
+     "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 2}}",
+     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
+     "\"PlacementGroupId\": \"pgA\"}]",
+     NULL, NULL,
+     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}},"
+     " {\"id\": \"2\", \"node_count\": 2, \"colocated\": true, \"exclusive\": true, \"constraints\": "
+     "{\"node.nodearray\": \"hpc\"}}]",
+     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"unmatched\": {\"2\": \"availableCount 0\"},"
+     " \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
+    {"a bucket that runs out is skipped from then on, the next one used",
+     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 2}}", NULL, NULL, NULL,
+     "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"3\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
+     " {\"id\": \"4\", \"constraints\": {\"ncpus\": 1, \"node.vm_size\": \"Standard_F2s_v2\"}}]",
+     "{\"matched\": [\"1\", \"2\", \"3\"], \"unmatched\": {\"4\": \"availableCount 0\"},"
+     " \"new\": {\"htc/Standard_F2s_v2\": 2, \"htc/Standard_F4s_v2\": 1}}"},
+    {"a node too full for one job still takes a smaller one", NULL,
+     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
+     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 3}},"
+     " {\"id\": \"1\", \"constraints\": {\"ncpus\": 2}},"
+     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}}]",
+     "{\"matched\": [\"1\", \"2\"], \"uses\": {\"2\": [\"htc-1\"]}, \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
     /* ---- limits and quotas ---- */
     {"a family quota is shared by the buckets of a family",
      "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": "
@@ -792,10 +838,244 @@ static void test_bad_jobs (void **state)
     ccas_resdict_destroy (dict);
 }
 
+/* ---- the indexes change no result ------------------------------------------------------------
+ * Random clusters and queues, matched with the engine's indexes and without
+ * them (every node and group looked at in turn): every job gets the same
+ * nodes, or the same reason, and the same nodes and groups are made. */
+
+static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
+static uint32_t rnd (uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state % n);
+}
+
+static const char *const machine_types[] = {"Standard_F2s_v2", "Standard_F4s_v2", "Standard_HB120rs_v3",
+                                            "Standard_NC24ads_A100_v4"};
+static const char *const nodearray_of[] = {"htc", "htc", "hpc", "gpu"};
+
+static char *random_nodes (void)
+{
+    json_object *arr = json_object_new_array ();
+    uint32_t n = rnd (24);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = rnd (4);
+        char name[32];
+        snprintf (name, sizeof (name), "%s-%u", nodearray_of[b], i + 1);
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "Name", json_object_new_string (name));
+        json_object_object_add (o, "Template", json_object_new_string (nodearray_of[b]));
+        json_object_object_add (o, "MachineType", json_object_new_string (machine_types[b]));
+        if (b >= 2 && rnd (3))
+            json_object_object_add (o, "PlacementGroupId", json_object_new_string (rnd (2) ? "pgA" : "pgB"));
+        if (rnd (8) == 0)
+            json_object_object_add (o, "Status", json_object_new_string (rnd (2) ? "Acquiring" : "Failed"));
+        json_object_array_add (arr, o);
+    }
+    char *text = strdup (json_object_to_json_string (arr));
+    json_object_put (arr);
+    return text;
+}
+
+static json_object *random_constraint (void)
+{
+    json_object *o = json_object_new_object ();
+    switch (rnd (9)) {
+    case 0:
+        json_object_object_add (o, "ncpus", json_object_new_int (1 + (int)rnd (8)));
+        break;
+    case 1:
+        json_object_object_add (o, "ncpus", json_object_new_int (1 + (int)rnd (4)));
+        json_object_object_add (o, "mem", json_object_new_string (rnd (2) ? "2g" : "6g"));
+        break;
+    case 2:
+        json_object_object_add (o, "node.nodearray", json_object_new_string (nodearray_of[rnd (4)]));
+        json_object_object_add (o, "ncpus", json_object_new_int (1 + (int)rnd (30)));
+        break;
+    case 3: {
+        json_object *l = json_object_new_array ();
+        json_object_array_add (l, json_object_new_string (machine_types[rnd (4)]));
+        json_object_array_add (l, json_object_new_string (machine_types[rnd (4)]));
+        json_object_object_add (o, "node.vm_size", l);
+        break;
+    }
+    case 4:
+        json_object_object_add (o, "licenses", json_object_new_int (1 + (int)rnd (2)));
+        json_object_object_add (o, "ncpus", json_object_new_int (1));
+        break;
+    case 5: {
+        json_object *l = json_object_new_array (), *a = json_object_new_object (),
+                    *b = json_object_new_object ();
+        json_object_object_add (a, "ngpus", json_object_new_int (1));
+        json_object_object_add (b, "ncpus", json_object_new_int (1 + (int)rnd (4)));
+        json_object_array_add (l, a);
+        json_object_array_add (l, b);
+        json_object_object_add (o, rnd (2) ? "or" : "xor", l);
+        break;
+    }
+    case 6:
+        json_object_object_add (o, "node.nodearray", json_object_new_string ("hpc"));
+        json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (0));
+        break;
+    case 7:
+        json_object_object_add (o, "ncpus", json_object_new_int (1000));
+        break;
+    default:
+        json_object_object_add (o, "ncpus", json_object_new_int (2));
+        json_object_object_add (o, "exclusive-task", json_object_new_boolean (1));
+        break;
+    }
+    return o;
+}
+
+static char *random_jobs (const char *nodes)
+{
+    json_object *arr = json_object_new_array ();
+    json_object *ns = json_tokener_parse (nodes);
+    /* some existing nodes run a job */
+    for (size_t i = 0; i < json_object_array_length (ns); i++)
+        if (rnd (3) == 0) {
+            json_object *o = json_object_new_object (), *on = json_object_new_array ();
+            char id[32];
+            snprintf (id, sizeof (id), "r%zu", i);
+            json_object_object_add (o, "id", json_object_new_string (id));
+            json_object_object_add (o, "state", json_object_new_string ("running"));
+            json_object_array_add (
+                on, json_object_get (json_object_object_get (json_object_array_get_idx (ns, i), "Name")));
+            json_object_object_add (o, "nodes", on);
+            json_object *k = json_object_new_object ();
+            json_object_object_add (k, "ncpus", json_object_new_int (1 + (int)rnd (2)));
+            if (rnd (4) == 0)
+                json_object_object_add (k, "exclusive", json_object_new_boolean (1));
+            json_object_object_add (o, "constraints", k);
+            json_object_array_add (arr, o);
+        }
+    uint32_t n = 20 + rnd (60);
+    for (uint32_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object ();
+        char id[32];
+        snprintf (id, sizeof (id), "%u", i);
+        json_object_object_add (o, "id", json_object_new_string (id));
+        if (rnd (6) == 0) {
+            json_object *chunks = json_object_new_array ();
+            for (uint32_t c = 0, nc = 1 + rnd (2); c <= nc; c++) {
+                json_object *ch = json_object_new_object ();
+                json_object_object_add (ch, "count", json_object_new_int (1 + (int)rnd (3)));
+                json_object_object_add (ch, "constraints", random_constraint ());
+                json_object_array_add (chunks, ch);
+            }
+            json_object_object_add (o, "chunks", chunks);
+        } else {
+            json_object_object_add (o, "node_count", json_object_new_int (1 + (int)rnd (5)));
+            json_object_object_add (o, "constraints", random_constraint ());
+        }
+        if (rnd (3) == 0)
+            json_object_object_add (o, "packing", json_object_new_string (rnd (2) ? "pack" : "scatter"));
+        if (rnd (5) == 0)
+            json_object_object_add (o, "exclusive", json_object_new_boolean (1));
+        json_object *k = json_object_object_get (o, "constraints");
+        if (rnd (4) == 0 && k && !json_object_object_get (k, "in-a-placement-group"))
+            json_object_object_add (o, "colocated", json_object_new_boolean (1));
+        json_object_array_add (arr, o);
+    }
+    char *text = strdup (json_object_to_json_string (arr));
+    json_object_put (arr);
+    json_object_put (ns);
+    return text;
+}
+
+/* One pass; its outcome as text: per job the nodes (names, or bucket and
+ * group of new ones, in slot order) or the reason, then the new nodes. */
+static char *outcome (const char *patch, const char *nodes, const char *config, const char *jobs_text,
+                      uint32_t salt, bool exhaustive)
+{
+    struct ccas_error err = {""};
+    struct ccas_config *cfg = make_config (config);
+    json_object *st = load_status ();
+    patch_status (st, patch);
+    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
+    struct ccas_record_list *recs = ccas_record_list_from_json (make_nodes (nodes), &err);
+    assert_non_null (status);
+    assert_non_null (recs);
+    struct ccas_cluster *c = ccas_cluster_create (cfg, status, recs, &err);
+    if (!c)
+        fail_msg ("model: %s", err.text);
+    struct ccas_jobs *jobs = ccas_jobs_from_json (json_tokener_parse (jobs_text), c->cons, "jobs", &err);
+    if (!jobs)
+        fail_msg ("jobs: %s", err.text);
+    for (size_t i = 0; i < jobs->n; i++) /* PBS's: one placement set, or none */
+        jobs->v[i].single_set = ((i + salt) * 2654435761u >> 9) % 4 == 0;
+    ccas_match_set_exhaustive (exhaustive);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    ccas_match_set_exhaustive (false);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        if (j->running)
+            continue;
+        fprintf (f, "%s:", j->id);
+        if (!j->matched)
+            fprintf (f, " %s\n", j->reason);
+        for (uint32_t k = 0; j->matched && k < j->nslots; k++) {
+            char label[256];
+            fprintf (f, " %s#%u", ccas_node_label (j->slots[k], label, sizeof (label)), j->slots[k]->index);
+        }
+        fputc ('\n', f);
+    }
+    for (size_t i = c->nexisting; i < c->nnodes; i++) {
+        char label[256];
+        fprintf (f, "new %s\n", ccas_node_label (c->nodes[i], label, sizeof (label)));
+    }
+    fclose (f);
+    ccas_jobs_destroy (jobs);
+    ccas_cluster_destroy (c);
+    ccas_config_destroy (cfg);
+    return text;
+}
+
+static void test_indexes_change_nothing (void **state)
+{
+    static const char *const patches[] = {
+        NULL,
+        "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3}, \"htc/Standard_F4s_v2\": {\"availableCount\": "
+        "2}}",
+        "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 6}, \"gpu/Standard_NC24ads_A100_v4\": "
+        "{\"availableCount\": 0}}",
+        "{\"cluster\": {\"maxCoreCount\": 400}}",
+    };
+    (void)state;
+    for (int round = 0; round < 300; round++) {
+        char *nodes = random_nodes ();
+        char *jobs = random_jobs (nodes);
+        const char *patch = patches[rnd (4)];
+        const char *config = rnd (2) ? "{\"shared_resources\": {\"licenses\": 5}}" : NULL;
+        uint32_t salt = rnd (1000);
+        char *want = outcome (patch, nodes, config, jobs, salt, true);
+        char *got = outcome (patch, nodes, config, jobs, salt, false);
+        if (strcmp (want, got) != 0) {
+            FILE *f = fopen ("test_match.differs", "w");
+            if (f) {
+                fprintf (f, "patch %s\nconfig %s\nnodes %s\njobs %s\n--- without indexes\n%s--- with\n%s",
+                         patch, config, nodes, jobs, want, got);
+                fclose (f);
+            }
+            fail_msg ("round %d: the indexes changed the outcome (see test_match.differs)", round);
+        }
+        free (want);
+        free (got);
+        free (jobs);
+        free (nodes);
+    }
+}
+
 int main (void)
 {
     size_t n = sizeof (scenarios) / sizeof (scenarios[0]);
-    struct CMUnitTest *tests = calloc (n + 1, sizeof (*tests));
+    struct CMUnitTest *tests = calloc (n + 2, sizeof (*tests));
     for (size_t i = 0; i < n; i++) {
         tests[i].name = scenarios[i].name;
         tests[i].test_func = test_scenario;
@@ -803,7 +1083,9 @@ int main (void)
     }
     tests[n].name = "bad jobs name their path";
     tests[n].test_func = test_bad_jobs;
-    int rc = _cmocka_run_group_tests ("match", tests, n + 1, NULL, NULL);
+    tests[n + 1].name = "the indexes change no result";
+    tests[n + 1].test_func = test_indexes_change_nothing;
+    int rc = _cmocka_run_group_tests ("match", tests, n + 2, NULL, NULL);
     free (tests);
     return rc;
 }
