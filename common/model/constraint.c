@@ -152,10 +152,21 @@ static bool putf (struct buf *b, const char *fmt, ...)
     return n >= 0 && (size_t)n < sizeof (tmp) && put (b, tmp, (size_t)n);
 }
 
+/* A number in decimal, without printf (a key is made for every job). */
+static bool put_uint (struct buf *b, uint64_t v)
+{
+    char digits[24];
+    int n = sizeof (digits);
+    do
+        digits[--n] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    return put (b, digits + n, sizeof (digits) - (size_t)n);
+}
+
 /* A string as "<length>:<bytes>": no escaping, no ambiguity. */
 static bool put_str (struct buf *b, const char *s, size_t n)
 {
-    return putf (b, "%zu:", n) && put (b, s, n);
+    return put_uint (b, n) && put (b, ":", 1) && put (b, s, n);
 }
 
 struct member {
@@ -180,8 +191,9 @@ static bool canonical (struct buf *b, json_object *j, int depth)
     case json_type_int: {
         int64_t i = json_object_get_int64 (j);
         if (i == INT64_MAX) /* json-c keeps larger values as unsigned */
-            return putf (b, "u%llu,", (unsigned long long)json_object_get_uint64 (j));
-        return putf (b, "i%lld,", (long long)i);
+            return put (b, "u", 1) && put_uint (b, json_object_get_uint64 (j)) && put (b, ",", 1);
+        return put (b, i < 0 ? "i-" : "i", i < 0 ? 2 : 1) &&
+               put_uint (b, i < 0 ? 0 - (uint64_t)i : (uint64_t)i) && put (b, ",", 1);
     }
     case json_type_double:
         return putf (b, "d%.17g,", json_object_get_double (j));
@@ -201,7 +213,8 @@ static bool canonical (struct buf *b, json_object *j, int depth)
         bool ok = m != NULL && put (b, "{", 1);
         if (m) {
             json_object_object_foreach (j, key, val) m[k++] = (struct member){key, val};
-            qsort (m, n, sizeof (*m), cmp_member);
+            if (n > 1)
+                qsort (m, n, sizeof (*m), cmp_member);
         }
         for (size_t i = 0; ok && i < n; i++)
             ok = put_str (b, m[i].key, strlen (m[i].key)) && canonical (b, m[i].val, depth + 1);
@@ -584,6 +597,14 @@ static void collect_info (const struct term *t, struct ccas_cons_info *info)
         break;
     case T_NEVER:
         info->never = true;
+        info->bucket_terms = true;
+        break;
+    case T_PROP:
+        info->bucket_terms = info->bucket_terms || ccas_node_prop_of_bucket ((enum ccas_node_prop)t->index);
+        break;
+    case T_SHARED_MIN:
+    case T_SHARED_MATCH:
+        info->pools = true;
         break;
     case T_CAPFAIL:
         if (t->amount > info->capacity_backoff)
@@ -728,7 +749,7 @@ static bool fits_list (struct judge *jg, const struct term *t, const struct ccas
     uint32_t matched = 0;
     for (uint32_t i = 0; i < t->nkids; i++) {
         struct judge sub = *jg;
-        sub.why = i == 0 ? why0 : NULL;
+        sub.why = i == 0 && jg->why ? why0 : NULL; /* formatting is most of a miss's cost */
         sub.whysize = sizeof (why0);
         if (fits (&sub, &t->kids[i], n)) {
             if (t->kind == T_OR)
@@ -1017,6 +1038,36 @@ size_t ccas_constraint_minimums (const struct ccas_constraint *c, int *ids, doub
     return m.n;
 }
 
+struct options {
+    struct ccas_cons_option *v;
+    size_t n, max;
+    bool done;
+};
+
+static void find_options (const struct term *t, void *arg)
+{
+    struct options *o = arg;
+    if ((t->kind != T_OR && t->kind != T_XOR) || o->done)
+        return;
+    o->done = true;
+    if (t->nkids > o->max)
+        return;
+    for (uint32_t i = 0; i < t->nkids; i++) {
+        struct minimums m = {o->v[i].ids, o->v[i].amounts, 0, 8};
+        each_required (&t->kids[i], add_minimum, &m);
+        if ((o->v[i].n = m.n) == 0)
+            return; /* an option that asks nothing: no choice to tell */
+    }
+    o->n = t->nkids;
+}
+
+size_t ccas_constraint_options (const struct ccas_constraint *c, struct ccas_cons_option *opts, size_t max)
+{
+    struct options o = {opts, 0, max, false};
+    each_required (&c->root, find_options, &o);
+    return o.n;
+}
+
 struct bucket_test {
     const struct ccas_node *t;
     bool ok;
@@ -1036,6 +1087,8 @@ static void test_bucket_term (const struct term *t, void *arg)
 bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const struct ccas_node *t)
 {
     struct bucket_test bt = {t, true};
+    if (!c->info.bucket_terms)
+        return true;
     each_required (&c->root, test_bucket_term, &bt);
     return bt.ok;
 }
@@ -1058,6 +1111,8 @@ static void test_pool_term (const struct term *t, void *arg)
 bool ccas_constraint_pools_hold (const struct ccas_constraint *c)
 {
     struct pools_test pt = {c->shared, true};
+    if (!c->info.pools)
+        return true;
     each_required (&c->root, test_pool_term, &pt);
     return pt.ok;
 }

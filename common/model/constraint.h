@@ -75,6 +75,8 @@ struct ccas_cons_info {
     bool forbids_pg;         /* in-a-placement-group: false at top level */
     bool monotone;           /* once a node fails it fails for the rest of the pass */
     bool never;              /* can never match */
+    bool bucket_terms;       /* requires a bucket property (see ccas_constraint_bucket_may_fit()) */
+    bool pools;              /* requires something of a shared resource */
     double capacity_backoff; /* seconds, or 0 */
 };
 const struct ccas_cons_info *ccas_constraint_info (const struct ccas_constraint *c);
@@ -117,6 +119,18 @@ double ccas_constraint_closeness (const struct ccas_constraint *c, const struct 
 /* The resource minimums `c` requires: up to `max` resource ids and amounts
  * (the largest amount where one resource is named twice).  Returns how many. */
 size_t ccas_constraint_minimums (const struct ccas_constraint *c, int *ids, double *amounts, size_t max);
+
+/* The options of the first "or" (or "xor": one must hold too) `c` requires,
+ * each as the resource minimums it requires itself: a node must meet all of
+ * one option's.  Up to `max` options of up to 8 minimums; 0 when there is no
+ * such choice, when it has more options, or when an option asks no minimum
+ * (then it tells nothing). */
+struct ccas_cons_option {
+    int ids[8];
+    double amounts[8];
+    size_t n;
+};
+size_t ccas_constraint_options (const struct ccas_constraint *c, struct ccas_cons_option *opts, size_t max);
 
 /* False when the required terms that judge a bucket's properties (see
  * ccas_node_prop_of_bucket(): node.nodearray, node.vm_size, ...) or a

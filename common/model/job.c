@@ -85,6 +85,38 @@ static int fail (struct parser *p, const char *path, const char *fmt, ...)
     return ccas_errorf (p->err, "%s: %s: %s", p->origin, path, msg);
 }
 
+/* Paths for messages, made for every job whether it has an error or not:
+ * plain copies, not snprintf (which was a third of reading a job). */
+static char *put_text (char *b, const char *end, const char *s)
+{
+    while (*s && b + 1 < end)
+        *b++ = *s++;
+    *b = '\0';
+    return b;
+}
+
+static char *put_number (char *b, const char *end, size_t v)
+{
+    char digits[24];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    while (n > 0 && b + 1 < end)
+        *b++ = digits[--n];
+    *b = '\0';
+    return b;
+}
+
+/* "<path>.<key>" (or "<key>" when path is empty) into buf. */
+static void join_key (char *buf, size_t size, const char *path, const char *key)
+{
+    char *b = buf, *end = buf + size;
+    if (path && *path)
+        b = put_text (put_text (b, end, path), end, ".");
+    put_text (b, end, key);
+}
+
 static int check_keys (struct parser *p, json_object *obj, const char *path)
 {
     static const char *const known[] = {"id",        "node_count", "constraints", "packing", "exclusive",
@@ -129,7 +161,7 @@ static int get_count (struct parser *p, json_object *obj, const char *path, cons
 {
     int64_t v = 1;
     char sub[256];
-    ccas_json_path_key (sub, sizeof (sub), path, key);
+    join_key (sub, sizeof (sub), path, key);
     json_object *val = ccas_json_get (obj, key);
     if (val) {
         if (!json_object_is_type (val, json_type_int))
@@ -146,7 +178,7 @@ static int compile_chunk (struct parser *p, json_object *cons, bool excl, bool c
                           struct ccas_chunk *chunk)
 {
     char sub[256];
-    ccas_json_path_key (sub, sizeof (sub), path, "constraints");
+    join_key (sub, sizeof (sub), path, "constraints");
     json_object *full = with_flags (cons, excl, coloc);
     struct ccas_error cerr = {""};
     chunk->cons = ccas_constraint_compile (p->cache, full, sub, &cerr);
@@ -202,7 +234,8 @@ static int parse_running (struct parser *p, json_object *obj, const char *path, 
 static int parse_job (struct parser *p, json_object *obj, size_t index)
 {
     char path[64], idbuf[32];
-    snprintf (path, sizeof (path), "[%zu]", index);
+    put_text (put_number (put_text (path, path + sizeof (path), "["), path + sizeof (path), index),
+              path + sizeof (path), "]");
     if (!json_object_is_type (obj, json_type_object))
         return fail (p, path, "expected a job object");
     if (check_keys (p, obj, path) < 0)
@@ -234,11 +267,14 @@ static int parse_job (struct parser *p, json_object *obj, size_t index)
         char cpath[96];
         json_object *c = chunks ? json_object_array_get_idx (chunks, i) : obj;
         if (chunks) {
-            snprintf (cpath, sizeof (cpath), "%s.chunks[%u]", path, i);
+            char *b = put_number (
+                put_text (put_text (cpath, cpath + sizeof (cpath), path), cpath + sizeof (cpath), ".chunks["),
+                cpath + sizeof (cpath), i);
+            put_text (b, cpath + sizeof (cpath), "]");
             if (!json_object_is_type (c, json_type_object))
                 return fail (p, cpath, "expected {count, constraints}");
         } else
-            snprintf (cpath, sizeof (cpath), "%s", path);
+            put_text (cpath, cpath + sizeof (cpath), path);
         if (get_count (p, c, cpath, chunks ? "count" : "node_count", &j->chunks[i].count) < 0 ||
             compile_chunk (p, ccas_json_get (c, "constraints"), excl, j->colocated, cpath, &j->chunks[i]) < 0)
             return -1;
