@@ -18,14 +18,29 @@ struct pgroom {
     int32_t refreshed;            /* the commit that last updated it */
 };
 
-/* A bucket's group index. */
+/* The nodes of one bucket (or of none), in node order, and their index: a
+ * constraint that only a few buckets can meet looks at their nodes alone. */
+struct nodelist {
+    struct ccas_candidates *x;
+    uint32_t *v; /* node indexes, rising */
+    uint32_t n, cap;
+    struct ccas_roomidx *idx; /* over v */
+};
+
+/* A bucket's group index, and its nodes. */
 struct bucketroom {
     struct ccas_candidates *x;
     const struct ccas_bucket *b;
     struct ccas_roomidx *pgs; /* over b->pgs */
     struct pgroom **v;        /* by pg->id */
     size_t cap;
+    struct nodelist nodes;
 };
+
+/* A constraint that some buckets, at most this many, can meet is looked for in
+ * their own node indexes (one query each), not in the index of all nodes
+ * (where nodes of other buckets with room make subtrees look promising). */
+#define FEW_BUCKETS 8
 
 struct shape_need {
     struct ccas_room_need need;
@@ -41,7 +56,11 @@ struct ccas_candidates {
     bool use_stairs;                /* tracked[0] and tracked[1] both exist */
     struct ccas_roomidx *nodes;     /* over c->nodes */
     struct bucketroom *buckets;     /* by bucket order */
-    struct shape_need *needs;       /* by constraint id */
+    struct nodelist nobucket;       /* nodes in no bucket */
+    uint32_t *listpos;              /* by node index: its place in its bucket's list */
+    uint64_t all_buckets;           /* the bits of every bucket */
+    size_t listposcap;
+    struct shape_need *needs; /* by constraint id */
     size_t nneeds;
 };
 
@@ -69,8 +88,10 @@ static void node_room (const struct ccas_candidates *x, const struct ccas_node *
     s->open = s->open_grow = 1;
     s->buckets = n->bucket ? bucket_bit (n->bucket) : ~(uint64_t)0;
     s->flags = (n->placement_group ? CCAS_ROOM_IN_PG : CCAS_ROOM_NO_PG) | (n->pg ? 0 : CCAS_ROOM_UNGROUPED);
-    if (!n->busy && n->njobs == 0)
+    if (!n->busy && n->njobs == 0) {
         s->flags |= CCAS_ROOM_IDLE;
+        s->idle = s->idle_grow = 1;
+    }
     for (int r = 0; r < CCAS_ROOM_NRES; r++) {
         int id = x->tracked[r];
         if (id < 0)
@@ -78,6 +99,15 @@ static void node_room (const struct ccas_candidates *x, const struct ccas_node *
         else if (ccas_node_res (n, id)->type == CCAS_V_NUM)
             s->res[r] = ccas_room_bound (n->avail[id]);
     }
+}
+
+static void list_leaf (void *arg, uint32_t i, struct ccas_room *s)
+{
+    const struct nodelist *l = arg;
+    if (i < l->n && l->v[i] < l->x->c->nnodes)
+        node_room (l->x, l->x->c->nodes[l->v[i]], s);
+    else
+        ccas_room_closed (s);
 }
 
 static void node_leaf (void *arg, uint32_t i, struct ccas_room *s)
@@ -116,6 +146,7 @@ static void pg_leaf (void *arg, uint32_t p, struct ccas_room *s)
     s->buckets = ~(uint64_t)0;
     s->grow = clamp32 (br->b->pgs[p]->room);
     s->open_grow = s->open > UINT32_MAX - s->grow ? UINT32_MAX : s->open + s->grow;
+    s->idle_grow = s->idle > UINT32_MAX - s->grow ? UINT32_MAX : s->idle + s->grow;
 }
 
 /* ---- building ---------------------------------------------------------------------------- */
@@ -123,6 +154,59 @@ static void pg_leaf (void *arg, uint32_t p, struct ccas_room *s)
 static const float *stairs_of (const struct ccas_candidates *x)
 {
     return x->use_stairs ? x->stairs : NULL;
+}
+
+/* The list of the nodes of `n`'s bucket (or of none). */
+static struct nodelist *list_of (struct ccas_candidates *x, const struct ccas_node *n)
+{
+    return n->bucket ? &x->buckets[n->bucket->order].nodes : &x->nobucket;
+}
+
+static int list_init (struct ccas_candidates *x, struct nodelist *l, uint32_t hint)
+{
+    l->x = x;
+    l->idx = ccas_room_create (0, hint, stairs_of (x), list_leaf, l);
+    return l->idx ? 0 : -1;
+}
+
+static void list_release (struct nodelist *l)
+{
+    free (l->v);
+    ccas_room_destroy (l->idx);
+}
+
+/* Append node `n` (the last so far) to its bucket's list. */
+static struct nodelist *list_add (struct ccas_candidates *x, const struct ccas_node *n)
+{
+    struct nodelist *l = list_of (x, n);
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 64;
+        uint32_t *v = realloc (l->v, cap * sizeof (*v));
+        if (!v)
+            return NULL;
+        l->v = v;
+        l->cap = cap;
+    }
+    if (n->index >= x->listposcap) {
+        size_t cap = x->listposcap ? x->listposcap : 1024;
+        while (cap <= n->index)
+            cap *= 2;
+        uint32_t *v = realloc (x->listpos, cap * sizeof (*v));
+        if (!v)
+            return NULL;
+        x->listpos = v;
+        x->listposcap = cap;
+    }
+    x->listpos[n->index] = l->n;
+    l->v[l->n++] = n->index;
+    return l;
+}
+
+/* Undo of list_add() for a node a rollback drops. */
+static void list_pop (void *arg)
+{
+    struct nodelist *l = arg;
+    l->n--;
 }
 
 /* The member index of slot `id` of `b`'s groups, made if need be. */
@@ -147,7 +231,8 @@ static struct pgroom *pg_room (struct ccas_candidates *x, const struct ccas_buck
             return NULL;
         *pr = (struct pgroom){x, b, id, NULL, -1};
         if (!(pr->members =
-                  ccas_room_create (true, size < 64 ? (uint32_t)size : 64, stairs_of (x), member_leaf, pr))) {
+                  ccas_room_create (CCAS_ROOM_SUM | CCAS_ROOM_COUNTS, size < 64 ? (uint32_t)size : 64,
+                                    stairs_of (x), member_leaf, pr))) {
             free (pr);
             return NULL;
         }
@@ -175,6 +260,12 @@ static void choose_tracked (struct ccas_candidates *x)
         for (size_t i = 0; i < n; i++)
             if (ids[i] >= 0 && (size_t)ids[i] < nres)
                 count[ids[i]]++;
+        struct ccas_cons_option opts[CCAS_ROOM_OPTIONS]; /* and the resources of a choice */
+        size_t nopts = k ? ccas_constraint_options (k, opts, CCAS_ROOM_OPTIONS) : 0;
+        for (size_t o = 0; o < nopts; o++)
+            for (size_t i = 0; i < opts[o].n; i++)
+                if (opts[o].ids[i] >= 0 && (size_t)opts[o].ids[i] < nres)
+                    count[opts[o].ids[i]]++;
     }
     for (int r = 0; r < CCAS_ROOM_NRES; r++) {
         size_t best = 0;
@@ -220,17 +311,26 @@ struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, bool exh
     if (exhaustive)
         return x;
     choose_tracked (x);
-    if (!(x->nodes = ccas_room_create (false, (uint32_t)c->nnodes * 2, stairs_of (x), node_leaf, x)) ||
-        !(x->buckets = calloc (c->nbuckets + 1, sizeof (*x->buckets))))
+    if (!(x->nodes = ccas_room_create (0, (uint32_t)c->nnodes * 2, stairs_of (x), node_leaf, x)) ||
+        !(x->buckets = calloc (c->nbuckets + 1, sizeof (*x->buckets))) || list_init (x, &x->nobucket, 16) < 0)
         goto error;
-    for (size_t i = 0; i < c->nnodes; i++)
-        if (ccas_room_update (x->nodes, (uint32_t)i) < 0)
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        struct bucketroom *br = &x->buckets[c->buckets[i].order];
+        x->all_buckets |= bucket_bit (&c->buckets[i]);
+        br->x = x;
+        br->b = &c->buckets[i];
+        if (list_init (x, &br->nodes, (uint32_t)(c->nnodes / (c->nbuckets + 1)) * 2) < 0)
             goto error;
+    }
+    for (size_t i = 0; i < c->nnodes; i++) {
+        struct nodelist *l = list_add (x, c->nodes[i]);
+        if (!l || ccas_room_update (x->nodes, (uint32_t)i) < 0 || ccas_room_update (l->idx, l->n - 1) < 0)
+            goto error;
+    }
     for (size_t i = 0; i < c->nbuckets; i++) {
         const struct ccas_bucket *b = &c->buckets[i];
         struct bucketroom *br = &x->buckets[b->order];
-        *br = (struct bucketroom){x, b, NULL, NULL, 0};
-        if (!(br->pgs = ccas_room_create (false, (uint32_t)b->npgs + 8, NULL, pg_leaf, br)))
+        if (!(br->pgs = ccas_room_create (CCAS_ROOM_COUNTS, (uint32_t)b->npgs + 8, NULL, pg_leaf, br)))
             goto error;
         for (uint32_t p = 0; p < b->npgs; p++) {
             struct pgroom *pr = pg_room (x, b, p);
@@ -262,8 +362,11 @@ void ccas_candidates_destroy (struct ccas_candidates *x)
             }
         free (br->v);
         ccas_room_destroy (br->pgs);
+        list_release (&br->nodes);
     }
     free (x->buckets);
+    list_release (&x->nobucket);
+    free (x->listpos);
     ccas_room_destroy (x->nodes);
     free (x->needs);
     free (x);
@@ -292,10 +395,24 @@ const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, co
             break;
         }
     n->buckets = 0;
-    for (size_t i = 0; i < x->c->nbuckets; i++)
+    for (size_t i = 0; i < x->c->nbuckets && ccas_constraint_info (k)->bucket_terms; i++)
         if (ccas_constraint_bucket_may_fit (k, &x->c->buckets[i].template_node))
             n->buckets |= bucket_bit (&x->c->buckets[i]);
+    /* a choice ("or"): a node meets one of its options */
+    struct ccas_cons_option opts[CCAS_ROOM_OPTIONS];
+    size_t nopts = ccas_constraint_options (k, opts, CCAS_ROOM_OPTIONS);
+    for (size_t o = 0; o < nopts; o++) {
+        for (int r = 0; r < CCAS_ROOM_NRES; r++)
+            n->option[o][r] = -INFINITY;
+        for (size_t i = 0; i < opts[o].n; i++)
+            for (int r = 0; r < CCAS_ROOM_NRES; r++)
+                if (x->tracked[r] == opts[o].ids[i])
+                    n->option[o][r] = ccas_room_minimum (opts[o].amounts[i]);
+    }
+    n->noptions = (uint32_t)nopts;
     const struct ccas_cons_info *info = ccas_constraint_info (k);
+    if (!info->bucket_terms)
+        n->buckets = ~(uint64_t)0;
     if (info->exclusive || info->exclusive_task)
         n->flags |= CCAS_ROOM_IDLE;
     if (info->wants_pg)
@@ -311,11 +428,37 @@ bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct c
     return x->exhaustive || ccas_constraint_pools_hold (k);
 }
 
+/* The first node of list `l` in [from, end) that may take `need`, or end. */
+static uint32_t list_next (const struct nodelist *l, const struct ccas_room_need *need, uint32_t from,
+                           uint32_t end)
+{
+    uint32_t lo = 0, hi = l->n; /* the first place holding a node >= from */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid] < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t p = ccas_room_first (l->idx, lo, l->n, need);
+    return p >= 0 && l->v[p] < end ? l->v[p] : end;
+}
+
 uint32_t ccas_candidates_next_node (struct ccas_candidates *x, const struct ccas_room_need *need,
                                     uint32_t from, uint32_t end)
 {
     if (x->exhaustive)
         return from < end ? from : end;
+    const struct ccas_cluster *c = x->c;
+    uint64_t mine = need->buckets & x->all_buckets;
+    if (mine != x->all_buckets && __builtin_popcountll (mine) <= FEW_BUCKETS) {
+        /* the first in the lists of the buckets that may have it, and of none */
+        uint32_t best = list_next (&x->nobucket, need, from, end);
+        for (size_t i = 0; i < c->nbuckets; i++)
+            if (need->buckets & bucket_bit (&c->buckets[i]))
+                best = list_next (&x->buckets[c->buckets[i].order].nodes, need, from, best);
+        return best;
+    }
     int64_t i = ccas_room_first (x->nodes, from, end, need);
     return i < 0 ? end : (uint32_t)i;
 }
@@ -336,6 +479,8 @@ void ccas_candidates_job_need (struct ccas_candidates *x, const struct ccas_job 
     ccas_room_need_any (out);
     out->nodes = j->packing == CCAS_SCATTER ? j->nslots : 1;
     out->avail = clamp32 (avail);
+    out->idle_only = true;
+    float smallest = INFINITY; /* the least of res[0] a slot asks */
     for (uint32_t ci = 0; ci < j->nchunks; ci++) {
         const struct ccas_room_need *cn = ccas_candidates_need (x, j->chunks[ci].cons);
         /* some member must reach each chunk's amount: the largest of them */
@@ -343,7 +488,17 @@ void ccas_candidates_job_need (struct ccas_candidates *x, const struct ccas_job 
             if (cn->res[r] > out->res[r])
                 out->res[r] = cn->res[r];
         out->flags |= cn->flags;
+        /* a slot that must have a node of its own: an idle member, or a new node */
+        out->idle_only = out->idle_only && (cn->flags & CCAS_ROOM_IDLE);
+        if (cn->res[0] < smallest)
+            smallest = cn->res[0];
     }
+    /* each slot a node: members big enough for the least of them, or new ones */
+    for (int l = CCAS_ROOM_STAIRS - 1; x->use_stairs && j->packing == CCAS_SCATTER && l >= 0; l--)
+        if (smallest >= x->stairs[l]) {
+            out->count_level = l;
+            break;
+        }
 }
 
 size_t ccas_candidates_next_pg (struct ccas_candidates *x, const struct ccas_bucket *b,
@@ -370,13 +525,15 @@ static struct pgroom *member_room (struct ccas_candidates *x, const struct ccas_
     return pr;
 }
 
-int ccas_candidates_node_made (struct ccas_candidates *x, const struct ccas_node *n)
+int ccas_candidates_node_made (struct ccas_candidates *x, const struct ccas_node *n, struct ccas_undo *undo)
 {
     int err = 0;
     if (x->exhaustive)
         return 0;
-    if (ccas_room_raise (x->nodes, n->index) < 0)
+    struct nodelist *l = list_add (x, n);
+    if (!l || ccas_room_raise (x->nodes, n->index) < 0 || ccas_room_raise (l->idx, l->n - 1) < 0)
         return -1;
+    ccas_undo_call (undo, list_pop, l);
     /* (the group's own summary is left as it was: no group is looked for
      * while one has grown for a job not yet placed) */
     struct pgroom *pr = member_room (x, n, &err);
@@ -407,6 +564,7 @@ int ccas_candidates_commit (struct ccas_candidates *x, const struct ccas_job *j)
         const struct ccas_node *n = j->slots[i];
         struct pgroom *pr = member_room (x, n, &err);
         if (ccas_room_update (x->nodes, n->index) < 0 ||
+            ccas_room_update (list_of (x, n)->idx, x->listpos[n->index]) < 0 ||
             (pr && ccas_room_update (pr->members, n->member) < 0))
             err = -1;
     }

@@ -58,8 +58,9 @@ uint32_t ccas_candidates_next_member (struct ccas_candidates *x, const struct cc
 
 /* What a group must offer to take job `j` whole, when its bucket may still
  * make `avail` nodes (0: grow nothing): as many distinct nodes as it has
- * slots when scattered, and members with the room its chunks ask or room to
- * grow (new nodes fit: the caller has checked that the bucket fits the job). */
+ * slots when scattered (idle or new ones, when every chunk is exclusive),
+ * and members with the room its chunks ask or room to grow (new nodes fit:
+ * the caller has checked that the bucket fits the job). */
 void ccas_candidates_job_need (struct ccas_candidates *x, const struct ccas_job *j, int64_t avail,
                                struct ccas_room_need *out);
 
@@ -67,9 +68,10 @@ void ccas_candidates_job_need (struct ccas_candidates *x, const struct ccas_job 
 size_t ccas_candidates_next_pg (struct ccas_candidates *x, const struct ccas_bucket *b,
                                 const struct ccas_room_need *need, size_t from, size_t end);
 
-/* A node (or group) was made for the job being tried.  Returns 0, -1 when
- * out of memory. */
-int ccas_candidates_node_made (struct ccas_candidates *x, const struct ccas_node *n);
+/* A node (or group) was made for the job being tried.  What the index adds
+ * for a node is undone through `undo` with it.  Returns 0, -1 when out of
+ * memory. */
+int ccas_candidates_node_made (struct ccas_candidates *x, const struct ccas_node *n, struct ccas_undo *undo);
 int ccas_candidates_pg_made (struct ccas_candidates *x, const struct ccas_pg *pg);
 
 /* Job `j` is placed: what it changed is final.  Returns 0, -1 when out of memory. */

@@ -40,6 +40,10 @@ struct engine {
     struct ccas_candidates *cand;
     bool exhaustive;              /* no index: look at everything (tests) */
     bool oom;                     /* an index could not be updated */
+    struct ranked *ranked;        /* shape_buckets()'s work space */
+    struct ccas_resdict *lists;   /* bucket lists, each kept once ... */
+    struct ccas_bucket ***list_v; /* ... by id */
+    size_t list_cap;
     struct ccas_resdict *reasons; /* miss explanations, each kept once ... */
     const char **reason_text;     /* ... by id, in the jobs' arena */
     size_t reason_cap;
@@ -80,18 +84,65 @@ static int cmp_ranked (const void *pa, const void *pb)
     return a->b->order < b->b->order ? -1 : a->b->order > b->b->order;
 }
 
+/* The list of the `n` buckets of `r`, one copy per distinct list: many
+ * shapes have the same (tens of thousands of shapes, tens of lists). */
+static struct ccas_bucket **shared_list (struct engine *e, const struct ranked *r, uint32_t n)
+{
+    char *key = malloc ((size_t)n * 11 + 2), *p = key;
+    struct ccas_bucket **list = NULL;
+    if (!key || (!e->lists && !(e->lists = ccas_resdict_create ())))
+        goto done;
+    for (uint32_t i = 0; i < n; i++) { /* the orders, as "12,7,3," */
+        char digits[12];
+        int d = 0;
+        uint32_t v = r[i].b->order;
+        do
+            digits[d++] = (char)('0' + v % 10);
+        while ((v /= 10) > 0);
+        while (d > 0)
+            *p++ = digits[--d];
+        *p++ = ',';
+    }
+    *p++ = '.'; /* no key is empty */
+    *p = '\0';
+    int id = ccas_resdict_find (e->lists, key);
+    if (id >= 0) {
+        list = e->list_v[id];
+        goto done;
+    }
+    size_t count = ccas_resdict_count (e->lists);
+    if (count == e->list_cap) {
+        size_t cap = count ? count * 2 : 16;
+        struct ccas_bucket ***v = realloc (e->list_v, cap * sizeof (*v));
+        if (!v)
+            goto done;
+        e->list_v = v;
+        e->list_cap = cap;
+    }
+    if (!(list = calloc (n + 1, sizeof (*list))))
+        goto done;
+    for (uint32_t i = 0; i < n; i++)
+        list[i] = r[i].b;
+    if ((id = ccas_resdict_intern (e->lists, key)) < 0) {
+        free (list);
+        list = NULL;
+        goto done;
+    }
+    e->list_v[id] = list;
+done:
+    free (key);
+    return list;
+}
+
 static int shape_buckets (struct engine *e, const struct ccas_constraint *k, struct shape *s)
 {
     struct ccas_cluster *c = e->c;
     struct ccas_eval ev = {.job = -1, .template_node = true};
-    struct ranked *r;
+    struct ranked *r = e->ranked;
     if (s->buckets_ready)
         return 0;
-    if (!(r = calloc (c->nbuckets + 1, sizeof (*r))) ||
-        !(s->buckets = calloc (c->nbuckets + 1, sizeof (*s->buckets)))) {
-        free (r);
+    if (!r && !(r = e->ranked = calloc (c->nbuckets + 1, sizeof (*r))))
         return -1;
-    }
     uint32_t n = 0;
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_bucket *b = &c->buckets[i];
@@ -102,12 +153,11 @@ static int shape_buckets (struct engine *e, const struct ccas_constraint *k, str
         n++;
     }
     qsort (r, n, sizeof (*r), cmp_ranked);
-    for (uint32_t i = 0; i < n; i++)
-        s->buckets[i] = r[i].b;
+    if (!(s->buckets = shared_list (e, r, n)))
+        return -1;
     s->prefers_colocated = n > 0 && r[0].b->colocated;
     s->nbuckets = n;
     s->buckets_ready = true;
-    free (r);
     return 0;
 }
 
@@ -193,7 +243,7 @@ static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
 static struct ccas_node *make_node (struct engine *e, struct ccas_bucket *b, struct ccas_pg *pg)
 {
     struct ccas_node *n = ccas_cluster_new_node (e->c, b, pg, e->undo);
-    if (n && ccas_candidates_node_made (e->cand, n) < 0)
+    if (n && ccas_candidates_node_made (e->cand, n, e->undo) < 0)
         e->oom = true;
     return n;
 }
@@ -262,9 +312,9 @@ static bool place_spread (struct engine *e, struct ccas_job *j)
 }
 
 /* A slot inside placement group `pg`: a member first, else (if `grow`) a new
- * node there. */
+ * node there.  `left`: slots of this chunk still to place, this one included. */
 static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, const struct ccas_constraint *k,
-                                  struct ccas_pg *pg, uint32_t *pos, bool grow)
+                                  struct ccas_pg *pg, uint32_t *pos, bool grow, uint32_t left)
 {
     const struct ccas_room_need *need = ccas_candidates_need (e->cand, k);
     if (!ccas_candidates_pools_hold (e->cand, k)) {
@@ -288,6 +338,14 @@ static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, co
         }
     }
     *pos = pg->nmembers;
+    /* no member takes this slot, nor any later one of the chunk when they
+     * must each have a node: the group cannot grow by them all, the try has
+     * failed (before making nodes only to undo them) */
+    if (grow && j->packing == CCAS_SCATTER && left > 1) {
+        int64_t avail = ccas_bucket_available (pg->bucket, NULL, 0);
+        if ((int64_t)left > (pg->room < avail ? pg->room : avail))
+            return NULL;
+    }
     return grow ? new_node (e, k, pg) : NULL;
 }
 
@@ -299,7 +357,7 @@ static bool try_pg (struct engine *e, struct ccas_job *j, struct ccas_pg *pg, bo
         const struct ccas_chunk *ch = &j->chunks[ci];
         uint32_t pos = 0;
         for (uint32_t k = 0; k < ch->count; k++) {
-            struct ccas_node *n = pg_slot (e, j, ch->cons, pg, &pos, grow);
+            struct ccas_node *n = pg_slot (e, j, ch->cons, pg, &pos, grow, ch->count - k);
             if (!n) {
                 ccas_undo_rollback (e->undo, mark);
                 return false;
@@ -361,7 +419,10 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
         for (size_t p = 0; (p = ccas_candidates_next_pg (e->cand, b, &need, p, npgs)) < npgs; p++)
             if (try_pg (e, j, b->pgs[p], true))
                 return true;
-        if (avail < 1)
+        /* a new group takes new nodes only: a scattered job, one each, at
+         * most what the bucket and the group's size allow */
+        if (avail < 1 || (j->packing == CCAS_SCATTER && !e->exhaustive &&
+                          ((int64_t)j->nslots > avail || (int64_t)j->nslots > b->max_pg_size)))
             continue;
         size_t mark = ccas_undo_mark (e->undo);
         struct ccas_pg *pg = ccas_cluster_pg (e->c, b, NULL, e->undo);
@@ -626,8 +687,11 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
         *stats = st;
     rc = 0;
 done:
-    for (size_t i = 0; e.shapes && i < e.nshapes; i++)
-        free (e.shapes[i].buckets);
+    for (size_t i = 0; e.lists && i < ccas_resdict_count (e.lists); i++)
+        free (e.list_v[i]);
+    free (e.list_v);
+    ccas_resdict_destroy (e.lists);
+    free (e.ranked);
     free (e.shapes);
     ccas_candidates_destroy (e.cand);
     ccas_resdict_destroy (e.reasons);

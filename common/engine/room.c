@@ -14,8 +14,9 @@
  * res[0] and res[1] give (see stair_of()). */
 struct slot {
     float res[CCAS_ROOM_NRES];
+    uint16_t count[CCAS_ROOM_STAIRS];
     uint64_t buckets;
-    uint32_t open, grow, open_grow;
+    uint32_t open, idle, grow, open_grow, idle_grow;
     uint8_t flags;
 };
 
@@ -27,6 +28,7 @@ struct ccas_roomidx {
     uint32_t n;          /* entries the tree covers */
     bool sum_open;
     bool use_stairs;
+    bool use_counts;
     float stairs[CCAS_ROOM_STAIRS];
     ccas_room_leaf_f leaf;
     void *arg;
@@ -47,6 +49,7 @@ void ccas_room_need_any (struct ccas_room_need *n)
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         n->res[r] = -INFINITY;
     n->stair = -1;
+    n->count_level = -1;
     n->buckets = ~(uint64_t)0;
     n->nodes = 1;
 }
@@ -78,30 +81,76 @@ static uint32_t max32 (uint32_t a, uint32_t b)
     return a > b ? a : b;
 }
 
+static uint16_t add16 (uint16_t a, uint16_t b)
+{
+    return a > UINT16_MAX - b ? UINT16_MAX : (uint16_t)(a + b);
+}
+
 static float maxf (float a, float b)
 {
     return a > b ? a : b;
 }
 
-/* *p = the union of *p and *s. */
+/* *p = the union of *p and *s.  The staircase and counts only when the index
+ * keeps them (they are most of a summary's size). */
 static void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct ccas_room *s)
 {
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         p->res[r] = maxf (p->res[r], s->res[r]);
-    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+    for (int l = 0; x->use_stairs && l < CCAS_ROOM_STAIRS; l++)
         p->stair[l] = maxf (p->stair[l], s->stair[l]);
     p->buckets |= s->buckets;
-    p->open = x->sum_open ? sat_add (p->open, s->open) : max32 (p->open, s->open);
-    p->grow = max32 (p->grow, s->grow);
-    p->open_grow = x->sum_open ? sat_add (p->open_grow, s->open_grow) : max32 (p->open_grow, s->open_grow);
     p->flags |= s->flags;
+    p->grow = max32 (p->grow, s->grow);
+    if (x->sum_open) {
+        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+            p->count[l] = add16 (p->count[l], s->count[l]);
+        p->open = sat_add (p->open, s->open);
+        p->idle = sat_add (p->idle, s->idle);
+        p->open_grow = sat_add (p->open_grow, s->open_grow);
+        p->idle_grow = sat_add (p->idle_grow, s->idle_grow);
+    } else {
+        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+            p->count[l] = p->count[l] > s->count[l] ? p->count[l] : s->count[l];
+        p->open = max32 (p->open, s->open);
+        p->idle = max32 (p->idle, s->idle);
+        p->open_grow = max32 (p->open_grow, s->open_grow);
+        p->idle_grow = max32 (p->idle_grow, s->idle_grow);
+    }
 }
 
+/* The same with an entry's kept summary (its staircase from its res). */
+static void add_slot (const struct ccas_roomidx *x, struct ccas_room *p, const struct slot *e)
+{
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        p->res[r] = maxf (p->res[r], e->res[r]);
+    for (int l = 0; x->use_stairs && l < CCAS_ROOM_STAIRS && e->res[0] >= x->stairs[l]; l++)
+        p->stair[l] = maxf (p->stair[l], e->res[1]);
+    p->buckets |= e->buckets;
+    p->flags |= e->flags;
+    p->grow = max32 (p->grow, e->grow);
+    if (x->sum_open) {
+        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+            p->count[l] = add16 (p->count[l], e->count[l]);
+        p->open = sat_add (p->open, e->open);
+        p->idle = sat_add (p->idle, e->idle);
+        p->open_grow = sat_add (p->open_grow, e->open_grow);
+        p->idle_grow = sat_add (p->idle_grow, e->idle_grow);
+    } else {
+        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+            p->count[l] = p->count[l] > e->count[l] ? p->count[l] : e->count[l];
+        p->open = max32 (p->open, e->open);
+        p->idle = max32 (p->idle, e->idle);
+        p->open_grow = max32 (p->open_grow, e->open_grow);
+        p->idle_grow = max32 (p->idle_grow, e->idle_grow);
+    }
+}
+
+/* Summaries are built from closed ones (padding included: memset), so that
+ * memcmp compares them. */
 static bool same (const struct ccas_room *a, const struct ccas_room *b)
 {
-    return memcmp (a->res, b->res, sizeof (a->res)) == 0 &&
-           memcmp (a->stair, b->stair, sizeof (a->stair)) == 0 && a->buckets == b->buckets &&
-           a->open == b->open && a->grow == b->grow && a->open_grow == b->open_grow && a->flags == b->flags;
+    return memcmp (a, b, sizeof (*a)) == 0;
 }
 
 static void slot_closed (struct slot *e)
@@ -111,53 +160,47 @@ static void slot_closed (struct slot *e)
         e->res[r] = -INFINITY;
 }
 
-/* Entry i as a summary of its own, with its staircase. */
-static void expand (const struct ccas_roomidx *x, uint32_t i, struct ccas_room *s)
-{
-    const struct slot *e = &x->e[i];
-    memcpy (s->res, e->res, sizeof (s->res));
-    s->buckets = e->buckets;
-    s->open = e->open;
-    s->grow = e->grow;
-    s->open_grow = e->open_grow;
-    s->flags = e->flags;
-    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
-        s->stair[l] = x->use_stairs && e->res[0] >= x->stairs[l] ? e->res[1] : -INFINITY;
-}
-
 /* Keep `s` (at least what is kept already, when `raise`) as entry i. */
 static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s, bool raise)
 {
     struct slot *e = &x->e[i];
+    uint16_t count[CCAS_ROOM_STAIRS];
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        count[l] = !x->use_counts ? 0 : !x->use_stairs ? s->count[l] : s->open && s->res[0] >= x->stairs[l];
     if (!raise) {
+        memcpy (e->count, count, sizeof (count));
         memcpy (e->res, s->res, sizeof (e->res));
         e->buckets = s->buckets;
         e->open = s->open;
+        e->idle = s->idle;
         e->grow = s->grow;
         e->open_grow = s->open_grow;
+        e->idle_grow = s->idle_grow;
         e->flags = s->flags;
         return;
     }
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        e->count[l] = e->count[l] > count[l] ? e->count[l] : count[l];
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         e->res[r] = maxf (e->res[r], s->res[r]);
     e->buckets |= s->buckets;
     e->open = max32 (e->open, s->open);
+    e->idle = max32 (e->idle, s->idle);
     e->grow = max32 (e->grow, s->grow);
     e->open_grow = max32 (e->open_grow, s->open_grow);
+    e->idle_grow = max32 (e->idle_grow, s->idle_grow);
     e->flags |= s->flags;
 }
 
 /* Recompute tree node k from its children (or its entries); true if it changed. */
 static bool recompute (struct ccas_roomidx *x, uint32_t k)
 {
-    struct ccas_room s, e;
+    struct ccas_room s;
     ccas_room_closed (&s);
     if (k >= x->gcap) {
         uint32_t first = (k - x->gcap) * G;
-        for (uint32_t i = first; i < first + G && i < x->n; i++) {
-            expand (x, i, &e);
-            add (x, &s, &e);
-        }
+        for (uint32_t i = first; i < first + G && i < x->n; i++)
+            add_slot (x, &s, &x->e[i]);
     } else {
         add (x, &s, &x->t[2 * k]);
         add (x, &s, &x->t[2 * k + 1]);
@@ -168,13 +211,14 @@ static bool recompute (struct ccas_roomidx *x, uint32_t k)
     return true;
 }
 
-struct ccas_roomidx *ccas_room_create (bool sum_open, uint32_t hint, const float *stairs,
-                                       ccas_room_leaf_f leaf, void *arg)
+struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *stairs, ccas_room_leaf_f leaf,
+                                       void *arg)
 {
     struct ccas_roomidx *x = calloc (1, sizeof (*x));
     if (!x)
         return NULL;
-    x->sum_open = sum_open;
+    x->sum_open = mode & CCAS_ROOM_SUM;
+    x->use_counts = mode & CCAS_ROOM_COUNTS;
     x->leaf = leaf;
     x->arg = arg;
     if ((x->use_stairs = stairs != NULL))
@@ -264,8 +308,21 @@ int ccas_room_raise (struct ccas_roomidx *x, uint32_t i)
     /* the entry's own summary only goes up: raising it twice (or an entry
      * made again where a rolled-back one was) counts it once */
     keep (x, i, &s, true);
-    for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
-        ;
+    if (x->sum_open) {
+        for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
+            ;
+        return 0;
+    }
+    /* a max-tree only needs the entry added on its way up, until a node has it already */
+    struct ccas_room r;
+    ccas_room_closed (&r);
+    add_slot (x, &r, &x->e[i]);
+    for (uint32_t k = x->gcap + i / G; k >= 1; k /= 2) {
+        struct ccas_room before = x->t[k];
+        add (x, &x->t[k], &r);
+        if (same (&before, &x->t[k]))
+            break;
+    }
     return 0;
 }
 
@@ -296,11 +353,41 @@ const struct ccas_room *ccas_room_root (const struct ccas_roomidx *x)
     return &x->t[1];
 }
 
+/* Whether res meets all of one of the request's options (if it has any). */
+static bool some_option (const float *res, const struct ccas_room_need *n)
+{
+    for (uint32_t o = 0; o < n->noptions; o++) {
+        int r = 0;
+        while (r < CCAS_ROOM_NRES && res[r] >= n->option[o][r])
+            r++;
+        if (r == CCAS_ROOM_NRES)
+            return true;
+    }
+    return n->noptions == 0;
+}
+
+/* Whether an entry below may have `nodes` nodes: an upper bound of
+ * open + min(grow, avail) (idle ones, when only idle nodes will do). */
+static bool enough (uint32_t open, uint32_t idle, uint32_t open_grow, uint32_t idle_grow,
+                    const struct ccas_room_need *n)
+{
+    uint32_t have = n->idle_only ? idle : open, have_grow = n->idle_only ? idle_grow : open_grow;
+    uint32_t most = have_grow < sat_add (have, n->avail) ? have_grow : sat_add (have, n->avail);
+    return most >= n->nodes;
+}
+
+/* The same for nodes with enough of res[0] (count: see struct ccas_room). */
+static bool enough_big (const uint16_t *count, uint32_t grow, const struct ccas_room_need *n)
+{
+    if (n->count_level < 0)
+        return true;
+    uint32_t c = count[n->count_level] == UINT16_MAX ? UINT32_MAX : count[n->count_level];
+    return sat_add (c, grow < n->avail ? grow : n->avail) >= n->nodes;
+}
+
 bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n)
 {
-    /* an upper bound of open + min(grow, avail) of one entry below */
-    uint32_t most = s->open_grow < sat_add (s->open, n->avail) ? s->open_grow : sat_add (s->open, n->avail);
-    if (most < n->nodes)
+    if (!enough (s->open, s->idle, s->open_grow, s->idle_grow, n) || !enough_big (s->count, s->grow, n))
         return false;
     if (n->avail >= 1 && s->grow >= 1)
         return true;
@@ -309,14 +396,13 @@ bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         if (s->res[r] < n->res[r])
             return false;
-    return n->stair < 0 || s->stair[n->stair] >= n->res[1];
+    return (n->stair < 0 || s->stair[n->stair] >= n->res[1]) && some_option (s->res, n);
 }
 
 /* Whether entry i passes (one entry: its res[0] and res[1] are its staircase). */
 static bool slot_passes (const struct slot *e, const struct ccas_room_need *n)
 {
-    uint32_t most = e->open_grow < sat_add (e->open, n->avail) ? e->open_grow : sat_add (e->open, n->avail);
-    if (most < n->nodes)
+    if (!enough (e->open, e->idle, e->open_grow, e->idle_grow, n) || !enough_big (e->count, e->grow, n))
         return false;
     if (n->avail >= 1 && e->grow >= 1)
         return true;
@@ -325,7 +411,7 @@ static bool slot_passes (const struct slot *e, const struct ccas_room_need *n)
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         if (e->res[r] < n->res[r])
             return false;
-    return true;
+    return some_option (e->res, n);
 }
 
 /* The first entry in [from, end) of group g that passes, or -1. */

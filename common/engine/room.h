@@ -38,8 +38,10 @@
 #define CCAS_ROOM_NRES 4
 /* Levels of the staircase of res[1] over res[0] (see struct ccas_room). */
 #define CCAS_ROOM_STAIRS 8
+/* Options of one choice a request may carry (see struct ccas_room_need). */
+#define CCAS_ROOM_OPTIONS 4
 /* Entries per leaf of the tree: looked at one by one. */
-#define CCAS_ROOM_GROUP 4
+#define CCAS_ROOM_GROUP 8
 
 enum ccas_room_flag {
     CCAS_ROOM_IDLE = 1,      /* an open node with no work (an exclusive slot may take it) */
@@ -55,27 +57,39 @@ struct ccas_room {
      * cores but no memory and another with memory but no cores do not make
      * a subtree that seems to have both); the index fills it in */
     float stair[CCAS_ROOM_STAIRS];
+    /* count[l]: open nodes whose res[0] reaches the l-th threshold (the most
+     * in one group, for a bucket's groups); 65535 means at least that many */
+    uint16_t count[CCAS_ROOM_STAIRS];
     uint64_t buckets;   /* bit (bucket order % 64) of the bucket of an open node;
                          * every bit for a node in no bucket */
     uint32_t open;      /* open nodes (usable, not owned by an exclusive job) */
+    uint32_t idle;      /* open nodes with no work */
     uint32_t grow;      /* placement groups: how many more nodes it may take */
     uint32_t open_grow; /* open + grow (of one entry: the largest below) */
+    uint32_t idle_grow; /* idle + grow (likewise) */
     uint8_t flags;      /* enum ccas_room_flag */
 };
 
 /* What a request asks of an entry.  An entry passes when
- *   min(open_grow, open + avail) >= nodes, and either
+ *   min(open_grow, open + avail) >= nodes (idle and idle_grow when only idle
+ *   nodes will do), count[count_level] + min(grow, avail) >= nodes (when
+ *   count_level >= 0), and either
  *   avail >= 1 and grow >= 1 (a group that can grow takes new nodes, which fit), or
  *   open >= 1, every res >= the request's, stair[stair] >= res[1] (when
- *   stair >= 0), flags include the request's and buckets share a bit with
- *   the request's. */
+ *   stair >= 0), every res >= one of the options' (when it has some: a
+ *   constraint's "or"), flags include the request's and buckets share a bit
+ *   with the request's. */
 struct ccas_room_need {
     float res[CCAS_ROOM_NRES]; /* -INFINITY where nothing is asked */
     int stair;                 /* the staircase level res[0] reaches, or -1 */
     uint64_t buckets;
     uint8_t flags;
-    uint32_t nodes; /* distinct nodes needed in the entry (1 for a node) */
-    uint32_t avail; /* groups: how many new nodes the bucket may still take (0: none) */
+    uint32_t nodes;    /* distinct nodes needed in the entry (1 for a node) */
+    bool idle_only;    /* ... each of them idle or new (every slot exclusive) */
+    int count_level;   /* ... each of them new or reaching this threshold of res[0], or -1 */
+    uint32_t avail;    /* groups: how many new nodes the bucket may still take (0: none) */
+    uint32_t noptions; /* 0: no choice */
+    float option[CCAS_ROOM_OPTIONS][CCAS_ROOM_NRES];
 };
 
 /* The summary of entry `i` as it is now; a closed summary (ccas_room_closed())
@@ -84,14 +98,21 @@ typedef void (*ccas_room_leaf_f) (void *arg, uint32_t i, struct ccas_room *out);
 
 struct ccas_roomidx;
 
-/* `sum_open`: a tree node's `open` (and open_grow) is the sum below (a
- * group's member list: the root counts its open members), else the largest.
- * `hint`: how many entries to make room for at first.  `stairs`: the
+enum ccas_room_mode {
+    CCAS_ROOM_SUM = 1,    /* a tree node's open, idle and count are the sums below
+                           * (a group's member list: the root counts its members),
+                           * else the largest */
+    CCAS_ROOM_COUNTS = 2, /* keep count[] (else it is 0) */
+};
+
+/* `mode`: enum ccas_room_mode flags.  `hint`: how many entries to make room
+ * for at first.  `stairs`: the
  * CCAS_ROOM_STAIRS thresholds of res[0], rising (copied), or NULL for no
- * staircase.  `leaf(arg, ...)` computes summaries (its stair is ignored).
+ * staircase.  `leaf(arg, ...)` computes summaries: the index fills in stair
+ * itself, and count too when it has thresholds (else it keeps the leaf's).
  * Caller frees with ccas_room_destroy().  NULL when out of memory. */
-struct ccas_roomidx *ccas_room_create (bool sum_open, uint32_t hint, const float *stairs,
-                                       ccas_room_leaf_f leaf, void *arg);
+struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *stairs, ccas_room_leaf_f leaf,
+                                       void *arg);
 void ccas_room_destroy (struct ccas_roomidx *x);
 
 /* Commit entry `i`: its summary is recomputed, with its group's, up the tree.

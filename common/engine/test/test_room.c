@@ -74,14 +74,25 @@ static void random_need (struct ccas_room_need *n)
         n->buckets = (uint64_t)1 << rnd (8) | (uint64_t)1 << rnd (8);
     if (rnd (3) == 0)
         n->flags = CCAS_ROOM_IDLE;
+    if (rnd (3) == 0)
+        n->count_level = (int)rnd (CCAS_ROOM_STAIRS);
+    if (rnd (3) == 0) { /* a choice: 2 cores, or 1 of res[2] */
+        n->noptions = 2;
+        for (int r = 0; r < CCAS_ROOM_NRES; r++)
+            n->option[0][r] = n->option[1][r] = -INFINITY;
+        n->option[0][0] = ccas_room_minimum (2 + rnd (60));
+        n->option[1][2] = ccas_room_minimum (1);
+    }
 }
 
 /* The entry's kept summary with its own staircase, as the index judges it. */
 static bool kept_passes (const struct world *w, uint32_t i, const struct ccas_room_need *n)
 {
     struct ccas_room s = w->kept[i];
-    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++) {
         s.stair[l] = s.res[0] >= stairs[l] ? s.res[1] : -INFINITY;
+        s.count[l] = 0; /* this index keeps no counts */
+    }
     return ccas_room_passes (&s, n);
 }
 
@@ -110,7 +121,7 @@ static void test_matches_a_scan (void **state)
 {
     static struct world w;
     (void)state;
-    struct ccas_roomidx *x = ccas_room_create (false, 4, stairs, leaf, &w);
+    struct ccas_roomidx *x = ccas_room_create (0, 4, stairs, leaf, &w);
     assert_non_null (x);
     for (uint32_t i = 0; i < MAXN; i++)
         ccas_room_closed (&w.kept[i]);
@@ -165,7 +176,7 @@ static void test_staircase_keeps_resources_together (void **state)
     static struct world w;
     struct ccas_room_need need;
     (void)state;
-    struct ccas_roomidx *x = ccas_room_create (false, 2, stairs, leaf, &w);
+    struct ccas_roomidx *x = ccas_room_create (0, 2, stairs, leaf, &w);
     assert_non_null (x);
     for (uint32_t i = 0; i < 2; i++) {
         ccas_room_closed (&w.now[i]);
@@ -196,7 +207,7 @@ static void test_sum_counts_open_members (void **state)
 {
     static struct world w;
     (void)state;
-    struct ccas_roomidx *x = ccas_room_create (true, 8, NULL, leaf, &w);
+    struct ccas_roomidx *x = ccas_room_create (CCAS_ROOM_SUM, 8, NULL, leaf, &w);
     assert_non_null (x);
     for (uint32_t i = 0; i < 10; i++) {
         ccas_room_closed (&w.now[i]);
@@ -224,7 +235,7 @@ static void test_groups_that_may_grow (void **state)
     static struct world w;
     struct ccas_room_need need;
     (void)state;
-    struct ccas_roomidx *x = ccas_room_create (false, 4, NULL, leaf, &w);
+    struct ccas_roomidx *x = ccas_room_create (CCAS_ROOM_COUNTS, 4, NULL, leaf, &w);
     assert_non_null (x);
     for (uint32_t i = 0; i < 3; i++) {
         ccas_room_closed (&w.now[i]);
