@@ -232,32 +232,43 @@ static json_object *actions_json (const struct ccas_plan_action *v, size_t n)
 }
 
 /* A new node that has no name yet. */
-static json_object *new_slot_json (const struct ccas_node *n)
-{
-    char label[256];
-    json_object *o = json_object_new_object ();
-    json_object_object_add (o, "new", json_object_new_boolean (true));
-    json_object_object_add (o, "nodearray", json_object_new_string (n->nodearray));
-    json_object_object_add (o, "machine_type", json_object_new_string (n->vm_size));
-    json_object_object_add (o, "placement_group", str_or_null (n->placement_group));
-    snprintf (label, sizeof (label), "new-%u", n->index);
-    json_object_object_add (o, "placeholder", json_object_new_string (label));
-    return o;
-}
-
 static int cmp_node_index (const void *a, const void *b)
 {
     uint32_t x = (*(struct ccas_node *const *)a)->index, y = (*(struct ccas_node *const *)b)->index;
     return x < y ? -1 : x > y;
 }
 
-/* Each node once, in node order (slots of a packed job share nodes). */
-/* A string as JSON, escaped by json-c through `str`, one string object
- * reused for every call (so no object is made per string). */
+/* A string as JSON.  One that needs no escape (names, most reasons) is
+ * written as it is; any other is escaped by json-c through `str`, one string
+ * object reused for every call (so no object is made per string). */
 static void write_string (FILE *f, json_object *str, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p >= 0x20 && *p != '"' && *p != '\\')
+        p++;
+    if (!*p) {
+        putc ('"', f);
+        fputs (s, f);
+        putc ('"', f);
+        return;
+    }
     json_object_set_string (str, s);
     fputs (json_object_to_json_string_ext (str, JSON_C_TO_STRING_NOSLASHESCAPE), f);
+}
+
+/* A new node that has no name yet, as json-c would print its object. */
+static void write_new_slot (FILE *f, const struct ccas_node *n, json_object *str)
+{
+    fputs ("{ \"new\": true, \"nodearray\": ", f);
+    write_string (f, str, n->nodearray);
+    fputs (", \"machine_type\": ", f);
+    write_string (f, str, n->vm_size);
+    fputs (", \"placement_group\": ", f);
+    if (n->placement_group)
+        write_string (f, str, n->placement_group);
+    else
+        fputs ("null", f);
+    fprintf (f, ", \"placeholder\": \"new-%u\" }", n->index);
 }
 
 /* The nodes a job was given, each once, in model order: names, or objects for
@@ -280,10 +291,7 @@ static void write_job_nodes (FILE *f, const struct ccas_job *j, json_object *str
             write_string (f, str, v[s]->name);
             continue;
         }
-        json_object *o = new_slot_json (v[s]);
-        fputs (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE),
-               f);
-        json_object_put (o);
+        write_new_slot (f, v[s], str);
     }
     fputs (" ]", f);
     if (v != &one)
@@ -349,22 +357,58 @@ static void write_member (FILE *f, const char *key, json_object *val, bool *firs
     *first = false;
 }
 
-/* Streamed: each job is built, written and freed in turn, so the output of a
- * 100,000-job plan never exists as one tree.  One member per line, one job
- * per line. */
+/* An array member written an element a line as it goes: each element is
+ * built, written and freed in turn.  `elem(v, i)` builds element i. */
+static void write_array (FILE *f, const char *key, const void *v, size_t n,
+                         json_object *(*elem) (const void *v, size_t i), bool *first)
+{
+    fprintf (f, "%s\n  \"%s\": [", *first ? "{" : ",", key);
+    *first = false;
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = elem (v, i);
+        fprintf (
+            f, "%s\n    %s", i ? "," : "",
+            json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put (o);
+    }
+    fputs (n ? "\n  ]" : " ]", f);
+}
+
+static json_object *create_elem (const void *v, size_t i)
+{
+    return create_json (&((const struct ccas_plan_create *)v)[i]);
+}
+
+static json_object *action_elem (const void *v, size_t i)
+{
+    return action_json (&((const struct ccas_plan_action *)v)[i]);
+}
+
+/* Streamed: every set, action and job is built, written and freed in turn,
+ * so the output of a plan never exists as a second copy in memory, however
+ * many jobs and sets it has.  One member a line, and one element of the
+ * arrays a line. */
 int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f)
 {
     bool first = true;
-    json_object *head = ccas_plan_to_json (plan);
+    write_array (f, "create", plan->creates, plan->ncreates, create_elem, &first);
+    write_array (f, "start", plan->starts, plan->nstarts, action_elem, &first);
+    write_array (f, "terminate", plan->terminates, plan->nterminates, action_elem, &first);
+    write_array (f, "keep_alive", plan->kept, plan->nkept, action_elem, &first);
+    json_object *head = json_object_new_object ();
+    if (plan->request_id[0])
+        json_object_object_add (head, "request_id", json_object_new_string (plan->request_id));
+    if (plan->create_operation)
+        json_object_object_add (head, "create_operation", json_object_new_string (plan->create_operation));
     if (plan->jobs)
         json_object_object_add (head, "summary", summary_json (plan));
     json_object_object_foreach (head, k, v) write_member (f, k, v, &first);
+    json_object_put (head);
     if (extra) {
         json_object_object_foreach (extra, k2, v2) write_member (f, k2, v2, &first);
     }
-    json_object_put (head);
     if (plan->jobs) {
-        fprintf (f, "%s\n  \"jobs\": [", first ? "{" : ",");
+        fprintf (f, ",\n  \"jobs\": [");
         first = true;
         json_object *str = json_object_new_string ("");
         for (size_t i = 0; i < plan->jobs->n; i++) {

@@ -81,10 +81,11 @@ char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
 /* The plan's actions as JSON (caller puts it). */
 json_object *ccas_plan_to_json (const struct ccas_plan *plan);
 
-/* The same with a summary and the jobs, written to `f` one job per line as it
- * goes (for large queues): per job the nodes it was given (existing names or
- * new-node placeholders) or its reason.  The members of `extra` (borrowed;
- * may be NULL) come before "jobs".  Returns -1 if writing failed. */
+/* The same with a summary and the jobs, written to `f` as it goes, one set,
+ * action or job a line (a plan of a million jobs is never a second time in
+ * memory): per job the nodes it was given (existing names or new-node
+ * placeholders) or its reason.  The members of `extra` (borrowed; may be
+ * NULL) come before "jobs".  Returns -1 if writing failed. */
 int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE *f);
 
 /* Counts for summaries. */
