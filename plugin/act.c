@@ -58,7 +58,7 @@ static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied,
         cli_print_json (out);
         json_object_put (out);
     } else
-        plan_print (stdout, plan, applied);
+        plan_print (stdout, plan, applied, true); /* the nodes asked for, all of them */
 }
 
 /* Follow what the plan did: the created nodes until Ready, else the

@@ -20,11 +20,12 @@ static const struct cmd_option options[] = {
     {"--nodes FILE", "with --status: a saved GET /clusters/{c}/nodes response"},
     {"--apply", "carry the plan out: create, start and terminate (takes the lock)"},
     {"--no-scaledown", "do not plan terminations of idle, failed or stuck nodes"},
+    {"--all", "print every row (else a table of more than 20 rows is summarised)"},
     {NULL, NULL},
 };
 
 const struct cmd_help help_demand = {
-    .synopsis = "demand [--jobs FILE|-] [--status FILE [--nodes FILE]] [--apply] [--json]",
+    .synopsis = "demand [--jobs FILE|-] [--status FILE [--nodes FILE]] [--apply] [--all] [--json]",
     .summary = "match pending jobs to nodes and show what would be created, started and terminated",
     .description =
         "Reads jobs in the scheduler-neutral format, an array in priority order:\n"
@@ -37,7 +38,11 @@ const struct cmd_help help_demand = {
         "deallocated), then new nodes in the preferred bucket with room; colocated jobs in\n"
         "one placement group.  Prints what would be created, started and terminated, and\n"
         "for every job that cannot run, why (the closest miss).  Nothing changes unless\n"
-        "--apply is given.  --json prints per job the nodes it was given or its reason.",
+        "--apply is given.  --json prints per job the nodes it was given or its reason,\n"
+        "one job a line, written as it goes.\n"
+        "\n"
+        "It scales: a job looks only at the nodes and placement groups that could still\n"
+        "take it, so a million jobs over 100,000 nodes take seconds (tests/bench).",
     .options = options,
     .examples = "$ ccautoscale demand --jobs jobs.json\n"
                 "$ ccautoscale demand --jobs jobs.json --status status.json --nodes nodes.json --json\n"
@@ -50,14 +55,19 @@ struct demand_opts {
     struct model_source src;
     bool apply;
     bool scaledown;
+    bool all;
 };
 
 static int parse (struct cli *cli, int argc, char **argv, struct demand_opts *o)
 {
     static const struct option longopts[] = {
-        {"jobs", required_argument, NULL, 'j'},     {"status", required_argument, NULL, 0x201},
-        {"nodes", required_argument, NULL, 0x202},  {"apply", no_argument, NULL, 0x203},
-        {"no-scaledown", no_argument, NULL, 0x204}, {NULL, 0, NULL, 0},
+        {"jobs", required_argument, NULL, 'j'},
+        {"status", required_argument, NULL, 0x201},
+        {"nodes", required_argument, NULL, 0x202},
+        {"apply", no_argument, NULL, 0x203},
+        {"no-scaledown", no_argument, NULL, 0x204},
+        {"all", no_argument, NULL, 0x205},
+        {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = cli_getopt (cli, argc, argv, "j:", longopts)) != -1) {
@@ -76,6 +86,9 @@ static int parse (struct cli *cli, int argc, char **argv, struct demand_opts *o)
             break;
         case 0x204:
             o->scaledown = false;
+            break;
+        case 0x205:
+            o->all = true;
             break;
         }
     }
@@ -146,7 +159,7 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
         ccas_plan_write_json (plan, extra, stdout);
         json_object_put (extra);
     } else
-        plan_print (stdout, plan, o.apply);
+        plan_print (stdout, plan, o.apply, o.all);
 done:
     ccas_state_destroy (times_state);
     ccas_plan_destroy (plan);

@@ -178,7 +178,7 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
         ccas_plan_write_json (plan, extra, out);
         json_object_put (extra);
     } else if (!cli->quiet) {
-        plan_print (out, plan, apply);
+        plan_print (out, plan, apply, false);
         print_actions (out, &acts, apply);
     }
 done:

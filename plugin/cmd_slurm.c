@@ -361,7 +361,7 @@ int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
         json_object_put (extra);
     } else {
         print_waiting (jobs, false, NULL);
-        plan_print (stdout, plan, false);
+        plan_print (stdout, plan, false, false);
     }
 done:
     ccas_plan_destroy (plan);

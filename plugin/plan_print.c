@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* plan_print.c: render a plan as tables; group unmatched jobs by reason. */
+/* plan_print.c: render a plan as tables; group unmatched jobs by reason; summarise at scale. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ccapi/failure.h"
+#include "model/resdict.h"
 #include "plan_print.h"
 #include "table.h"
 
@@ -15,6 +16,15 @@ static const char *outcome_text (enum ccas_outcome o)
 }
 
 #define NAMES_SHOWN 24
+
+/* Tables longer than this are summarised, unless all rows are asked for. */
+#define ROWS_SHOWN 20
+
+static void print_more (FILE *f, size_t more, const char *what)
+{
+    if (more)
+        fprintf (f, "... and %zu more %s (--json lists them all)\n", more, what);
+}
 
 /* The names the server gave the new nodes (all of them with --json). */
 static void print_new_names (FILE *f, const struct ccas_plan *plan)
@@ -36,7 +46,46 @@ static void print_new_names (FILE *f, const struct ccas_plan *plan)
         fputc ('\n', f);
 }
 
-static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
+/* One row per bucket: how many sets (placement groups) and nodes. */
+static void print_creates_by_bucket (FILE *f, const struct ccas_plan *plan, bool applied)
+{
+    static const char *const planned[] = {"NODEARRAY", "MACHINE TYPE", ">SETS", ">COUNT", NULL};
+    static const char *const done[] = {"NODEARRAY", "MACHINE TYPE", ">SETS", ">COUNT",
+                                       ">ADDED",    ">SHORT SETS",  NULL};
+    struct by_bucket {
+        const struct ccas_bucket *b;
+        size_t sets, count, added, short_sets;
+    } *v = calloc (plan->cluster->nbuckets + 1, sizeof (*v));
+    if (!v)
+        return;
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_create *s = &plan->creates[i];
+        struct by_bucket *r = &v[s->bucket->order];
+        r->b = s->bucket;
+        r->sets++;
+        r->count += s->count;
+        r->added += s->added > 0 ? (size_t)s->added : 0;
+        r->short_sets += (uint32_t)s->added < s->count;
+    }
+    struct table *t = table_create (applied ? done : planned);
+    for (size_t i = 0; i < plan->cluster->nbuckets; i++) {
+        const struct by_bucket *r = &v[i];
+        if (!r->b)
+            continue;
+        if (applied)
+            table_addf (t, "%s\t%s\t%zu\t%zu\t%zu\t%zu", r->b->na->name, r->b->machine_type, r->sets,
+                        r->count, r->added, r->short_sets);
+        else
+            table_addf (t, "%s\t%s\t%zu\t%zu", r->b->na->name, r->b->machine_type, r->sets, r->count);
+    }
+    table_print (t, f);
+    fprintf (f, "(%zu sets, one per bucket and placement group, in %zu buckets; --json lists each)\n",
+             plan->ncreates, table_rows (t));
+    table_destroy (t);
+    free (v);
+}
+
+static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
     static const char *const planned[] = {"NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL};
     static const char *const done[] = {
@@ -45,6 +94,13 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
     if (!plan->ncreates)
         return;
     fprintf (f, "%s %u node%s:\n", applied ? "Asked to create" : "Would create", n, n == 1 ? "" : "s");
+    if (!all && plan->ncreates > ROWS_SHOWN) {
+        print_creates_by_bucket (f, plan, applied);
+        if (applied)
+            print_new_names (f, plan);
+        fputc ('\n', f);
+        return;
+    }
     struct table *t = table_create (applied ? done : planned);
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_create *s = &plan->creates[i];
@@ -67,20 +123,22 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied)
 }
 
 static void print_actions (FILE *f, const char *verb_planned, const char *verb_done,
-                           const struct ccas_plan_action *v, size_t n, bool applied)
+                           const struct ccas_plan_action *v, size_t n, bool applied, bool all)
 {
     static const char *const headers[] = {"NAME", "NODEARRAY", "REASON", "OUTCOME", NULL};
+    size_t shown = all || n <= ROWS_SHOWN ? n : ROWS_SHOWN;
     if (!n)
         return;
     fprintf (f, "%s %zu node%s:\n", applied ? verb_done : verb_planned, n, n == 1 ? "" : "s");
     struct table *t = table_create (headers);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < shown; i++) {
         const char *outcome = applied ? (v[i].error ? v[i].error : outcome_text (v[i].outcome)) : "planned";
         table_addf (t, "%s\t%s\t%s\t%s", v[i].node->name, v[i].node->nodearray ? v[i].node->nodearray : "-",
                     v[i].reason ? v[i].reason : "", outcome);
     }
     table_print (t, f);
     table_destroy (t);
+    print_more (f, n - shown, "nodes");
     fputc ('\n', f);
 }
 
@@ -90,21 +148,26 @@ struct reason_group {
     char examples[96];
 };
 
+/* Unmatched jobs by reason, in the order each reason first appears: O(jobs). */
 static struct reason_group *group_reasons (const struct ccas_jobs *jobs, size_t *ngroups)
 {
     struct reason_group *g = calloc (jobs->n + 1, sizeof (*g));
+    struct ccas_resdict *ids = ccas_resdict_create ();
     size_t n = 0;
-    if (!g)
+    if (!g || !ids) {
+        free (g);
+        ccas_resdict_destroy (ids);
         return NULL;
+    }
     for (size_t i = 0; i < jobs->n; i++) {
         const struct ccas_job *j = &jobs->v[i];
         if (j->running || j->matched)
             continue;
         const char *r = j->reason ? j->reason : "unknown";
-        size_t k = 0;
-        /* reasons are interned per shape, so pointer equality catches most */
-        while (k < n && g[k].reason != r && strcmp (g[k].reason, r) != 0)
-            k++;
+        int id = ccas_resdict_intern (ids, r); /* ids are dense, in order of first appearance */
+        if (id < 0)
+            break;
+        size_t k = (size_t)id;
         if (k == n)
             g[n++].reason = r;
         if (g[k].count < 3) {
@@ -114,11 +177,18 @@ static struct reason_group *group_reasons (const struct ccas_jobs *jobs, size_t 
             strncat (g[k].examples, ", ...", sizeof (g[k].examples) - strlen (g[k].examples) - 1);
         g[k].count++;
     }
+    ccas_resdict_destroy (ids);
     *ngroups = n;
     return g;
 }
 
-static void print_jobs (FILE *f, const struct ccas_jobs *jobs)
+static int cmp_group_count (const void *pa, const void *pb)
+{
+    const struct reason_group *a = pa, *b = pb;
+    return a->count != b->count ? (a->count > b->count ? -1 : 1) : 0;
+}
+
+static void print_jobs (FILE *f, const struct ccas_jobs *jobs, bool all)
 {
     static const char *const headers[] = {">JOBS", "EXAMPLES", "WHY NOT", NULL};
     size_t pending = 0, matched = 0, ngroups = 0;
@@ -133,25 +203,36 @@ static void print_jobs (FILE *f, const struct ccas_jobs *jobs)
     struct reason_group *g = group_reasons (jobs, &ngroups);
     if (!g)
         return;
+    /* many reasons: the most common first, the rest counted */
+    size_t shown = ngroups, rest = 0;
+    if (!all && ngroups > ROWS_SHOWN) {
+        qsort (g, ngroups, sizeof (*g), cmp_group_count);
+        shown = ROWS_SHOWN;
+        for (size_t i = shown; i < ngroups; i++)
+            rest += g[i].count;
+    }
     struct table *t = table_create (headers);
-    for (size_t i = 0; i < ngroups; i++)
+    for (size_t i = 0; i < shown; i++)
         table_addf (t, "%zu\t%s\t%s", g[i].count, g[i].examples, g[i].reason);
     table_print (t, f);
     table_destroy (t);
+    if (shown < ngroups)
+        fprintf (f, "... and %zu more reasons for %zu jobs (--json lists every job's)\n", ngroups - shown,
+                 rest);
     free (g);
 }
 
-void plan_print (FILE *f, const struct ccas_plan *plan, bool applied)
+void plan_print (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
-    print_creates (f, plan, applied);
-    print_actions (f, "Would start", "Started", plan->starts, plan->nstarts, applied);
-    print_actions (f, "Would terminate", "Terminated", plan->terminates, plan->nterminates, applied);
+    print_creates (f, plan, applied, all);
+    print_actions (f, "Would start", "Started", plan->starts, plan->nstarts, applied, all);
+    print_actions (f, "Would terminate", "Terminated", plan->terminates, plan->nterminates, applied, all);
     if (plan->nkept)
-        print_actions (f, "Keeping (KeepAlive)", "Kept (KeepAlive)", plan->kept, plan->nkept, false);
+        print_actions (f, "Keeping (KeepAlive)", "Kept (KeepAlive)", plan->kept, plan->nkept, false, all);
     if (!plan->ncreates && !plan->nstarts && !plan->nterminates)
         fprintf (f, "Nothing to create, start or terminate.\n");
     if (plan->jobs)
-        print_jobs (f, plan->jobs);
+        print_jobs (f, plan->jobs, all);
 }
 
 unsigned plan_shortfalls (const struct ccas_plan *plan)
