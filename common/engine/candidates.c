@@ -59,6 +59,9 @@ struct ccas_candidates {
     struct nodelist nobucket;       /* nodes in no bucket */
     uint32_t *listpos;              /* by node index: its place in its bucket's list */
     uint64_t all_buckets;           /* the bits of every bucket */
+    struct ccas_resdict *masks;     /* bucket masks by bucket key ... */
+    uint64_t *mask_v;               /* ... by id */
+    size_t mask_cap;
     size_t listposcap;
     struct shape_need *needs; /* by constraint id */
     size_t nneeds;
@@ -367,12 +370,45 @@ void ccas_candidates_destroy (struct ccas_candidates *x)
     free (x->buckets);
     list_release (&x->nobucket);
     free (x->listpos);
+    ccas_resdict_destroy (x->masks);
+    free (x->mask_v);
     ccas_room_destroy (x->nodes);
     free (x->needs);
     free (x);
 }
 
 /* ---- requests -------------------------------------------------------------------------- */
+
+/* The bits of the buckets whose properties may suit `k`: judged once per
+ * distinct set of bucket terms (many shapes name the same nodearray). */
+static uint64_t bucket_mask (struct ccas_candidates *x, const struct ccas_constraint *k)
+{
+    char key[512];
+    uint64_t mask = 0;
+    if (!ccas_constraint_info (k)->bucket_terms)
+        return ~(uint64_t)0;
+    size_t len = ccas_constraint_bucket_key (k, key, sizeof (key));
+    int id = len && x->masks ? ccas_resdict_find (x->masks, key) : -1;
+    if (id >= 0)
+        return x->mask_v[id];
+    for (size_t i = 0; i < x->c->nbuckets; i++)
+        if (ccas_constraint_bucket_may_fit (k, &x->c->buckets[i].template_node))
+            mask |= bucket_bit (&x->c->buckets[i]);
+    if (!len || (!x->masks && !(x->masks = ccas_resdict_create ())))
+        return mask;
+    size_t n = ccas_resdict_count (x->masks);
+    if (n == x->mask_cap) {
+        size_t cap = n ? n * 2 : 16;
+        uint64_t *v = realloc (x->mask_v, cap * sizeof (*v));
+        if (!v)
+            return mask;
+        x->mask_v = v;
+        x->mask_cap = cap;
+    }
+    if ((id = ccas_resdict_intern (x->masks, key)) >= 0)
+        x->mask_v[id] = mask;
+    return mask;
+}
 
 const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, const struct ccas_constraint *k)
 {
@@ -394,10 +430,7 @@ const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, co
             n->stair = l;
             break;
         }
-    n->buckets = 0;
-    for (size_t i = 0; i < x->c->nbuckets && ccas_constraint_info (k)->bucket_terms; i++)
-        if (ccas_constraint_bucket_may_fit (k, &x->c->buckets[i].template_node))
-            n->buckets |= bucket_bit (&x->c->buckets[i]);
+    n->buckets = bucket_mask (x, k);
     /* a choice ("or"): a node meets one of its options */
     struct ccas_cons_option opts[CCAS_ROOM_OPTIONS];
     size_t nopts = ccas_constraint_options (k, opts, CCAS_ROOM_OPTIONS);
@@ -421,6 +454,11 @@ const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, co
         n->flags |= CCAS_ROOM_NO_PG;
     sn->ready = true;
     return n;
+}
+
+bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b)
+{
+    return need->buckets & bucket_bit (b);
 }
 
 bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k)

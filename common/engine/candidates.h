@@ -45,6 +45,10 @@ void ccas_candidates_destroy (struct ccas_candidates *x);
 const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x,
                                                    const struct ccas_constraint *k);
 
+/* Whether a node of bucket `b` may meet `need` as far as its bucket goes (a
+ * bucket outside ruled out every node of it). */
+bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b);
+
 /* False when a shared pool `k` requires has run dry: no node takes it. */
 bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k);
 

@@ -144,9 +144,12 @@ static int shape_buckets (struct engine *e, const struct ccas_constraint *k, str
     if (!r && !(r = e->ranked = calloc (c->nbuckets + 1, sizeof (*r))))
         return -1;
     uint32_t n = 0;
+    const struct ccas_room_need *need = ccas_candidates_need (e->cand, k);
     for (size_t i = 0; i < c->nbuckets; i++) {
         struct ccas_bucket *b = &c->buckets[i];
-        if (!ccas_constraint_fits (k, &b->template_node, &ev, NULL, 0))
+        /* (a bucket whose properties rule the shape out fails it too) */
+        if (!ccas_candidates_bucket_may (need, b) ||
+            !ccas_constraint_fits (k, &b->template_node, &ev, NULL, 0))
             continue;
         r[n].b = b;
         r[n].rank = ccas_constraint_rank (k, &b->template_node);

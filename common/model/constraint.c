@@ -1093,6 +1093,58 @@ bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const stru
     return bt.ok;
 }
 
+struct bucket_key {
+    char *p, *end;
+    bool full;
+};
+
+static void key_put (struct bucket_key *k, const char *s, size_t n)
+{
+    if ((size_t)(k->end - k->p) <= n) {
+        k->full = true;
+        return;
+    }
+    memcpy (k->p, s, n);
+    k->p += n;
+}
+
+static void key_term (const struct term *t, void *arg)
+{
+    struct bucket_key *k = arg;
+    if (t->kind == T_NEVER)
+        key_put (k, "N;", 2);
+    if (t->kind != T_PROP || !ccas_node_prop_of_bucket ((enum ccas_node_prop)t->index))
+        return;
+    char head[16];
+    int n = snprintf (head, sizeof (head), "P%d", t->index);
+    key_put (k, head, (size_t)n);
+    for (uint32_t i = 0; i < t->nvalues; i++) {
+        const struct ccas_value *v = &t->values[i];
+        char num[40];
+        key_put (k, ":", 1);
+        if (v->type == CCAS_V_STR)
+            key_put (k, v->u.str, strlen (v->u.str));
+        else {
+            n = snprintf (num, sizeof (num), "%d/%.17g/%d", (int)v->type, v->u.num, (int)v->u.b);
+            key_put (k, num, (size_t)n);
+        }
+        key_put (k, "\x1f", 1); /* no value holds it */
+    }
+    key_put (k, ";", 1);
+}
+
+size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, size_t size)
+{
+    struct bucket_key k = {buf, buf + size, false};
+    if (size == 0)
+        return 0;
+    each_required (&c->root, key_term, &k);
+    if (k.full)
+        return 0;
+    *k.p = '\0';
+    return (size_t)(k.p - buf);
+}
+
 struct pools_test {
     struct ccas_shared *shared;
     bool ok;

@@ -137,6 +137,11 @@ size_t ccas_constraint_options (const struct ccas_constraint *c, struct ccas_con
  * "never" rule out every node of the bucket whose template is `t`. */
 bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const struct ccas_node *t);
 
+/* A key naming the terms ccas_constraint_bucket_may_fit() judges: equal keys,
+ * equal answers for every bucket (an index may compute them once per key).
+ * Writes it into `buf` and returns its length, or 0 if it does not fit. */
+size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, size_t size);
+
 /* False when a shared resource `c` requires cannot give a slot what it asks
  * (a pool run dry, a value that does not match): then no node fits. */
 bool ccas_constraint_pools_hold (const struct ccas_constraint *c);
