@@ -244,9 +244,11 @@ static struct pgroom *pg_room (struct ccas_candidates *x, const struct ccas_buck
     return br->v[id];
 }
 
+static void choose_stairs (struct ccas_candidates *x, const struct ccas_jobs *jobs);
+
 /* The resources summaries track: those the most constraints ask a minimum of;
  * and the thresholds of the staircase over the first (see struct ccas_room). */
-static void choose_tracked (struct ccas_candidates *x)
+static void choose_tracked (struct ccas_candidates *x, const struct ccas_jobs *jobs)
 {
     struct ccas_cluster *c = x->c;
     size_t nres = ccas_resdict_count (c->dict);
@@ -282,25 +284,64 @@ static void choose_tracked (struct ccas_candidates *x)
         count[x->tracked[r]] = 0;
     }
     free (count);
-    /* thresholds halve from the largest amount any node has */
-    double top = 0;
-    for (size_t i = 0; x->tracked[0] >= 0 && i < c->nbuckets; i++) {
-        const struct ccas_value *v = ccas_node_res (&c->buckets[i].template_node, x->tracked[0]);
-        if (v->type == CCAS_V_NUM && v->u.num > top)
-            top = v->u.num;
-    }
-    for (size_t i = 0; x->tracked[0] >= 0 && i < c->nnodes; i++) {
-        const struct ccas_node *n = c->nodes[i];
-        if (ccas_node_res (n, x->tracked[0])->type == CCAS_V_NUM && n->avail[x->tracked[0]] > top)
-            top = n->avail[x->tracked[0]];
-    }
-    x->use_stairs = x->tracked[1] >= 0 && top > 0;
-    for (int l = CCAS_ROOM_STAIRS - 1; l >= 0; l--, top /= 2)
-        x->stairs[l] =
-            (float)top; /* rounding does not matter: a threshold only has to be the same everywhere */
+    choose_stairs (x, jobs);
 }
 
-struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, bool exhaustive)
+struct amount {
+    float v;
+    double weight;
+};
+
+static int cmp_amount (const void *pa, const void *pb)
+{
+    float a = ((const struct amount *)pa)->v, b = ((const struct amount *)pb)->v;
+    return a < b ? -1 : a > b;
+}
+
+/* The staircase's thresholds (see struct ccas_room): amounts of the first
+ * tracked resource the pending jobs ask, at quantiles of their slots (a
+ * threshold just below what a job asks counts nodes that cannot take it; an
+ * amount many slots ask is a threshold of its own).  Thresholds are rounded
+ * as minimums are, so that a request for exactly a threshold uses it. */
+static void choose_stairs (struct ccas_candidates *x, const struct ccas_jobs *jobs)
+{
+    int ids[16];
+    double amounts[16], total = 0;
+    size_t n = 0, nchunks = 0;
+    for (size_t i = 0; i < jobs->n; i++)
+        nchunks += jobs->v[i].nchunks;
+    struct amount *v = x->tracked[0] >= 0 ? calloc (nchunks + 1, sizeof (*v)) : NULL;
+    for (size_t i = 0; v && i < jobs->n; i++) {
+        const struct ccas_job *j = &jobs->v[i];
+        for (uint32_t ci = 0; !j->running && !j->ignore && ci < j->nchunks; ci++) {
+            size_t m = ccas_constraint_minimums (j->chunks[ci].cons, ids, amounts, 16);
+            for (size_t k = 0; k < m; k++)
+                if (ids[k] == x->tracked[0]) { /* (a chunk names a resource once) */
+                    v[n].v = ccas_room_minimum (amounts[k]);
+                    v[n++].weight = j->chunks[ci].count;
+                    total += j->chunks[ci].count;
+                }
+        }
+    }
+    x->use_stairs = n > 0; /* (levels count nodes even when no second resource is tracked) */
+    if (x->use_stairs) {
+        qsort (v, n, sizeof (*v), cmp_amount);
+        double sum = 0;
+        int l = 0;
+        for (size_t i = 0; i < n && l < CCAS_ROOM_STAIRS; i++) {
+            sum += v[i].weight;
+            /* the amount where the slots so far first pass the next quantile */
+            if (sum >= total * l / CCAS_ROOM_STAIRS && (l == 0 || v[i].v > x->stairs[l - 1]))
+                x->stairs[l++] = v[i].v;
+        }
+        for (; l < CCAS_ROOM_STAIRS; l++) /* fewer amounts than levels: the last repeated */
+            x->stairs[l] = x->stairs[l - 1];
+    }
+    free (v);
+}
+
+struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, const struct ccas_jobs *jobs,
+                                                bool exhaustive)
 {
     struct ccas_candidates *x = calloc (1, sizeof (*x));
     if (!x)
@@ -313,7 +354,7 @@ struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, bool exh
         goto error;
     if (exhaustive)
         return x;
-    choose_tracked (x);
+    choose_tracked (x, jobs);
     if (!(x->nodes = ccas_room_create (0, (uint32_t)c->nnodes * 2, stairs_of (x), node_leaf, x)) ||
         !(x->buckets = calloc (c->nbuckets + 1, sizeof (*x->buckets))) || list_init (x, &x->nobucket, 16) < 0)
         goto error;

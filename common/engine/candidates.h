@@ -35,9 +35,11 @@
 
 struct ccas_candidates;
 
-/* Index the nodes and groups of `c` (borrowed; must outlive the index).
- * Caller frees with ccas_candidates_destroy().  NULL when out of memory. */
-struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, bool exhaustive);
+/* Index the nodes and groups of `c` (borrowed; must outlive the index), for
+ * `jobs` (borrowed; what they ask tunes the summaries).  Caller frees with
+ * ccas_candidates_destroy().  NULL when out of memory. */
+struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, const struct ccas_jobs *jobs,
+                                                bool exhaustive);
 void ccas_candidates_destroy (struct ccas_candidates *x);
 
 /* What a node must offer to take a slot of `k`.  Borrowed; lives as long as

@@ -647,7 +647,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
             e.job = (int32_t)i;
             apply_running (&e, &jobs->v[i]);
         }
-    if (!(e.cand = ccas_candidates_create (c, e.exhaustive))) {
+    if (!(e.cand = ccas_candidates_create (c, jobs, e.exhaustive))) {
         ccas_errorf (err, "out of memory");
         goto done;
     }
