@@ -3,10 +3,10 @@
  * matching engine's indexes, so that a job looks only at candidates that can
  * take it, never at everything placed so far.
  *
- * Three kinds of index (room.h), kept over one model for one pass: one over
- * all nodes, one per placement group over its members, one per bucket over
- * its placement groups.  A request is a struct ccas_room_need: what a node
- * must offer for a constraint (ccas_candidates_need()), or what a group must
+ * Indexes (room.h) kept over one model for one pass: one over all nodes, one
+ * per bucket over its nodes (for a constraint only a few buckets can meet),
+ * one per placement group over its members, one per bucket over its groups.  A request is a struct
+ * ccas_room_need: what a node must offer for a constraint (ccas_candidates_need()), or what a group must
  * offer for a whole job.  The next_* functions return the first candidate
  * from a position on, in list order, skipping only entries that cannot take
  * the request: the caller still tests each candidate fully, and gets exactly
@@ -17,7 +17,8 @@
  * move a cursor past it.  Lifecycle, in the engine's steps:
  *   1. ccas_candidates_create() once the running jobs have taken their share;
  *   2. per job, while trying it: ccas_candidates_node_made() and
- *      ccas_candidates_pg_made() for what it makes (a rollback needs no call);
+ *      ccas_candidates_pg_made() for what it makes (a rollback needs no call
+ *      of its own: what they add goes with the undo log or is past the end);
  *      ccas_candidates_commit() once it is placed;
  *   3. ccas_candidates_destroy().
  * Exhaustive mode keeps no index: every entry is a candidate (for tests).

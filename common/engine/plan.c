@@ -24,6 +24,7 @@ void ccas_plan_destroy (struct ccas_plan *plan)
     free (plan->creates);
     free (plan->starts);
     free (plan->terminates);
+    free (plan->terminating);
     free (plan->kept);
     ccas_arena_destroy (plan->arena);
     free (plan);
@@ -138,6 +139,7 @@ struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jo
     plan->jobs = jobs;
     if (gather_creates (plan, c) < 0 || gather_starts (plan, c) < 0 ||
         !(plan->terminates = calloc (c->nexisting + 1, sizeof (*plan->terminates))) ||
+        !(plan->terminating = calloc (c->nexisting + 1, sizeof (*plan->terminating))) ||
         !(plan->kept = calloc (c->nexisting + 1, sizeof (*plan->kept)))) {
         ccas_plan_destroy (plan);
         ccas_errorf (err, "out of memory");
@@ -148,13 +150,19 @@ struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jo
 
 int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason)
 {
-    for (size_t i = 0; i < plan->nterminates; i++)
+    /* a node asked for before is looked for (scale-down asks for each idle
+     * node once: a scan for every one of 100,000 was quadratic); the mark
+     * may outlive an entry an adapter dropped, then the scan says so */
+    bool marked = n->index >= plan->cluster->nexisting || plan->terminating[n->index];
+    for (size_t i = 0; marked && i < plan->nterminates; i++)
         if (plan->terminates[i].node == n)
             return 0;
     struct ccas_plan_action *a = &plan->terminates[plan->nterminates];
     a->node = n;
     if (!(a->reason = ccas_plan_strdup (plan, reason)))
         return -1;
+    if (n->index < plan->cluster->nexisting)
+        plan->terminating[n->index] = true;
     plan->nterminates++;
     return 0;
 }

@@ -57,6 +57,7 @@ struct ccas_plan {
     size_t nstarts;
     struct ccas_plan_action *terminates;
     size_t nterminates;
+    bool *terminating;             /* by node index (existing nodes): asked for by ccas_plan_terminate() */
     struct ccas_plan_action *kept; /* would be terminated but KeepAlive */
     size_t nkept;
     /* after apply */
