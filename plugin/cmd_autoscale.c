@@ -263,7 +263,7 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
         json_object_put (out);
     } else {
         print_views (t, true);
-        plan_print (stdout, plan, applied);
+        plan_print (stdout, plan, applied, false);
     }
 done:
     ccas_plan_destroy (plan); /* before the targets: its nodes borrow their attributes */

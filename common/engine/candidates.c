@@ -502,9 +502,10 @@ bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct
     return need->buckets & bucket_bit (b);
 }
 
-bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k)
+bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k,
+                                 int32_t job)
 {
-    return x->exhaustive || ccas_constraint_pools_hold (k);
+    return x->exhaustive || ccas_constraint_pools_hold (k, job);
 }
 
 /* The first node of list `l` in [from, end) that may take `need`, or end. */

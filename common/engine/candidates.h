@@ -52,8 +52,10 @@ const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x,
  * bucket outside ruled out every node of it). */
 bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b);
 
-/* False when a shared pool `k` requires has run dry: no node takes it. */
-bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k);
+/* False when a shared pool `k` requires has run dry for job `job`: no node
+ * takes a slot of it. */
+bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k,
+                                 int32_t job);
 
 /* The first node of c->nodes in [from, end) that may take `need`, or end. */
 uint32_t ccas_candidates_next_node (struct ccas_candidates *x, const struct ccas_room_need *need,

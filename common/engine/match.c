@@ -211,7 +211,7 @@ static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
     uint32_t i = *pos, end = (uint32_t)c->nnodes;
     if (monotone && s->cursor > i)
         i = s->cursor;
-    if (!ccas_candidates_pools_hold (e->cand, k)) {
+    if (!ccas_candidates_pools_hold (e->cand, k, e->job)) {
         *pos = end;
         return NULL;
     }
@@ -255,14 +255,14 @@ static struct ccas_node *new_node (struct engine *e, const struct ccas_constrain
 {
     struct shape *s = shape_of (e, k);
     if (pg) {
-        if (!ccas_candidates_pools_hold (e->cand, k))
+        if (!ccas_candidates_pools_hold (e->cand, k, e->job))
             return NULL; /* it would not fit a new node either */
         struct ccas_node *n = make_node (e, pg->bucket, pg);
         return n && eval_fits (e, k, n) ? n : NULL;
     }
     /* (the shape's buckets are chosen now, as they always were: with the
      * shared pools as they are at the first new node it wants) */
-    if (shape_buckets (e, k, s) < 0 || !ccas_candidates_pools_hold (e->cand, k))
+    if (shape_buckets (e, k, s) < 0 || !ccas_candidates_pools_hold (e->cand, k, e->job))
         return NULL;
     for (uint32_t i = s->bucket_from; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];
@@ -320,7 +320,7 @@ static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, co
                                   struct ccas_pg *pg, uint32_t *pos, bool grow, uint32_t left)
 {
     const struct ccas_room_need *need = ccas_candidates_need (e->cand, k);
-    if (!ccas_candidates_pools_hold (e->cand, k)) {
+    if (!ccas_candidates_pools_hold (e->cand, k, e->job)) {
         *pos = pg->nmembers;
         return NULL;
     }

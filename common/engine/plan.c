@@ -51,8 +51,8 @@ static size_t *set_slot (struct set_index *x, const struct ccas_node *n)
 }
 
 /* The set of `n` (made if need be), or NULL when out of memory. */
-static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct set_index *x, const struct ccas_node *n,
-                                          bool make)
+static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct set_index *x,
+                                          const struct ccas_node *n, bool make)
 {
     size_t *link = set_slot (x, n);
     while (link && *link) {
@@ -85,8 +85,9 @@ static void set_index_release (struct set_index *x)
 static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
 {
     size_t nnew = c->nnodes - c->nexisting;
-    struct set_index x = {calloc (c->nbuckets + 1, sizeof (size_t *)), calloc (c->nbuckets + 1, sizeof (size_t)),
-                          calloc (nnew + 1, sizeof (size_t)), c->nbuckets};
+    struct set_index x = {calloc (c->nbuckets + 1, sizeof (size_t *)),
+                          calloc (c->nbuckets + 1, sizeof (size_t)), calloc (nnew + 1, sizeof (size_t)),
+                          c->nbuckets};
     int rc = -1;
     if (!x.by_pg || !x.by_bucket || !x.next || !(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
         goto done;

@@ -441,6 +441,10 @@ static int compile_resource (struct compiler *cc, const char *key, json_object *
         if (amount < 0 || !isfinite (amount))
             return fail (cc, path, "a minimum must be a non-negative number");
         t->kind = shared >= 0 ? T_SHARED_MIN : T_MIN;
+        /* a pool a job has drawn on takes its other slots whatever is left:
+         * a node this fails for one job may take the next */
+        if (shared >= 0)
+            cc->k->info.monotone = false;
         t->amount = amount;
         t->size = !number;
     } else {
@@ -1079,7 +1083,8 @@ static void test_bucket_term (const struct term *t, void *arg)
     if (t->kind == T_NEVER)
         bt->ok = false;
     else if (t->kind == T_PROP && ccas_node_prop_of_bucket ((enum ccas_node_prop)t->index)) {
-        struct ccas_value v = ccas_node_prop (bt->t, (enum ccas_node_prop)t->index);
+        char buf[64];
+        struct ccas_value v = ccas_node_prop (bt->t, (enum ccas_node_prop)t->index, buf, sizeof (buf));
         bt->ok = bt->ok && any_matches (t, &v);
     }
 }
@@ -1147,22 +1152,24 @@ size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, s
 
 struct pools_test {
     struct ccas_shared *shared;
+    int32_t job;
     bool ok;
 };
 
 static void test_pool_term (const struct term *t, void *arg)
 {
     struct pools_test *pt = arg;
-    if (t->kind == T_SHARED_MIN) {
+    if (t->kind == T_SHARED_MIN) { /* as fits() judges it: enough, or taken by the job already */
         const struct ccas_value *v = ccas_shared_value (pt->shared, t->index);
-        pt->ok = pt->ok && v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount;
+        pt->ok = pt->ok && ((v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount) ||
+                            (pt->job >= 0 && *ccas_shared_taker (pt->shared, t->index) == pt->job));
     } else if (t->kind == T_SHARED_MATCH)
         pt->ok = pt->ok && any_matches (t, ccas_shared_value (pt->shared, t->index));
 }
 
-bool ccas_constraint_pools_hold (const struct ccas_constraint *c)
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job)
 {
-    struct pools_test pt = {c->shared, true};
+    struct pools_test pt = {c->shared, job, true};
     if (!c->info.pools)
         return true;
     each_required (&c->root, test_pool_term, &pt);

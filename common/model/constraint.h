@@ -142,9 +142,10 @@ bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const stru
  * Writes it into `buf` and returns its length, or 0 if it does not fit. */
 size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, size_t size);
 
-/* False when a shared resource `c` requires cannot give a slot what it asks
- * (a pool run dry, a value that does not match): then no node fits. */
-bool ccas_constraint_pools_hold (const struct ccas_constraint *c);
+/* False when a shared resource `c` requires cannot give a slot of job `job`
+ * (its index, or -1) what it asks (a pool run dry that the job has not drawn
+ * on yet, a value that does not match): then no node fits. */
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job);
 
 /* The compiled constraint of `id` (see ccas_cons_info.id), or NULL.  Borrowed. */
 const struct ccas_constraint *ccas_constraint_by_id (const struct ccas_cons_cache *cache, uint32_t id);
