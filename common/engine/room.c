@@ -22,7 +22,7 @@ struct slot {
 
 struct ccas_roomidx {
     struct ccas_room *t; /* t[1] is the root; group g (entries g*G..) is t[gcap + g] */
-    struct slot *e;      /* entries (gcap * G) */
+    struct slot *e;      /* entries (room for gcap * G; only the first n are set) */
     uint32_t gcap;       /* groups: a power of two */
     uint32_t depth;      /* gcap = 1 << depth */
     uint32_t n;          /* entries the tree covers */
@@ -236,8 +236,6 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
     }
     for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
         ccas_room_closed (&x->t[k]);
-    for (size_t i = 0; i < (size_t)x->gcap * G; i++)
-        slot_closed (&x->e[i]);
     return x;
 }
 
@@ -252,7 +250,10 @@ void ccas_room_destroy (struct ccas_roomidx *x)
 
 /* Double the groups until entry `i` fits, in place: the old tree becomes the
  * new root's left subtree (node k at depth d moves to k + 2^d, deepest level
- * first, each into space the level below has left). */
+ * first, each into space the level below has left).  The new entries are
+ * left unwritten (cover() sets them as n reaches them): a doubling that is
+ * half used touches half the memory, which at a million nodes is what the
+ * kernel spends its time zeroing. */
 static int grow_to (struct ccas_roomidx *x, uint32_t i)
 {
     while (i / G >= x->gcap) {
@@ -263,8 +264,6 @@ static int grow_to (struct ccas_roomidx *x, uint32_t i)
         if (!e)
             return -1;
         x->e = e;
-        for (size_t j = (size_t)x->gcap * G; j < (size_t)gcap * G; j++)
-            slot_closed (&x->e[j]);
         struct ccas_room *t = realloc (x->t, 2 * (size_t)gcap * sizeof (*t));
         if (!t)
             return -1; /* the entries have room to spare: harmless */
@@ -283,13 +282,21 @@ static int grow_to (struct ccas_roomidx *x, uint32_t i)
     return 0;
 }
 
+/* Make the tree cover entry i: entries it reaches anew start closed. */
+static int cover (struct ccas_roomidx *x, uint32_t i)
+{
+    if (grow_to (x, i) < 0)
+        return -1;
+    for (; x->n <= i; x->n++)
+        slot_closed (&x->e[x->n]);
+    return 0;
+}
+
 int ccas_room_update (struct ccas_roomidx *x, uint32_t i)
 {
     struct ccas_room s;
-    if (grow_to (x, i) < 0)
+    if (cover (x, i) < 0)
         return -1;
-    if (i >= x->n)
-        x->n = i + 1;
     x->leaf (x->arg, i, &s);
     keep (x, i, &s, false);
     for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
@@ -300,10 +307,8 @@ int ccas_room_update (struct ccas_roomidx *x, uint32_t i)
 int ccas_room_raise (struct ccas_roomidx *x, uint32_t i)
 {
     struct ccas_room s;
-    if (grow_to (x, i) < 0)
+    if (cover (x, i) < 0)
         return -1;
-    if (i >= x->n)
-        x->n = i + 1;
     x->leaf (x->arg, i, &s);
     /* the entry's own summary only goes up: raising it twice (or an entry
      * made again where a rolled-back one was) counts it once */
@@ -331,9 +336,7 @@ void ccas_room_truncate (struct ccas_roomidx *x, uint32_t n)
     if (n >= x->n)
         return;
     uint32_t old = x->n;
-    x->n = n;
-    for (uint32_t i = n; i < old; i++)
-        slot_closed (&x->e[i]);
+    x->n = n; /* the entries past it are closed again when covered */
     for (uint32_t g = n / G; g <= (old - 1) / G; g++)
         for (uint32_t k = x->gcap + g; k >= 1 && recompute (x, k); k /= 2)
             ;
@@ -344,8 +347,6 @@ void ccas_room_clear (struct ccas_roomidx *x)
     x->n = 0;
     for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
         ccas_room_closed (&x->t[k]);
-    for (size_t i = 0; i < (size_t)x->gcap * G; i++)
-        slot_closed (&x->e[i]);
 }
 
 const struct ccas_room *ccas_room_root (const struct ccas_roomidx *x)
