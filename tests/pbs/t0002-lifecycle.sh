@@ -80,7 +80,8 @@ test_expect_success 'a draining node is never put back online, even with new wor
     ! grep "pbsnodes -r execute-[12]" after &&
     test_equal "$(jq -r "[.pbs.delete[].node] | sort | join(\" \")" pass.out)" "execute-1 execute-2" "deleted from PBS" &&
     test_equal "$(pbs_node_state execute-1)" "" "execute-1 in PBS" &&
-    test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Name == \"execute-1\" or .Name == \"execute-2\")] | length")" 0 "their VMs" &&
+    ccsim_acted "terminate" >terminated && grep -qx "execute-1" terminated && grep -qx "execute-2" terminated &&
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Name == \\\"execute-1\\\" or .Name == \\\"execute-2\\\")] | length\") = 0" &&
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "a new node for the new job"
 '
 
