@@ -34,440 +34,42 @@
 
 #define NOW 1000000.0
 
+/* The scenarios are data: tests/data/match-scenarios.json, a list of
+ * {"name", "group", "patch", "nodes", "config", "times", "jobs", "expect"}
+ * where patch is {"na/mt": {bucket fields}, "na": {nodearray fields},
+ * "cluster": {...}}; nodes are node records (Status defaults to Ready,
+ * NodeId to Name); config is merged into a minimal config; times is the
+ * scale-down state {node_id: {first_seen, last_busy}}; expect says what the
+ * pass must make of them (check_jobs and the other checks below). */
 struct scenario {
     const char *name;
-    const char *patch;  /* {"na/mt": {bucket fields}, "na": {nodearray fields}, "cluster": {...}} */
-    const char *nodes;  /* node records; Status defaults to Ready, NodeId to Name */
-    const char *config; /* merged into a minimal config */
-    const char *times;  /* scale-down state: {node_id: {first_seen, last_busy}} */
+    const char *patch;
+    const char *nodes;
+    const char *config;
+    const char *times;
     const char *jobs;
     const char *expect;
 };
 
-static const struct scenario scenarios[] = {
-    /* ---- basic placement and packing ---- */
-    {"one core goes to the first bucket", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"single-core jobs pack onto the fewest nodes", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"3\", \"constraints\": {\"ncpus\": 1}}, {\"id\": \"4\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\", \"2\", \"3\", \"4\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
-    {"scatter puts each slot on its own node", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 3}}"},
-    {"pack fills a node before opening another", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
-    {"a minimum picks the bucket that has it", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 3}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"a memory size is a minimum", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"mem\": \"6g\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"the built-in GPU table fixes a 0 gpuCount", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
-    {"no bucket offers 8 GPUs", NULL, NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 8}}]",
-     "{\"unmatched\": {\"1\": \"no bucket fits; closest gpu/Standard_NC24ads_A100_v4: ngpus: needs 8, node "
-     "has 1\"}, \"new\": {}}"},
-    {"never carries its message", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"never\": \"queue 'old' is closed\"}}]",
-     "{\"unmatched\": {\"1\": \"queue 'old' is closed\"}, \"new\": {}}"},
-    {"a resource nobody defines is a reason, not a crash", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"fpga\": 1}}]",
-     "{\"unmatched\": {\"1\": \"fpga: the node does not define it\"}, \"new\": {}}"},
-    /* ---- properties, lists, wildcards, preference ---- */
-    {"a list prefers its earlier options", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"wildcards in node properties", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": \"Standard_F4*\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"wildcards order buckets too", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F*\"]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}"},
-    {"not on a resource keeps a job off GPU nodes",
-     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 0},"
-     " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}, \"hpc/Standard_HB120rs_v3\": {\"availableCount\": "
-     "0}}",
-     NULL, NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"not\": {\"ngpus\": 1}}}]",
-     "{\"unmatched\": {\"1\": \"availableCount 0\"}, \"new\": {}}"},
-    {"or prefers its first option (scalelib's test_or_ordering)", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"or\": [{\"ngpus\": 1}, {\"ncpus\": 1}]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
-    {"or takes the next option when the first cannot be had", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"or\": [{\"ngpus\": "
-     "1}, "
-     "{\"ncpus\": 1}]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 2, \"htc/Standard_F2s_v2\": 1}}"},
-    {"xor needs exactly one", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"xor\": [{\"ngpus\": 1}, {\"node.nodearray\": \"gpu\"}]}}]",
-     "{\"unmatched\": {\"1\": \"no bucket fits\"}, \"new\": {}}"},
-    {"nodearray priority from the configuration", NULL, NULL,
-     "{\"nodearrays\": {\"gpu\": {\"priority\": 10}}}", NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
-    {"configured machine-type order", NULL, NULL,
-     "{\"nodearrays\": {\"htc\": {\"machine_types\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}}}", NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"a disabled nodearray takes nothing", NULL, NULL, "{\"nodearrays\": {\"htc\": {\"enabled\": false}}}",
-     NULL, "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"htc\"}}]",
-     "{\"unmatched\": {\"1\": \"nodearray disabled in the configuration\"}, \"new\": {}}"},
-    {"an invalid bucket is skipped",
-     "{\"htc/Standard_F2s_v2\": {\"valid\": false, \"invalidReason\": \"retired\"}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    {"capacity-failure-backoff skips a bucket that failed recently",
-     "{\"htc/Standard_F2s_v2\": {\"lastCapacityFailure\": 10}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1, \"capacity-failure-backoff\": 300}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 1}}"},
-    /* ---- exclusivity ---- */
-    {"exclusive jobs do not share", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
-    {"an exclusive job may pack its own slots", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"exclusive\": true, \"node_count\": 2, \"packing\": \"pack\", \"constraints\": "
-     "{\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"exclusive-task lets a job's own tasks share a node", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 1, "
-     "\"exclusive-task\": true}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\", \"2\"], \"new\": {\"htc/Standard_F2s_v2\": 2}}"},
-    {"an exclusive job avoids a busy node", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    /* ---- placement groups ---- */
-    {"a colocated job lands in one new placement group", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"constraints\": {\"node.nodearray\": "
-     "\"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}"},
-    {"two colocated jobs get two groups", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}},"
-     " {\"id\": \"2\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 8}, \"new_pgs\": 2}"},
-    {"a group never grows past maxPlacementGroupSize", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 5, \"colocated\": true, \"constraints\": {\"node.nodearray\": "
-     "\"hpc\"}}]",
-     "{\"unmatched\": {\"1\": \"needs 5 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 4 "
-     "(maxPlacementGroupSize 4)\"}, \"new\": {}}"},
-    {"small colocated jobs fill an existing group with room", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"}]",
-     NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": "
-     "{\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
-    {"idle nodes of a group in a later bucket come before a new group in the first", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"}]",
-     NULL, NULL, "[{\"id\": \"1\", \"node_count\": 2, \"colocated\": true, \"constraints\": {\"ncpus\": 2}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\", \"hpc-2\"]}, \"new\": {}, \"new_pgs\": 0}"},
-    {"a full group is left for a new one", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"}]",
-     NULL, NULL,
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-4\"], \"constraints\": {\"exclusive\": "
-     "true}},"
-     " {\"id\": \"1\", \"node_count\": 4, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 4}, \"new_pgs\": 1}"},
-    {"in-a-placement-group false means outside any group", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"}]",
-     NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"node.nodearray\": \"hpc\", \"in-a-placement-group\": false}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
-    {"a job that lands on a colocated nodearray gets one placement group though it did not ask", NULL, NULL,
-     NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}"},
-    {"a job too big for one group of its preferred colocated nodearray goes elsewhere, not split", NULL, NULL,
-     NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 5, \"packing\": \"scatter\","
-     " \"constraints\": {\"node.vm_size\": [\"Standard_HB*\", \"Standard_F4*\"]}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 5}, \"new_pgs\": 0}"},
-    {"placement-group copies share the bucket's count",
-     "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 4}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}},"
-     " {\"id\": \"2\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"hpc/Standard_HB120rs_v3\"}, \"new\": "
-     "{\"hpc/Standard_HB120rs_v3\": 3}, \"new_pgs\": 1}"},
-    /* ---- placement-group limits, colocation per bucket and per job ---- */
-    {"maxPlacementGroupCoreSize bounds a group: a job it cannot hold is refused whole, never split",
-     "{\"hpc/Standard_HB120rs_v3\": {\"maxPlacementGroupSize\": 100, \"maxPlacementGroupCoreSize\": 240}}",
-     NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"colocated\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}},"
-     " {\"id\": \"2\", \"node_count\": 2, \"packing\": \"scatter\", \"colocated\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"2\"], \"unmatched\": {\"1\": \"needs 4 nodes in one placement group of "
-     "hpc/Standard_HB120rs_v3; one holds 2 (maxPlacementGroupCoreSize 240 (120 cores per node))\"},"
-     " \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 1}"},
-    {"a colocated bucket's job too big for a group says so even when it did not ask to be colocated",
-     "{\"hpc/Standard_HB120rs_v3\": {\"maxPlacementGroupCoreSize\": 360}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
-     "{\"unmatched\": {\"1\": \"needs 4 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 3 "
-     "(maxPlacementGroupCoreSize 360 (120 cores per node))\"}, \"new\": {}}"},
-    {"one InfiniBand bucket no longer makes its whole nodearray colocated",
-     "{\"htc/Standard_F4s_v2\": {\"virtualMachine\": {\"vcpuCount\": 4, \"pcpuCount\": 2, \"gpuCount\": 0, "
-     "\"memory\": 8.0, \"infiniband\": true}}}",
-     NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 2, "
-     "\"node.nodearray\": \"htc\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 2}, \"new_pgs\": 0}"},
-    {"the InfiniBand bucket of a mixed nodearray still colocates",
-     "{\"htc/Standard_F4s_v2\": {\"virtualMachine\": {\"vcpuCount\": 4, \"pcpuCount\": 2, \"gpuCount\": 0, "
-     "\"memory\": 8.0, \"infiniband\": true}}}",
-     NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 3, "
-     "\"node.nodearray\": \"htc\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F4s_v2\": 2}, \"new_pgs\": 1}"},
-    {"a job of one node needs no placement group, even in a colocated bucket", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 100}}, {\"id\": \"2\", \"constraints\": {\"ncpus\": "
-     "100}}]",
-     "{\"matched\": [\"1\", \"2\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
-    {"nodearrays.NAME.colocated false overrides InfiniBand", NULL, NULL,
-     "{\"nodearrays\": {\"hpc\": {\"colocated\": false}}}", NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 100}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
-    {"a shared consumable is taken once per job, not once per slot", NULL, NULL,
-     "{\"shared_resources\": {\"licenses\": 4}}", NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"packing\": \"scatter\", \"constraints\": {\"licenses\": 2, "
-     "\"ncpus\": 1}},"
-     " {\"id\": \"2\", \"node_count\": 2, \"constraints\": {\"licenses\": 3, \"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"licenses: needs 3, 2 left in the cluster\"}, "
-     "\"new\": {\"htc/Standard_F2s_v2\": 3}}"},
-    {"quotaCoreCount shared by a family, other clusters' use counted",
-     "{\"htc/Standard_F2s_v2\": {\"quotaCoreCount\": 20, \"consumedCoreCount\": 8},"
-     " \"htc/Standard_F4s_v2\": {\"quotaCoreCount\": 20, \"consumedCoreCount\": 8}}",
-     NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 2, "
-     "\"node.nodearray\": \"htc\"}},"
-     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}},"
-     " {\"id\": \"3\", \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}}]",
-     "{\"matched\": [\"1\", \"2\"], \"unmatched\": {\"3\": \"quotaCoreCount of standardFSv2Family in "
-     "westeurope: "
-     "0 cores left\"}, \"new\": {\"htc/Standard_F2s_v2\": 4, \"htc/Standard_F4s_v2\": 1}}"},
-    /* ---- what the indexes skip (results as if every group and node were tried) ---- */
-    {"a full placement group is skipped, one with room is used", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-2\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-3\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-4\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"},"
-     " {\"Name\": \"hpc-5\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgB\"},"
-     " {\"Name\": \"hpc-6\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgB\"}]",
-     NULL, NULL,
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"hpc-1\", \"hpc-2\", \"hpc-3\", \"hpc-4\"],"
-     " \"constraints\": {\"exclusive\": true}},"
-     " {\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-5\", \"hpc-6\"]}, \"new\": "
-     "{\"hpc/Standard_HB120rs_v3\": 1}, \"new_pgs\": 0}"},
-    {"a group that could only grow in a bucket that has run out takes no job",
-     "{\"hpc/Standard_HB120rs_v3\": {\"availableCount\": 2}}",
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", "
-     "\"PlacementGroupId\": \"pgA\"}]",
-     NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}},"
-     " {\"id\": \"2\", \"node_count\": 2, \"colocated\": true, \"exclusive\": true, \"constraints\": "
-     "{\"node.nodearray\": \"hpc\"}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"unmatched\": {\"2\": \"availableCount 0\"},"
-     " \"new\": {\"hpc/Standard_HB120rs_v3\": 2}, \"new_pgs\": 0}"},
-    {"a bucket that runs out is skipped from then on, the next one used",
-     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 2}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"2\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"3\", \"exclusive\": true, \"constraints\": {\"ncpus\": 1}},"
-     " {\"id\": \"4\", \"constraints\": {\"ncpus\": 1, \"node.vm_size\": \"Standard_F2s_v2\"}}]",
-     "{\"matched\": [\"1\", \"2\", \"3\"], \"unmatched\": {\"4\": \"availableCount 0\"},"
-     " \"new\": {\"htc/Standard_F2s_v2\": 2, \"htc/Standard_F4s_v2\": 1}}"},
-    {"a node too full for one job still takes a smaller one", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F4s_v2\"}]", NULL, NULL,
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 3}},"
-     " {\"id\": \"1\", \"constraints\": {\"ncpus\": 2}},"
-     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\", \"2\"], \"uses\": {\"2\": [\"htc-1\"]}, \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    /* ---- limits and quotas ---- */
-    {"a family quota is shared by the buckets of a family",
-     "{\"htc/Standard_F2s_v2\": {\"familyQuotaCoreCount\": 8}, \"htc/Standard_F4s_v2\": "
-     "{\"familyQuotaCoreCount\": 8}}",
-     NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 4, \"constraints\": {\"ncpus\": 2, \"node.nodearray\": \"htc\"}},"
-     " {\"id\": \"2\", \"constraints\": {\"ncpus\": 3, \"node.nodearray\": \"htc\"}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0 (family quota standardFSv2Family in "
-     "westeurope: "
-     "0 cores left, 4 per node)\"},"
-     " \"new\": {\"htc/Standard_F2s_v2\": 4}}"},
-    {"a job larger than what is available is refused whole",
-     "{\"htc/Standard_F2s_v2\": {\"availableCount\": 3},"
-     " \"htc/Standard_F4s_v2\": {\"availableCount\": 0}}",
-     NULL, NULL, NULL, "[{\"id\": \"1\", \"node_count\": 5, \"constraints\": {\"node.nodearray\": \"htc\"}}]",
-     "{\"unmatched\": {\"1\": \"needs 5 slots, room for fewer: 3 more nodes allowed in "
-     "htc/Standard_F2s_v2\"}, \"new\": {}}"},
-    {"the nodearray's maxCount holds", "{\"gpu\": {\"maxCount\": 1}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"nodearray gpu limit\"}, \"new\": "
-     "{\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
-    {"the cluster's core limit holds", "{\"cluster\": {\"maxCoreCount\": 240}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 3, \"constraints\": {\"node.nodearray\": \"hpc\"}}]",
-     "{\"unmatched\": {\"1\": \"room for fewer: 2 more nodes\"}, \"new\": {}}"},
-    {"priority order: the first job gets the last GPU",
-     "{\"gpu/Standard_NC24ads_A100_v4\": {\"availableCount\": 1}}", NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ngpus\": 1}}, {\"id\": \"2\", \"constraints\": {\"ngpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"unmatched\": {\"2\": \"availableCount 0\"}, \"new\": "
-     "{\"gpu/Standard_NC24ads_A100_v4\": 1}}"},
-    {"shared licences run out and never go negative", NULL, NULL, "{\"shared_resources\": {\"licenses\": 3}}",
-     NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"licenses\": 2}}, {\"id\": \"2\", \"constraints\": {\"licenses\": "
-     "2}},"
-     " {\"id\": \"3\", \"constraints\": {\"licenses\": 1}}]",
-     "{\"matched\": [\"1\", \"3\"], \"unmatched\": {\"2\": \"licenses: needs 2, 1 left in the cluster\"},"
-     " \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"disable_default_resources leaves ncpus undefined", NULL, NULL, "{\"disable_default_resources\": true}",
-     NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"unmatched\": {\"1\": \"ncpus: the node does not define it\"}, \"new\": {}}"},
-    {"default_resources define site resources", NULL, NULL,
-     "{\"default_resources\": [{\"select\": {\"node.nodearray\": \"hpc\"}, \"name\": \"slot_type\", "
-     "\"value\": \"mpi\"}]}",
-     NULL, "[{\"id\": \"1\", \"constraints\": {\"slot_type\": \"mpi\"}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"hpc/Standard_HB120rs_v3\": 1}}"},
-    {"a multi-chunk job gets exactly its chunks' nodes", NULL, NULL, NULL, NULL,
-     "[{\"id\": \"1\", \"chunks\": [{\"count\": 1, \"constraints\": {\"ngpus\": 1}},"
-     " {\"count\": 2, \"constraints\": {\"ncpus\": 4, \"node.nodearray\": \"htc\"}}]}]",
-     "{\"matched\": [\"1\"], \"new\": {\"gpu/Standard_NC24ads_A100_v4\": 1, \"htc/Standard_F4s_v2\": 2}}"},
-    /* ---- existing nodes ---- */
-    {"an idle existing node is used before a new one", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}}"},
-    {"an idle node in any bucket beats a new node anywhere", NULL,
-     "[{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]", NULL, NULL,
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"hpc-1\"]}, \"new\": {}}"},
-    {"ready nodes before booting ones", NULL,
-     "[{\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"},"
-     " {\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]",
-     NULL, NULL,
-     "[{\"id\": \"1\", \"node_count\": 2, \"packing\": \"pack\", \"constraints\": {\"ncpus\": 2}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\", \"htc-2\"]}, \"new\": {}}"},
-    {"failed nodes are never matched and are terminated", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Failed\","
-     " \"StatusMessage\": \"disk error\"}]",
-     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}"},
-    {"a deallocated node is started, not re-created", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Deallocated\","
-     " \"TargetState\": \"Deallocated\"}]",
-     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"start\": [\"htc-1\"]}"},
-    {"a running job's resources are in use", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL, NULL,
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 2}},"
-     " {\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"a terminating node is not used", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Terminating\","
-     " \"TargetState\": \"Terminated\"}]",
-     NULL, NULL, "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}}"},
-    {"scalelib's node times: create_time_unix and create_time_remaining", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
-     " {\"Name\": \"htc-2\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"}]",
-     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 990000}, \"htc-2\": {\"first_seen\": 999900}}",
-     "[{\"id\": \"1\", \"constraints\": {\"node.create_time_unix\": 990000, \"ncpus\": 1}},"
-     " {\"id\": \"2\", \"constraints\": {\"node.create_time_remaining\": 500, \"ncpus\": 1}},"
-     " {\"id\": \"3\", \"constraints\": {\"node.create_time_remaining\": -1, \"node.state\": \"Ready\", "
-     "\"node.exists\": true, \"ncpus\": 1}}]",
-     "{\"matched\": [\"1\", \"2\", \"3\"], \"new\": {}, \"uses\": {\"1\": [\"htc-1\"], \"2\": [\"htc-2\"], "
-     "\"3\": [\"htc-1\"]}}"},
-    /* ---- scale-down ---- */
-    {"an idle node past idle_timeout is terminated", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-     "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999000}}", "[]",
-     "{\"new\": {}, \"terminate\": [\"htc-1\"]}"},
-    {"an idle node within idle_timeout stays", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-     "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 999900}}", "[]",
-     "{\"new\": {}, \"terminate\": []}"},
-    {"idle_timeout per nodearray", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"},"
-     " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\"}]",
-     "{\"idle_timeout\": {\"default\": 3600, \"hpc\": 60}}",
-     "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
-     "{\"new\": {}, \"terminate\": [\"hpc-1\"]}"},
-    {"boot_timeout terminates a node stuck booting", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"}]",
-     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}", "[]",
-     "{\"new\": {}, \"terminate\": [\"htc-1\"]}"},
-    {"a node stuck booting is terminated, and a job waiting for it gets a new node", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"}]",
-     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999000}}",
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"new\": {\"htc/Standard_F2s_v2\": 1}, \"terminate\": [\"htc-1\"]}"},
-    {"a node booting within boot_timeout takes the job", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"}]",
-     "{\"boot_timeout\": 600}", "{\"htc-1\": {\"first_seen\": 999900}}",
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}"},
-    {"boot_timeout per nodearray", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": "
-     "\"Acquiring\"},"
-     " {\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Status\": "
-     "\"Preparing\"}]",
-     "{\"boot_timeout\": {\"default\": 3600, \"hpc\": 600}}",
-     "{\"htc-1\": {\"first_seen\": 999000}, \"hpc-1\": {\"first_seen\": 999000}}", "[]",
-     "{\"new\": {}, \"terminate\": [\"hpc-1\"]}"},
-    {"KeepAlive nodes are kept", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": "
-     "true}]",
-     NULL, "{\"htc-1\": {\"first_seen\": 990000, \"last_busy\": 990000}}", "[]",
-     "{\"new\": {}, \"terminate\": [], \"kept\": [\"htc-1\"]}"},
-    {"a node with a job is never terminated", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-     "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
-     "[{\"id\": \"r\", \"state\": \"running\", \"nodes\": [\"htc-1\"], \"constraints\": {\"ncpus\": 1}}]",
-     "{\"new\": {}, \"terminate\": []}"},
-    {"a node matched this pass is not idle", NULL,
-     "[{\"Name\": \"htc-1\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\"}]", NULL,
-     "{\"htc-1\": {\"first_seen\": 1, \"last_busy\": 1}}",
-     "[{\"id\": \"1\", \"constraints\": {\"ncpus\": 1}}]",
-     "{\"matched\": [\"1\"], \"uses\": {\"1\": [\"htc-1\"]}, \"new\": {}, \"terminate\": []}"},
-};
+/* Member `key` of `sc` as JSON text (borrowed from `sc`), or NULL. */
+static const char *member_text (json_object *sc, const char *key)
+{
+    json_object *v = ccas_json_get (sc, key);
+    return v ? json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN) : NULL;
+}
+
+static struct scenario scenario_of (json_object *sc)
+{
+    return (struct scenario){
+        .name = ccas_json_str (sc, "name"),
+        .patch = member_text (sc, "patch"),
+        .nodes = member_text (sc, "nodes"),
+        .config = member_text (sc, "config"),
+        .times = member_text (sc, "times"),
+        .jobs = member_text (sc, "jobs"),
+        .expect = member_text (sc, "expect"),
+    };
+}
 
 /* ---- building the inputs -------------------------------------------------------------- */
 
@@ -790,7 +392,8 @@ static void run (const struct scenario *sc)
 
 static void test_scenario (void **state)
 {
-    run (*state);
+    struct scenario sc = scenario_of (*state);
+    run (&sc);
 }
 
 /* Bad jobs name their path and nothing runs. */
@@ -1074,12 +677,23 @@ static void test_indexes_change_nothing (void **state)
 
 int main (void)
 {
-    size_t n = sizeof (scenarios) / sizeof (scenarios[0]);
+    struct ccas_error err = {""};
+    json_object *all = ccas_json_load_file (TEST_DATA_DIR "/match-scenarios.json", 1 << 22, &err);
+    if (!all || !json_object_is_type (all, json_type_array)) {
+        fprintf (stderr, "match-scenarios.json: %s\n", all ? "expected a list of scenarios" : err.text);
+        return 1;
+    }
+    size_t n = json_object_array_length (all);
     struct CMUnitTest *tests = calloc (n + 2, sizeof (*tests));
     for (size_t i = 0; i < n; i++) {
-        tests[i].name = scenarios[i].name;
+        json_object *sc = json_object_array_get_idx (all, i);
+        if (!ccas_json_str (sc, "name") || !ccas_json_get (sc, "jobs") || !ccas_json_get (sc, "expect")) {
+            fprintf (stderr, "match-scenarios.json: [%zu]: needs a name, jobs and expect\n", i);
+            return 1;
+        }
+        tests[i].name = ccas_json_str (sc, "name");
         tests[i].test_func = test_scenario;
-        tests[i].initial_state = (void *)&scenarios[i];
+        tests[i].initial_state = sc;
     }
     tests[n].name = "bad jobs name their path";
     tests[n].test_func = test_bad_jobs;
@@ -1087,5 +701,6 @@ int main (void)
     tests[n + 1].test_func = test_indexes_change_nothing;
     int rc = _cmocka_run_group_tests ("match", tests, n + 2, NULL, NULL);
     free (tests);
+    json_object_put (all);
     return rc;
 }
