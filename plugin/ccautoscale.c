@@ -10,6 +10,9 @@
 #include "builtins.h"
 #include "cli.h"
 #include "thp.h"
+#ifdef WITH_SLURM
+#include "slurmapi.h"
+#endif
 
 static const struct cmd config_cmds[] = {
     {"check", cmd_config_check, NEED_CONFIG, &help_config_check, NULL},
@@ -111,6 +114,19 @@ static const struct cmd commands[] = {
     {"terminate", cmd_terminate, NEED_API | NEED_LOCK, &help_terminate, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
+
+/* The version, and the libslurm the Slurm commands were built against (a
+ * Slurm client must match the Slurm it talks to). */
+static void print_version (void)
+{
+    printf ("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+#ifdef WITH_SLURM
+    char slurm[512];
+    printf ("Slurm: built against %s\n", ccas_slurm_describe (slurm, sizeof (slurm)));
+#else
+    printf ("Slurm: not built in (configure --without-slurm)\n");
+#endif
+}
 
 static const struct cmd_help help_main = {
     .synopsis = "[-c FILE] [-v] [--json] COMMAND [ARGS]",
@@ -218,7 +234,7 @@ static int parse_global (struct cli *cli, int argc, char **argv)
             print_main_help (stdout, cli->prog);
             exit (EXIT_OK);
         } else if (strcmp (a, "--version") == 0) {
-            printf ("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            print_version ();
             exit (EXIT_OK);
         } else if (strcmp (a, "--man") == 0)
             exit (print_man (cli->prog, argc - i - 1, argv + i + 1));

@@ -69,9 +69,12 @@ static int parse (int argc, char **argv, struct ccas_power_opts *o, const char *
         case 'h':
             usage (stdout);
             exit (EXIT_OK);
-        case 'V':
-            printf ("%s %s\n", PROG, PACKAGE_VERSION);
+        case 'V': {
+            char slurm[512];
+            printf ("%s %s\nSlurm: built against %s\n", PROG, PACKAGE_VERSION,
+                    ccas_slurm_describe (slurm, sizeof (slurm)));
             exit (EXIT_OK);
+        }
         default:
             usage (stderr);
             return EXIT_USAGE;

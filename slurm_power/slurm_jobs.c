@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +146,7 @@ struct ccas_jobs *ccas_slurm_jobs_load (struct ccas_cluster *c, struct ccas_erro
 {
     job_info_msg_t *msg = NULL;
     if (slurm_load_jobs ((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-        ccas_errorf (err, "cannot load Slurm jobs: %s", slurm_strerror (slurm_get_errno ()));
+        ccas_errorf (err, "cannot load Slurm jobs: %s", ccas_slurm_last_error ());
         return NULL;
     }
     struct ccas_jobs *jobs = ccas_jobs_create (msg->record_count + 1);

@@ -4,13 +4,12 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/resdict.h"
+#include "slurm_compat.h"
 #include "slurmapi.h"
 
 struct ccas_slurm_nodes {
@@ -37,6 +36,55 @@ void ccas_slurm_fini (void)
     if (initialised)
         slurm_fini ();
     initialised = false;
+}
+
+const char *ccas_slurm_last_error (void)
+{
+    return slurm_strerror (COMPAT_SLURM_ERRNO ());
+}
+
+/* ---- versions ------------------------------------------------------------------------ */
+
+const char *ccas_slurm_built_version (void)
+{
+    static char text[32];
+    if (!text[0])
+        snprintf (text, sizeof (text), "%d.%02d.%d", SLURM_VERSION_MAJOR (SLURM_VERSION_NUMBER),
+                  SLURM_VERSION_MINOR (SLURM_VERSION_NUMBER), SLURM_VERSION_MICRO (SLURM_VERSION_NUMBER));
+    return text;
+}
+
+const char *ccas_slurm_describe (char *buf, size_t size)
+{
+    long api = SLURM_VERSION_MAJOR (slurm_api_version ());
+    char loaded[64] = "";
+    if (CCAS_SLURM_API && api != CCAS_SLURM_API)
+        snprintf (loaded, sizeof (loaded), "; the library loaded now is API %ld", api);
+#ifdef CCAS_SLURM_FROM
+    const char *from = CCAS_SLURM_FROM;
+#else
+    const char *from = "?";
+#endif
+    snprintf (buf, size, "libslurm %s (API %ld) from %s%s", ccas_slurm_built_version (),
+              CCAS_SLURM_API ? (long)CCAS_SLURM_API : api, from, loaded);
+    return buf;
+}
+
+int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_error *err)
+{
+    slurm_conf_t *conf = NULL;
+    memset (out, 0, sizeof (*out));
+    if (slurm_load_ctl_conf ((time_t)0, &conf) != SLURM_SUCCESS || !conf)
+        return ccas_errorf (err, "cannot read slurmctld's configuration: %s", ccas_slurm_last_error ());
+    snprintf (out->version, sizeof (out->version), "%s", conf->version ? conf->version : "");
+    snprintf (out->params, sizeof (out->params), "%s", conf->slurmctld_params ? conf->slurmctld_params : "");
+#if COMPAT_POWER_SAVE_UPDATES
+    snprintf (out->suspend_exc_states, sizeof (out->suspend_exc_states), "%s",
+              conf->suspend_exc_states ? conf->suspend_exc_states : "");
+    out->keep_power_save_settings = conf->reconfig_flags & RECONFIG_KEEP_POWER_SAVE_SETTINGS;
+#endif
+    slurm_free_ctl_conf (conf);
+    return 0;
 }
 
 /* ---- hostlists ----------------------------------------------------------------------- */
@@ -151,7 +199,7 @@ char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_erro
         ccas_errorf (err, "'%.64s': more than the %d names one call may name", expr, CCAS_HOSTLIST_MAX);
         return NULL;
     }
-    hostlist_t hl = slurm_hostlist_create (expr);
+    compat_hostlist hl = slurm_hostlist_create (expr);
     if (!hl) {
         ccas_errorf (err, "'%s': not a hostlist expression", expr);
         return NULL;
@@ -188,14 +236,34 @@ char **ccas_slurm_hostlist_expand (const char *expr, size_t *n, struct ccas_erro
     return names;
 }
 
+/* The ranged form into a buffer that grows until it holds it (every Slurm
+ * has slurm_hostlist_ranged_string; its _malloc form went in 23.11, and the
+ * _xmalloc one wants Slurm's own free). */
+static char *ranged_string (compat_hostlist hl)
+{
+    size_t size = 256;
+    for (;;) {
+        char *buf = malloc (size);
+        if (!buf)
+            return NULL;
+        ssize_t len = slurm_hostlist_ranged_string (hl, size, buf);
+        if (len >= 0 && (size_t)len < size - 1)
+            return buf;
+        free (buf);
+        if (size > ((size_t)1 << 30))
+            return NULL;
+        size *= 4;
+    }
+}
+
 char *ccas_slurm_hostlist_compress (const char *const *names, size_t n)
 {
-    hostlist_t hl = slurm_hostlist_create (NULL);
+    compat_hostlist hl = slurm_hostlist_create (NULL);
     if (!hl)
         return NULL;
     for (size_t i = 0; i < n; i++)
         slurm_hostlist_push_host (hl, names[i]);
-    char *s = slurm_hostlist_ranged_string_malloc (hl);
+    char *s = ranged_string (hl);
     slurm_hostlist_destroy (hl);
     return s;
 }
@@ -224,7 +292,7 @@ struct ccas_slurm_nodes *ccas_slurm_nodes_load (struct ccas_error *err)
     }
     /* SHOW_ALL: powered-down cloud nodes are hidden otherwise */
     if (slurm_load_node ((time_t)0, &nodes->msg, SHOW_ALL) != SLURM_SUCCESS) {
-        ccas_errorf (err, "cannot load Slurm nodes: %s", slurm_strerror (slurm_get_errno ()));
+        ccas_errorf (err, "cannot load Slurm nodes: %s", slurm_strerror (COMPAT_SLURM_ERRNO ()));
         free (nodes);
         return NULL;
     }
@@ -379,8 +447,32 @@ int ccas_slurm_update (const char *hostlist, enum ccas_slurm_update what, const 
     if (reason)
         msg.reason_uid = 0;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
-        return ccas_errorf (err, "slurm update of '%s': %s", hostlist, slurm_strerror (slurm_get_errno ()));
+        return ccas_errorf (err, "slurm update of '%s': %s", hostlist,
+                            slurm_strerror (COMPAT_SLURM_ERRNO ()));
     return 0;
+}
+
+int ccas_slurm_reconfigure (struct ccas_error *err)
+{
+    if (slurm_reconfigure () != SLURM_SUCCESS)
+        return ccas_errorf (err, "slurmctld reconfigure: %s", ccas_slurm_last_error ());
+    return 0;
+}
+
+int ccas_slurm_suspend_exc_update (const char *add, const char *remove, struct ccas_error *err)
+{
+#if COMPAT_POWER_SAVE_UPDATES
+    if (add && *add && slurm_update_suspend_exc_nodes ((char *)add, UPDATE_ADD) != SLURM_SUCCESS)
+        return ccas_errorf (err, "SuspendExcNodes+=%s: %s", add, ccas_slurm_last_error ());
+    if (remove && *remove && slurm_update_suspend_exc_nodes ((char *)remove, UPDATE_REMOVE) != SLURM_SUCCESS)
+        return ccas_errorf (err, "SuspendExcNodes-=%s: %s", remove, ccas_slurm_last_error ());
+    return 1;
+#else
+    (void)add;
+    (void)remove;
+    (void)err;
+    return 0;
+#endif
 }
 
 int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostname, struct ccas_error *err)
@@ -392,6 +484,6 @@ int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostnam
     msg.node_hostname = (char *)hostname;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
         return ccas_errorf (err, "slurm update of '%s' address: %s", name,
-                            slurm_strerror (slurm_get_errno ()));
+                            slurm_strerror (COMPAT_SLURM_ERRNO ()));
     return 0;
 }

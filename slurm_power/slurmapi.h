@@ -23,6 +23,30 @@ int ccas_slurm_init (struct ccas_error *err);
 /* Release libslurm's configuration (for leak checkers). */
 void ccas_slurm_fini (void);
 
+/* slurm_strerror() of the error the last failed libslurm call left.  Static. */
+const char *ccas_slurm_last_error (void);
+
+/* ---- versions ---------------------------------------------------------------------- */
+
+/* The Slurm release whose headers ccautoscale was built with ("25.11.7"). Static. */
+const char *ccas_slurm_built_version (void);
+
+/* "libslurm 25.11.7 (API 44) from /opt/slurm": what it was built against,
+ * and the API number of the library loaded now.  Returns `buf`. */
+const char *ccas_slurm_describe (char *buf, size_t size);
+
+/* What slurmctld says of itself and of the settings ccautoscale depends on. */
+struct ccas_slurm_controller {
+    char version[32];              /* "25.11.7" */
+    char params[1024];             /* SlurmctldParameters, or "" */
+    char suspend_exc_states[256];  /* SuspendExcStates (23.02+), or "" */
+    bool keep_power_save_settings; /* ReconfigFlags=KeepPowerSaveSettings (23.02+) */
+};
+
+/* Ask slurmctld (one RPC; ccas_slurm_init() first).  Returns 0, or -1 with
+ * `err` (slurmctld not answering). */
+int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_error *err);
+
 /* ---- hostlists ----------------------------------------------------------------- */
 
 /* More names than any cluster has: an expression that expands further is a
@@ -91,5 +115,15 @@ int ccas_slurm_update (const char *hostlist, enum ccas_slurm_update what, const 
 
 /* Set NodeAddr and NodeHostname of `name` (either may be NULL). */
 int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostname, struct ccas_error *err);
+
+/* Have slurmctld (and the slurmd) re-read slurm.conf: `scontrol reconfigure`.
+ * Returns 0 or -1 with `err`. */
+int ccas_slurm_reconfigure (struct ccas_error *err);
+
+/* Add the names of `add` to the running slurmctld's SuspendExcNodes and take
+ * those of `remove` out (hostlists; either may be NULL), without a
+ * reconfigure (Slurm 23.02+).  Returns 1 when done, 0 when this libslurm
+ * cannot (22.05: reconfigure instead), -1 with `err`. */
+int ccas_slurm_suspend_exc_update (const char *add, const char *remove, struct ccas_error *err);
 
 #endif /* !CCAS_SLURMAPI_H */

@@ -10,8 +10,6 @@
  */
 #include "config.h"
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +18,10 @@
 #include "engine/apply.h"
 #include "engine/report.h"
 #include "power.h"
+#include "slurm_version.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/state.h"
-
-/* libslurm exports scontrol's reconfigure, but Slurm 22.05's slurm.h does not
- * declare it. */
-extern int slurm_reconfigure (void);
 
 struct sync_run {
     struct ccas_power *p;
@@ -36,9 +31,11 @@ struct sync_run {
         const char *why;
     } * term; /* VMs to terminate in one request */
     size_t nterm;
-    json_object *boots_seen; /* borrowed: name -> VM id of the boots counted (count_boot) */
-    json_object *boots_now;  /* owned: the same as this pass finds them */
-    const char **names;      /* scratch list for grouped updates */
+    json_object *boots_seen;        /* borrowed: name -> VM id of the boots counted (count_boot) */
+    json_object *boots_now;         /* owned: the same as this pass finds them */
+    const char **names;             /* scratch list for grouped updates */
+    struct ccas_slurm_traits slurm; /* what the slurmctld sync talks to does (slurm_version.h) */
+    bool keep_power_save;           /* its ReconfigFlags has KeepPowerSaveSettings */
 };
 
 static bool ours (const char *reason)
@@ -238,10 +235,13 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
     json_object_object_add (r->boots_now, n->name, json_object_new_string (n->node_id));
 }
 
+/* NodeAddr and NodeHostname from the VM, unless slurmctld sets them itself
+ * when the node registers (23.11+, or cloud_reg_addrs): it would undo them at
+ * the next registration, and sync would set them again every pass. */
 static void set_address (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     struct ccas_power *p = r->p;
-    bool set_addr = p->cfg->slurm.set_node_addr;
+    bool set_addr = p->cfg->slurm.set_node_addr && !r->slurm.sets_cloud_addrs;
     if (!set_addr || !n->private_ip || (sn->addr && strcmp (sn->addr, n->private_ip) == 0))
         return;
     const char *host = n->hostname ? n->hostname : n->name;
@@ -349,9 +349,79 @@ static void terminate_collected (struct sync_run *r)
     ccas_action_result_destroy (res);
 }
 
+/* The names of the SuspendExcNodes line of the KeepAlive include, expanded
+ * (none for "# none", a missing file or one it cannot read). */
+static char **keepalive_names (const char *text, size_t *n)
+{
+    static const char key[] = "SuspendExcNodes=";
+    const char *line = text ? strstr (text, key) : NULL;
+    char expr[8192];
+    *n = 0;
+    if (!line)
+        return NULL;
+    line += strlen (key);
+    snprintf (expr, sizeof (expr), "%.*s", (int)strcspn (line, "\n"), line);
+    return *expr ? ccas_slurm_hostlist_expand (expr, n, NULL) : NULL;
+}
+
+/* Names of `a` that are not in `b`, as a hostlist (NULL for none). */
+static char *names_missing (char **a, size_t na, char **b, size_t nb)
+{
+    const char **out = calloc (na + 1, sizeof (*out));
+    size_t k = 0;
+    for (size_t i = 0; out && i < na; i++) {
+        bool found = false;
+        for (size_t j = 0; j < nb && !found; j++)
+            found = strcmp (a[i], b[j]) == 0;
+        if (!found)
+            out[k++] = a[i];
+    }
+    char *hl = k ? ccas_slurm_hostlist_compress (out, k) : NULL;
+    free (out);
+    return hl;
+}
+
+/* Tell the running slurmctld of a changed set: its SuspendExcNodes changed
+ * in place by the names added and removed (23.02+; also what
+ * ReconfigFlags=KeepPowerSaveSettings needs, under which a reconfigure
+ * would not apply the include), else a reconfigure that reads the include.
+ * Returns 0, or -1 (logged) when slurmctld was not told. */
+static int keepalive_apply (struct sync_run *r, const char *old, const char *text)
+{
+    struct ccas_error err = {""};
+    size_t nold = 0, nnew = 0;
+    char **was = keepalive_names (old, &nold), **now = keepalive_names (text, &nnew);
+    char *add = names_missing (now, nnew, was, nold), *remove = names_missing (was, nold, now, nnew);
+    int rc = 0, live = 0;
+    if (r->slurm.live_suspend_exc && (add || remove)) {
+        live = ccas_slurm_suspend_exc_update (add, remove, &err);
+        if (live > 0)
+            ccas_log (LOG_NOTICE, "KeepAlive nodes changed: SuspendExcNodes%s%s%s%s on the running slurmctld",
+                      add ? " += " : "", add ? add : "", remove ? " -= " : "", remove ? remove : "");
+        else if (live < 0)
+            ccas_log (LOG_WARNING, "%s; reconfiguring slurmctld instead", err.text);
+    }
+    if (live == 0 && r->keep_power_save)
+        ccas_log (
+            LOG_WARNING,
+            "slurmctld keeps SuspendExcNodes through a reconfigure (ReconfigFlags=KeepPowerSaveSettings),"
+            " and this libslurm (%s) cannot change it in place: build ccautoscale against the Slurm it talks"
+            " to",
+            ccas_slurm_built_version ());
+    if (live <= 0 && ccas_slurm_reconfigure (&err) < 0) {
+        ccas_log (LOG_ERR, "%s", err.text);
+        rc = -1;
+    }
+    ccas_slurm_names_free (was, nold);
+    ccas_slurm_names_free (now, nnew);
+    free (add);
+    free (remove);
+    return rc;
+}
+
 /* KeepAlive nodes must never be suspended: keep them in SuspendExcNodes,
  * an include of the generated configuration.  Rewritten, and slurmctld
- * reconfigured, only when the set changes. */
+ * told (keepalive_apply), only when the set changes. */
 static void keep_alive_excluded (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
@@ -384,25 +454,31 @@ static void keep_alive_excluded (struct sync_run *r)
         fclose (f);
     }
     bool same = old && strcmp (old, text) == 0;
-    free (old);
-    if (same)
+    if (same) {
+        free (old);
         return;
+    }
     if (p->dry_run) {
-        fprintf (p->out, "would write %s and reconfigure slurmctld:\n%s", path, text);
+        fprintf (p->out, "would write %s and tell slurmctld:\n%s", path, text);
+        free (old);
         return;
     }
     struct ccas_error err = {""};
     if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
+        free (old);
         return;
     }
     r->rep->keepalive_changed = true;
     ccas_log (LOG_NOTICE, "KeepAlive nodes changed; wrote %s", path);
-    if (slurm_reconfigure () != 0) {
-        ccas_log (LOG_ERR, "slurmctld reconfigure failed: %s", slurm_strerror (slurm_get_errno ()));
+    if (keepalive_apply (r, old, text) < 0) {
+        /* the old text back, so that the next pass tries again */
+        if (old && ccas_file_write_atomic (path, old, strlen (old), 0644, &err) < 0)
+            ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
     }
+    free (old);
 }
 
 /* Create requests a killed resume recorded and never settled: resume names
@@ -478,6 +554,28 @@ static void warn_disabled (struct sync_run *r)
     }
 }
 
+/* The slurmctld's version and SlurmctldParameters decide what sync leaves to
+ * it; if it does not say, the libslurm's version stands in. */
+static void load_traits (struct sync_run *r)
+{
+    struct ccas_error err = {""};
+    struct ccas_slurm_controller ctl;
+    unsigned v = 0;
+    if (ccas_slurm_controller_load (&ctl, &err) == 0 &&
+        ccas_slurm_version_parse (ctl.version, &v, &err) == 0) {
+        ccas_slurm_traits_init (&r->slurm, v, ctl.params);
+        r->keep_power_save = ctl.keep_power_save_settings;
+    } else {
+        ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
+                  ccas_slurm_built_version ());
+        ccas_slurm_version_parse (ccas_slurm_built_version (), &v, NULL);
+        ccas_slurm_traits_init (&r->slurm, v, NULL);
+    }
+    if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
+        ccas_log (LOG_DEBUG, "slurmctld %s sets NodeAddr and NodeHostname when a node registers: left to it",
+                  r->slurm.text);
+}
+
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
 {
     struct sync_run r = {.p = p, .rep = rep};
@@ -494,6 +592,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         settle_requests (p);
         ccas_holds_expire (p->policy->holds, p->now, hold_ended, &r);
     }
+    load_traits (&r);
     struct ccas_state *boots = load_boots (&r);
     warn_disabled (&r);
     keep_held_drained (&r);
