@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "plan_print.h"
 #include "power.h"
 #include "slurm_jobs.h"
+#include "slurm_version.h"
 #include "table.h"
 #include "util/file.h"
 #include "util/json.h"
@@ -30,28 +32,37 @@ static const struct cmd_option conf_options[] = {
      "write ccautoscale.conf, gres.conf and topology.conf into DIR (atomically, old files kept as"
      " FILE.bak) and say whether slurmctld needs a restart or a reconfigure"},
     {"--check", "with --write: only compare; exit 0 if up to date, 4 if not"},
+    {"--slurm-version X.Y", "the Slurm the files are for (default: what slurmctld reports, else the libslurm"
+                            " ccautoscale was built against)"},
     {NULL, NULL},
 };
 
 const struct cmd_help help_slurm_conf = {
-    .synopsis = "slurm conf [--write DIR [--check]] [--json]",
+    .synopsis = "slurm conf [--write DIR [--check]] [--slurm-version X.Y] [--json]",
     .summary = "generate the Slurm node, partition, gres and topology configuration from the buckets",
-    .description = "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
-                   "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
-                   "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
-                   "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
-                   "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
-                   "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
-                   "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
-                   "and no partition: ccautoscale does not manage it.\n"
-                   "\n"
-                   "Without --write the files are printed.  Add to slurm.conf:\n"
-                   "  Include /etc/slurm/ccautoscale.conf\n"
-                   "  TopologyPlugin=topology/tree\n"
-                   "Adding or removing nodes needs a restart of slurmctld in Slurm 22.05; other changes\n"
-                   "need 'scontrol reconfigure'.  One status request.",
+    .description =
+        "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
+        "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
+        "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
+        "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
+        "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
+        "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
+        "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
+        "and no partition: ccautoscale does not manage it.\n"
+        "\n"
+        "Without --write the files are printed.  Add to slurm.conf:\n"
+        "  Include /etc/slurm/ccautoscale.conf\n"
+        "  TopologyPlugin=topology/tree\n"
+        "What applying a change takes depends on the Slurm: adding or removing nodes needs a\n"
+        "restart of slurmctld before 23.11, and 'scontrol reconfigure' from 23.11 (which starts a\n"
+        "new slurmctld in place); other changes need 'scontrol reconfigure'.  The advice is for\n"
+        "the Slurm the files are for: --slurm-version, else the version slurmctld reports when\n"
+        "there is a slurm.conf ($SLURM_CONF, /etc/slurm/slurm.conf) to find it by, else the\n"
+        "libslurm ccautoscale was built against ('ccautoscale --version').  Builds against Slurm\n"
+        "22.05 to 25.11; tested with 22.05 (Debian 12) and 25.11.  One status request.",
     .options = conf_options,
-    .examples = "$ ccautoscale slurm conf\n$ ccautoscale slurm conf --write /etc/slurm",
+    .examples = "$ ccautoscale slurm conf\n$ ccautoscale slurm conf --write /etc/slurm\n"
+                "$ ccautoscale slurm conf --write /etc/slurm --check --slurm-version 25.11",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8)",
 };
 
@@ -134,7 +145,8 @@ static int ensure_keepalive_file (struct cli *cli, const char *dir)
     return EXIT_OK;
 }
 
-static int write_files (struct cli *cli, const char *dir, const struct ccas_slurm_files *f, bool check)
+static int write_files (struct cli *cli, const char *dir, const struct ccas_slurm_files *f, bool check,
+                        const struct ccas_slurm_traits *slurm)
 {
     bool c1, c2, c3;
     char *old_nodes = NULL;
@@ -149,13 +161,99 @@ static int write_files (struct cli *cli, const char *dir, const struct ccas_slur
     }
     int needs = ccas_slurm_change_needs (old_nodes, f->nodes, c2 || c3);
     free (old_nodes);
-    static const char *const advice[] = {
+    const char *advice[] = {
         "no change",
         "run 'scontrol reconfigure' to apply",
-        "node definitions changed: restart slurmctld (and the slurmd of running nodes) to apply",
+        slurm->reconfigure_applies_nodes
+            ? "node definitions changed: run 'scontrol reconfigure' to apply (since 23.11 it starts a new"
+              " slurmctld in place, which adds and removes nodes)"
+            : "node definitions changed: restart slurmctld (and the slurmd of running nodes) to apply"
+              " ('scontrol reconfigure' does not add or remove nodes before 23.11)",
     };
-    printf ("%s%s\n", check && needs ? "out of date: " : "", advice[needs]);
+    printf ("%s%s (Slurm %s)\n", check && needs ? "out of date: " : "", advice[needs], slurm->text);
     return check && needs ? EXIT_PARTIAL : EXIT_OK;
+}
+
+/* The slurm.conf libslurm would read, if there is one: slurm_init() without
+ * one ends the process (and may first spend a minute looking for it). */
+static const char *slurm_conf_path (void)
+{
+    const char *env = getenv ("SLURM_CONF");
+    if (env && *env)
+        return access (env, R_OK) == 0 ? env : NULL;
+    if (access ("/etc/slurm/slurm.conf", R_OK) == 0) {
+        setenv ("SLURM_CONF", "/etc/slurm/slurm.conf", 0); /* libslurm's own default may be elsewhere */
+        return "/etc/slurm/slurm.conf";
+    }
+    return NULL;
+}
+
+/* `word` is one of the comma-separated words of `list` (any case). */
+static bool has_word (const char *list, const char *word)
+{
+    size_t len = strlen (word);
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn (p, ",");
+        if (n == len && strncasecmp (p, word, len) == 0)
+            return true;
+        p += n + (p[n] ? 1 : 0);
+    }
+    return false;
+}
+
+/* What in the running slurmctld's settings works against ccautoscale, one
+ * line each ("" for nothing). */
+static void conf_notes (const struct ccas_slurm_controller *ctl, const struct ccas_slurm_traits *t, char *buf,
+                        size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (has_word (ctl->suspend_exc_states, "CLOUD"))
+        len += (size_t)snprintf (buf + len, size - len,
+                                 "note: SuspendExcStates includes CLOUD: slurmctld never powers a cloud node"
+                                 " down, so no VM is given back\n");
+    if (len < size && t->cloud_settings_defunct && has_word (ctl->params, "cloud_reg_addrs"))
+        len += (size_t)snprintf (buf + len, size - len,
+                                 "note: SlurmctldParameters=cloud_reg_addrs is defunct since Slurm 23.11"
+                                 " (slurmctld sets a cloud node's address when it registers): remove it\n");
+    if (len < size && !t->sets_cloud_addrs)
+        snprintf (buf + len, size - len,
+                  "note: slurmctld does not set a cloud node's address when it registers:"
+                  " 'ccautoscale slurm sync' sets NodeAddr from the VM (slurm.set_node_addr), or add"
+                  " cloud_reg_addrs to SlurmctldParameters\n");
+}
+
+/* Which Slurm the files are for: --slurm-version, else the version
+ * slurmctld reports (and `notes` on its settings), else the libslurm's.
+ * Returns EXIT_OK or EXIT_USAGE. */
+static int conf_slurm (struct cli *cli, const char *given, struct ccas_slurm_traits *t, char *notes,
+                       size_t size)
+{
+    struct ccas_error err = {""};
+    struct ccas_slurm_controller ctl;
+    unsigned v = 0;
+    if (given) {
+        if (ccas_slurm_version_parse (given, &v, &err) < 0)
+            return cli_usage_error (cli, "--slurm-version: %s", err.text);
+        ccas_slurm_traits_init (t, v, NULL);
+        return EXIT_OK;
+    }
+    const char *conf = slurm_conf_path ();
+    notes[0] = '\0';
+    if (conf && ccas_slurm_init (&err) == 0 && ccas_slurm_controller_load (&ctl, &err) == 0 &&
+        ccas_slurm_version_parse (ctl.version, &v, &err) == 0) {
+        ccas_slurm_traits_init (t, v, ctl.params);
+        conf_notes (&ctl, t, notes, size);
+        ccas_log (LOG_INFO, "files for Slurm %s, as slurmctld reports it", t->text);
+        return EXIT_OK;
+    }
+    if (conf && !cli->quiet)
+        fprintf (stderr,
+                 "%s: %s (slurm.conf %s): writing for Slurm %s, the libslurm ccautoscale was built against\n",
+                 cli->prog, err.text, conf, ccas_slurm_built_version ());
+    ccas_slurm_version_parse (ccas_slurm_built_version (), &v, NULL);
+    ccas_slurm_traits_init (t, v, NULL);
+    return EXIT_OK;
 }
 
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
@@ -163,9 +261,12 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
     static const struct option longopts[] = {
         {"write", required_argument, NULL, 'w'},
         {"check", no_argument, NULL, 0x701},
+        {"slurm-version", required_argument, NULL, 0x702},
         {NULL, 0, NULL, 0},
     };
-    const char *dir = NULL;
+    const char *dir = NULL, *version = NULL;
+    struct ccas_slurm_traits slurm;
+    char notes[1024];
     bool check = false;
     struct model_source src = {.with_nodes = false};
     struct ccas_error err = {""};
@@ -179,24 +280,30 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
             dir = optarg;
         else if (ch == 0x701)
             check = true;
+        else if (ch == 0x702)
+            version = optarg;
     }
     if (optind < argc)
         return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
     if (check && !dir)
         return cli_usage_error (cli, "--check compares with the files in --write DIR");
-    if ((rc = cli_prepare (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
+    if ((rc = cli_prepare (cli)) != EXIT_OK ||
+        (rc = conf_slurm (cli, version, &slurm, notes, sizeof (notes))) != EXIT_OK ||
+        (rc = model_load (cli, &src, &c)) != EXIT_OK)
         return rc;
     if (!(l = ccas_slurm_layout_create (c)) || ccas_slurm_files_render (c, l, &f, &err) < 0) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
         goto done;
     }
-    if (dir)
-        rc = write_files (cli, dir, &f, check);
-    else if (cli->json) {
+    if (dir) {
+        rc = write_files (cli, dir, &f, check, &slurm);
+        fputs (notes, stdout);
+    } else if (cli->json) {
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "ccautoscale.conf", json_object_new_string (f.nodes));
         json_object_object_add (o, "gres.conf", json_object_new_string (f.gres));
         json_object_object_add (o, "topology.conf", json_object_new_string (f.topology));
+        json_object_object_add (o, "slurm_version", json_object_new_string (slurm.text));
         cli_print_json (o);
         json_object_put (o);
     } else
@@ -206,6 +313,7 @@ done:
     ccas_slurm_files_release (&f);
     ccas_slurm_layout_destroy (l);
     ccas_cluster_destroy (c);
+    ccas_slurm_fini ();
     return rc;
 }
 
@@ -226,10 +334,15 @@ const struct cmd_help help_slurm_sync = {
                    "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
                    "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
                    "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
-                   "IPs (slurm.set_node_addr), counts a node's boot for the breaker once, when it is first\n"
+                   "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
+                   "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
+                   "for the breaker once, when it is first\n"
                    "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
                    "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
-                   "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes.  Only reasons\n"
+                   "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes (an include it\n"
+                   "rewrites; from Slurm 23.02 the running slurmctld's SuspendExcNodes is changed in place,\n"
+                   "which ReconfigFlags=KeepPowerSaveSettings needs; before, slurmctld is reconfigured).\n"
+                   "Only reasons\n"
                    "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
                    "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
                    "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"

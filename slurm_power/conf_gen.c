@@ -137,6 +137,26 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
     }
 }
 
+/* gres.conf's File= for `count` GPUs: slurm.gpu_device_files with its %d
+ * as a range ("/dev/nvidia[0-7]").  Every GPU needs one: 25.11 drops a GPU
+ * without, and marks a node whose slurmd then reports fewer GPUs than
+ * slurm.conf says INVALID.  Returns 0, or -1 with `err` naming the key. */
+static int gpu_files (const struct ccas_config *cfg, int count, char *buf, size_t size,
+                      struct ccas_error *err)
+{
+    const char *pat = cfg->slurm.gpu_device_files ? cfg->slurm.gpu_device_files : "/dev/nvidia%d";
+    const char *d = strstr (pat, "%d");
+    if (!d || strchr (d + 2, '%') || strchr (pat, '%') != d || strpbrk (pat, " \t\n[]"))
+        return ccas_errorf (
+            err, "slurm.gpu_device_files: '%s': expected a path with one %%d (the GPU's number)", pat);
+    int first = cfg->slurm.gpu_device_first;
+    if (count == 1)
+        snprintf (buf, size, "%.*s%d%s", (int)(d - pat), pat, first, d + 2);
+    else
+        snprintf (buf, size, "%.*s[%d-%d]%s", (int)(d - pat), pat, first, first + count - 1, d + 2);
+    return 0;
+}
+
 int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                              struct ccas_slurm_files *out, struct ccas_error *err)
 {
@@ -157,8 +177,16 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
         char names[512];
         range_text (l, rg, names, sizeof (names));
         node_line (&nodes, c, l, rg);
-        if (rg->bucket->template_node.gpu_count > 0)
-            put (&gres, "NodeName=%s Name=gpu Count=%d\n", names, rg->bucket->template_node.gpu_count);
+        int gpus = rg->bucket->template_node.gpu_count;
+        char files[600];
+        if (gpus > 0 && gpu_files (c->cfg, gpus, files, sizeof (files), err) < 0) {
+            free (nodes.p);
+            free (gres.p);
+            free (topo.p);
+            return -1;
+        }
+        if (gpus > 0)
+            put (&gres, "NodeName=%s Name=gpu Count=%d File=%s\n", names, gpus, files);
         put (&topo, "SwitchName=%s_%s Nodes=%s\n", rg->bucket->na->name, rg->bucket->machine_type, names);
     }
     if (l->nranges) {

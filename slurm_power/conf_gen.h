@@ -5,6 +5,7 @@
  * CPUs (vCPUs), Boards=1 SocketsPerBoard=1 CoresPerSocket (pCPUs)
  * ThreadsPerCore (vCPU/pCPU), RealMemory (less a margin), Gres=gpu:N,
  * Feature=<machine type>,<nodearray>.  For each nodearray a partition.
+ * gres.conf gives each GPU its device file (slurm.gpu_device_files).
  * topology.conf puts each bucket under its own switch, so Slurm keeps a
  * job's nodes on one machine type (one placement group per job needs that).
  */

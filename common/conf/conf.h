@@ -92,6 +92,8 @@ struct ccas_config {
         int retries;
         int node_port_base; /* 0: not set */
         const char *keepalive_file;
+        const char *gpu_device_files; /* gres.conf File= pattern, one %d */
+        int gpu_device_first;
     } slurm;
 
     struct {

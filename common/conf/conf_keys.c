@@ -138,6 +138,13 @@ const struct config_key ccas_config_table[] = {
      F (slurm.node_port_base)},
     {"slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, false,
      "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes", F (slurm.keepalive_file)},
+    {"slurm.gpu_device_files", KEY_STRING, "\"/dev/nvidia%d\"", UNBOUNDED, NULL, false,
+     "gres.conf File= of a VM's GPUs, %d standing for each GPU's number (Slurm 25.11 drops a GPU without "
+     "one, and refuses the node)",
+     F (slurm.gpu_device_files)},
+    {"slurm.gpu_device_first", KEY_INT, "0", 0, 100000, NULL, false,
+     "the number of a VM's first GPU in slurm.gpu_device_files (AMD's /dev/dri/renderD%d: 128)",
+     F (slurm.gpu_device_first)},
 
     {"breaker", KEY_SECTION, "{}", UNBOUNDED, NULL, false,
      "the circuit breaker: stop creating where VMs keep failing to boot", NO_FIELD},
