@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccapi/failure.h"
 #include "power.h"
@@ -89,6 +90,23 @@ static int parse (int argc, char **argv, struct ccas_power_opts *o, const char *
     return EXIT_OK;
 }
 
+/* What slurmctld started us with (slurmscriptd gives SLURM_CONF, and to
+ * ResumeProgram SLURM_RESUME_FILE, but no PATH or HOME; the working
+ * directory is slurmctld's), for whoever debugs a run. */
+static void log_environment (void)
+{
+    static const char *const vars[] = {"SLURM_CONF", "SLURM_RESUME_FILE", "PATH", "HOME", "USER"};
+    char text[1024] = "", cwd[512];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof (vars) / sizeof (vars[0]) && len < sizeof (text); i++) {
+        const char *v = getenv (vars[i]);
+        len += (size_t)snprintf (text + len, sizeof (text) - len, "%s%s%s%s", i ? ", " : "", vars[i],
+                                 v ? "=" : " unset", v ? v : "");
+    }
+    ccas_log (LOG_DEBUG, "environment: %s; working directory %s", text,
+              getcwd (cwd, sizeof (cwd)) ? cwd : "unknown");
+}
+
 static int open_failed (char **names, size_t n, const struct ccas_resume_file *rf,
                         const struct ccas_error *err)
 {
@@ -162,12 +180,25 @@ int main (int argc, char **argv)
         ccas_power_close (&p);
         goto done;
     }
+    ccas_log (LOG_INFO, "%s %s", PROG, hostlist);
+    log_environment ();
 #if defined(POWER_RESUME)
+    if (rf)
+        ccas_log (LOG_DEBUG, "SLURM_RESUME_FILE (%zu bytes): %s%s", rf->len, rf->head,
+                  rf->len >= sizeof (rf->head) ? "..." : "");
     if (!rf && getenv ("SLURM_RESUME_FILE"))
-        ccas_log (LOG_WARNING, "%s; placement groups from the hostlist alone", rferr.text);
+        ccas_log (LOG_WARNING,
+                  "%s; every name is resumed, with no job ids: placement groups from the hostlist alone",
+                  rferr.text);
+    char *outside = ccas_resume_file_outside (rf, names, n);
+    if (outside)
+        ccas_log (
+            LOG_WARNING,
+            "SLURM_RESUME_FILE names %s, which the hostlist does not: only the hostlist's names are resumed",
+            outside);
+    free (outside);
 #endif
     p.rf = rf; /* hand-backs name their jobs, even when CycleCloud cannot be read */
-    ccas_log (LOG_INFO, "%s %s", PROG, hostlist);
     if (ccas_power_load (&p, true, &err) < 0)
         rc = load_failed (&p, names, n, &err);
     else {

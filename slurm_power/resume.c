@@ -38,6 +38,7 @@ struct resume_run {
     size_t nstarts;
     const char **release_ids;
     size_t nreleases;
+    uint32_t asked_job; /* the last job whose nodes job_pg() asked slurmctld for */
 };
 
 /* ---- sorting names into create / start / leave / hand back --------------------------------- */
@@ -118,16 +119,37 @@ static void sort_name (struct resume_run *r, const char *name)
 
 /* ---- placement groups ------------------------------------------------------------------------ */
 
-/* The group an existing node of the same job (and bucket) is in, if any. */
+static struct ccas_pg *pg_among (struct resume_run *r, const struct want *w, char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_node *node = ccas_cluster_find_node (r->p->model, names[i]);
+        if (node && node->bucket == w->bucket && node->pg && node->pg->room > 0)
+            return node->pg;
+    }
+    return NULL;
+}
+
+/* The group an existing node of the same job (and bucket) is in, if any.
+ * 22.05's resume file names only the job's nodes being resumed: its others
+ * (a node already up) are asked of slurmctld, once per job. */
 static struct ccas_pg *job_pg (struct resume_run *r, const struct want *w)
 {
     const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
-    for (size_t i = 0; job && i < job->nalloc; i++) {
-        struct ccas_node *n = ccas_cluster_find_node (r->p->model, job->alloc[i]);
-        if (n && n->bucket == w->bucket && n->pg && n->pg->room > 0)
-            return n->pg;
-    }
-    return NULL;
+    if (!job)
+        return NULL;
+    if (job->alloc_known)
+        return pg_among (r, w, job->alloc, job->nalloc);
+    if (r->asked_job == job->job_id)
+        return NULL; /* asked already: none */
+    struct ccas_error err = {""};
+    size_t n = 0;
+    char **names = ccas_slurm_job_nodes (job->job_id, &n, &err);
+    if (!names)
+        ccas_log (LOG_DEBUG, "%s (its placement group from its resumed nodes alone)", err.text);
+    struct ccas_pg *pg = pg_among (r, w, names, n);
+    ccas_slurm_names_free (names, n);
+    r->asked_job = job->job_id;
+    return pg;
 }
 
 static struct ccas_pg *named_pg (struct resume_run *r, const struct want *w, unsigned part)
@@ -585,6 +607,27 @@ static void release_failed (struct resume_run *r)
 
 /* ---- the program -------------------------------------------------------------------------------- */
 
+/* What SLURM_RESUME_FILE says of each job (the first few): the log then
+ * shows what slurmctld asked for. */
+static void log_jobs (const struct ccas_resume_file *rf)
+{
+    enum { SHOWN = 20 };
+    for (size_t i = 0; rf && i < rf->njobs && i < SHOWN; i++) {
+        const struct ccas_resume_job *j = &rf->jobs[i];
+        char *alloc = ccas_slurm_hostlist_compress ((const char *const *)j->alloc, j->nalloc);
+        char *resume = ccas_slurm_hostlist_compress ((const char *const *)j->resume, j->nresume);
+        ccas_log (LOG_INFO,
+                  "job %u: resume %s of %s (partition %s, features %s, reservation %s, oversubscribe %s)",
+                  j->job_id, resume && *resume ? resume : "none", alloc && *alloc ? alloc : "none",
+                  j->partition ? j->partition : "-", j->features ? j->features : "-",
+                  j->reservation ? j->reservation : "-", j->oversubscribe ? j->oversubscribe : "-");
+        free (alloc);
+        free (resume);
+    }
+    if (rf && rf->njobs > SHOWN)
+        ccas_log (LOG_INFO, "... and %zu jobs more", rf->njobs - SHOWN);
+}
+
 int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struct ccas_resume_file *rf)
 {
     struct resume_run r = {.p = p, .rf = rf};
@@ -598,6 +641,7 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         p->failures++;
     } else {
         ccas_power_requested (p, "resume_requested", names, n);
+        log_jobs (rf);
         for (size_t i = 0; i < n; i++)
             sort_name (&r, names[i]);
         assign_pgs (&r);

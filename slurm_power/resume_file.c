@@ -2,6 +2,7 @@
 /* resume_file.c: read both shapes of SLURM_RESUME_FILE. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,11 @@ void ccas_resume_file_destroy (struct ccas_resume_file *rf)
         ccas_slurm_names_free (rf->jobs[i].alloc, rf->jobs[i].nalloc);
         ccas_slurm_names_free (rf->jobs[i].resume, rf->jobs[i].nresume);
         free (rf->jobs[i].partition);
+        free (rf->jobs[i].features);
+        free (rf->jobs[i].reservation);
+        free (rf->jobs[i].oversubscribe);
     }
+    ccas_slurm_names_free (rf->all, rf->nall);
     free (rf->jobs);
     free (rf->by_name);
     free (rf);
@@ -53,11 +58,26 @@ static int index_names (struct ccas_resume_file *rf, struct ccas_error *err)
 static int expand (json_object *job, const char *key, const char *path, char ***out, size_t *n,
                    struct ccas_error *err)
 {
-    const char *expr = ccas_json_str (job, key);
+    const char *expr = NULL;
+    if (ccas_json_get_str (job, path, key, &expr, err) < 0)
+        return -1;
     if (!expr || !*expr)
         return 0;
     if (!(*out = ccas_slurm_hostlist_expand (expr, n, err)))
         return ccas_error_prefix (err, "%s.%s", path, key);
+    return 0;
+}
+
+/* An optional string (null is absent) into *out: 0, or -1 with `err` naming the field. */
+static int text_field (json_object *job, const char *path, const char *key, char **out,
+                       struct ccas_error *err)
+{
+    const char *v = NULL;
+    int rc = ccas_json_get_str (job, path, key, &v, err);
+    if (rc < 0)
+        return -1;
+    if (rc > 0 && !(*out = strdup (v)))
+        return ccas_errorf (err, "out of memory");
     return 0;
 }
 
@@ -66,12 +86,21 @@ static int parse_job (json_object *job, const char *path, struct ccas_resume_job
     int64_t id = 0;
     if (!json_object_is_type (job, json_type_object))
         return ccas_errorf (err, "%s: expected an object", path);
-    if (ccas_json_get_int (job, path, "job_id", &id, err) <= 0 || id <= 0)
-        return err && err->text[0] ? -1 : ccas_errorf (err, "%s.job_id: missing", path);
+    int rc = ccas_json_get_int (job, path, "job_id", &id, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return ccas_errorf (err, "%s.job_id: missing", path);
+    if (id <= 0 || id > UINT32_MAX)
+        return ccas_errorf (err, "%s.job_id: %lld is not a job id", path, (long long)id);
     out->job_id = (uint32_t)id;
-    const char *part = ccas_json_str (job, "partition");
-    out->partition = part ? strdup (part) : NULL;
-    /* 23.02+: nodes_alloc / nodes_resume; 22.05: nodes (the job's nodes) */
+    if (text_field (job, path, "partition", &out->partition, err) < 0 ||
+        text_field (job, path, "features", &out->features, err) < 0 ||
+        text_field (job, path, "reservation", &out->reservation, err) < 0 ||
+        text_field (job, path, "oversubscribe", &out->oversubscribe, err) < 0)
+        return -1;
+    /* 23.02+: nodes_alloc / nodes_resume; 22.05: nodes (the job's nodes being resumed) */
+    out->alloc_known = ccas_json_get (job, "nodes_alloc") != NULL;
     if (expand (job, ccas_json_get (job, "nodes_alloc") ? "nodes_alloc" : "nodes", path, &out->alloc,
                 &out->nalloc, err) < 0)
         return -1;
@@ -98,6 +127,14 @@ struct ccas_resume_file *ccas_resume_file_parse (const char *text, size_t len, s
         free (rf);
         rf = NULL;
         ccas_errorf (err, "out of memory");
+        goto done;
+    }
+    rf->len = len;
+    /* 23.02+: all_nodes_resume; 22.05: all_nodes */
+    if (expand (root, ccas_json_get (root, "all_nodes_resume") ? "all_nodes_resume" : "all_nodes",
+                "SLURM_RESUME_FILE", &rf->all, &rf->nall, err) < 0) {
+        ccas_resume_file_destroy (rf);
+        rf = NULL;
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -132,9 +169,52 @@ struct ccas_resume_file *ccas_resume_file_read (struct ccas_error *err)
         ccas_error_prefix (err, "SLURM_RESUME_FILE");
         return NULL;
     }
+    if (len == 0) {
+        free (buf);
+        ccas_errorf (err, "SLURM_RESUME_FILE: %s: empty", path);
+        return NULL;
+    }
     struct ccas_resume_file *rf = ccas_resume_file_parse (buf, len, err);
+    if (rf) /* what slurmctld wrote, for whoever debugs a resume (the start of a long one) */
+        snprintf (rf->head, sizeof (rf->head), "%.*s",
+                  (int)(len < sizeof (rf->head) ? len : sizeof (rf->head) - 1), buf);
     free (buf);
     return rf;
+}
+
+static int cmp_name (const void *a, const void *b)
+{
+    return strcmp (*(char *const *)a, *(char *const *)b);
+}
+
+static bool among (char **sorted, size_t n, const char *name)
+{
+    return n && bsearch (&name, sorted, n, sizeof (*sorted), cmp_name) != NULL;
+}
+
+char *ccas_resume_file_outside (const struct ccas_resume_file *rf, char *const *names, size_t n)
+{
+    if (!rf)
+        return NULL;
+    char **sorted = calloc (n + 1, sizeof (*sorted));
+    const char **out = calloc (rf->nby_name + rf->nall + 1, sizeof (*out));
+    size_t k = 0;
+    if (!sorted || !out)
+        goto done;
+    memcpy (sorted, names, n * sizeof (*names));
+    qsort (sorted, n, sizeof (*sorted), cmp_name);
+    for (size_t i = 0; i < rf->nby_name; i++)
+        if (!among (sorted, n, rf->by_name[i].name) &&
+            (k == 0 || strcmp (out[k - 1], rf->by_name[i].name) != 0))
+            out[k++] = rf->by_name[i].name; /* by_name is sorted: a name in two jobs comes once */
+    for (size_t i = 0; i < rf->nall; i++)
+        if (!among (sorted, n, rf->all[i]) && !ccas_resume_file_job_of (rf, rf->all[i]))
+            out[k++] = rf->all[i]; /* (a job's name outside is out[] already) */
+done:;
+    char *hl = k ? ccas_slurm_hostlist_compress (out, k) : NULL;
+    free (sorted);
+    free (out);
+    return hl;
 }
 
 const struct ccas_resume_job *ccas_resume_file_job_of (const struct ccas_resume_file *rf, const char *name)

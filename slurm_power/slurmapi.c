@@ -417,6 +417,25 @@ const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *b
     return buf;
 }
 
+/* ---- jobs ---------------------------------------------------------------------------------- */
+
+char **ccas_slurm_job_nodes (uint32_t job_id, size_t *n, struct ccas_error *err)
+{
+    job_info_msg_t *msg = NULL;
+    char **names = NULL;
+    *n = 0;
+    if (slurm_load_job (&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) {
+        ccas_errorf (err, "job %u: %s", job_id, ccas_slurm_last_error ());
+        return NULL;
+    }
+    if (msg->record_count < 1 || !msg->job_array[0].nodes || !*msg->job_array[0].nodes)
+        ccas_errorf (err, "job %u: no nodes allocated", job_id);
+    else
+        names = ccas_slurm_hostlist_expand (msg->job_array[0].nodes, n, err);
+    slurm_free_job_info_msg (msg);
+    return names;
+}
+
 /* ---- updates --------------------------------------------------------------------------- */
 
 static uint32_t update_state (enum ccas_slurm_update what)

@@ -98,6 +98,13 @@ bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *f
 /* "idle~", "alloc#", "down~" ... like sinfo.  Returns `buf`. */
 const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *buf, size_t size);
 
+/* ---- jobs ------------------------------------------------------------------------------ */
+
+/* The nodes allocated to job `job_id` (one RPC), expanded: an array of
+ * `*n` names (caller frees with ccas_slurm_names_free()), or NULL with
+ * `err` (no such job, no nodes yet, slurmctld not answering). */
+char **ccas_slurm_job_nodes (uint32_t job_id, size_t *n, struct ccas_error *err);
+
 /* ---- updates ------------------------------------------------------------------------ */
 
 enum ccas_slurm_update {
