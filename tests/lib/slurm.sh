@@ -12,10 +12,35 @@
 #   slurm_vms                 -> the VM names in ccsim, sorted, on one line
 #   slurm_vm_status NAME      -> the ccsim Status of VM NAME ("" if there is none)
 #   slurm_sync [ARGS]         -> ccautoscale slurm sync --json into sync.json, shown
+#   slurm_since MAJOR.MINOR   -> true if the Slurm under test is that release or newer
 #
-# Facts this relies on are in ../shared/docs/slurm-on-one-machine.md: auth/none,
-# private ports, PrivateData=cloud, and slurmd started in a new time namespace
-# whose boot clock starts at zero, or slurmctld refuses the node forever.
+# The Slurm under test is the one the build was configured with: its commands
+# and daemons come first in PATH (--with-slurm=PREFIX), else PATH's (Debian's
+# 22.05).  SLURM_TEST_VERSION is its version ("25.11.7").  Facts this relies
+# on are in ../shared/docs/slurm-on-one-machine.md: auth/none, private ports,
+# PrivateData=cloud before 23.11, and slurmd -b (it reports the node booted
+# when it starts: slurmctld accepts a powering-up node only if it booted after
+# the resume request).
+
+# The Slurm the build is for: `./configure --with-slurm=PREFIX` puts its bin
+# and sbin in every Makefile (SLURM_BINDIR, SLURM_SBINDIR; empty for the
+# system's); SLURM_BUILD_VERSION is the libslurm the programs were built against.
+slurm_build_var () {
+    sed -n "s/^$1 = //p" "$top_builddir/Makefile" 2>/dev/null | head -1
+}
+for ccas_d in "$(slurm_build_var SLURM_BINDIR)" "$(slurm_build_var SLURM_SBINDIR)"; do
+    case ":$PATH:" in *":$ccas_d:"*) ;; *) [ -z "$ccas_d" ] || PATH=$ccas_d:$PATH ;; esac
+done
+unset ccas_d
+export PATH
+SLURM_BUILD_VERSION=$(slurm_build_var SLURM_VERSION)
+SLURM_TEST_VERSION=$(slurmctld -V 2>/dev/null | awk '{ print $2; exit }')
+export SLURM_TEST_VERSION
+
+# slurm_since 23.11: the Slurm under test is 23.11 or newer
+slurm_since () {
+    [ "$(printf '%s\n%s\n' "$1" "$SLURM_TEST_VERSION" | sort -V | head -1)" = "$1" ]
+}
 
 # A sanitizer build (run-tests sets CCAS_SANITIZER_LOGS to a directory):
 # every report goes to a file there, which run-tests checks afterwards.  The
@@ -50,8 +75,15 @@ slurm_prereqs () {
         command -v "$p" >/dev/null 2>&1 || { echo "missing $p"; return 1; }
     done
     [ "$(id -u)" = 0 ] || { echo "needs root (slurmd runs jobs as their users)"; return 1; }
-    unshare --fork --time --boottime -1 true 2>/dev/null || { echo "time namespaces unavailable"; return 1; }
     unshare --mount true 2>/dev/null || { echo "mount namespaces unavailable"; return 1; }
+    # a Slurm client must match the slurmctld it talks to
+    case $SLURM_TEST_VERSION in
+    "$SLURM_BUILD_VERSION" | "") ;;
+    *)
+        [ -z "$SLURM_BUILD_VERSION" ] ||
+            { echo "the build is against libslurm $SLURM_BUILD_VERSION, but $(command -v slurmctld) is $SLURM_TEST_VERSION"; return 1; }
+        ;;
+    esac
 }
 
 # A block of 100 ports below Linux's ephemeral range (32768-), so that no
@@ -75,6 +107,22 @@ slurm_free_port () {
         fi
         rm -f "$claim"
     done
+}
+
+# What differs by version.  23.11 and later: cloud_reg_addrs is defunct (the
+# addresses are set at registration anyway) and PrivateData=cloud is ignored;
+# NodeAddr is reset to the node name at power-down, so srun's nodes are
+# found by name (cloud_dns; the names resolve through the private hosts
+# file), and SuspendProgram runs up to power_save_interval (10 s by default)
+# after a forced power-down.  SLURM_EXTRA_CONF: more lines, for one test.
+slurm_version_conf () {
+    if slurm_since 23.11; then
+        echo "SlurmctldParameters=idle_on_node_suspend,cloud_dns,power_save_interval=1"
+    else
+        echo "SlurmctldParameters=idle_on_node_suspend,cloud_reg_addrs"
+        echo "PrivateData=cloud"
+    fi
+    [ -z "${SLURM_EXTRA_CONF:-}" ] || printf '%s\n' "$SLURM_EXTRA_CONF"
 }
 
 slurm_write_conf () {
@@ -108,7 +156,6 @@ MpiDefault=none
 JobCompType=jobcomp/none
 ReturnToService=2
 TreeWidth=65533
-PrivateData=cloud
 MessageTimeout=5
 ResumeProgram=$SLURM_PROGRAMS/ccautoscale-resume
 SuspendProgram=$SLURM_PROGRAMS/ccautoscale-suspend
@@ -118,7 +165,7 @@ SuspendRate=0
 ResumeTimeout=${SLURM_RESUME_TIMEOUT:-40}
 SuspendTimeout=5
 SuspendTime=${SLURM_SUSPEND_TIME:-10}
-SlurmctldParameters=idle_on_node_suspend,cloud_reg_addrs
+$(slurm_version_conf)
 TopologyPlugin=topology/tree
 Include $SLURM_TEST_DIR/ccautoscale.conf
 CONF
@@ -161,8 +208,11 @@ slurm_start () {
         set --
     fi
     ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-3}" --ip-base 127.0.1.1 "$@" || return 1
+    # the stand-in VMs' GPUs: files where slurmstepd looks for their devices
+    mkdir -p "$SLURM_TEST_DIR/dev" && (cd "$SLURM_TEST_DIR/dev" && touch gpu0 gpu1 gpu2 gpu3 gpu4 gpu5 gpu6 gpu7)
     CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
-        ".slurm = {conf_dir: \"$SLURM_TEST_DIR\", node_port_base: $SLURM_NODE_PORT_BASE}
+        ".slurm = {conf_dir: \"$SLURM_TEST_DIR\", node_port_base: $SLURM_NODE_PORT_BASE,
+                   gpu_device_files: \"$SLURM_TEST_DIR/dev/gpu%d\"}
          | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1
     "$top_builddir/plugin/ccautoscale" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >"$SLURM_TEST_DIR/conf.out" || return 1
     slurm_programs || return 1

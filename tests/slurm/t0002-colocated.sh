@@ -3,7 +3,12 @@
 # Jobs in a colocated (InfiniBand) partition: each job's nodes share one
 # placement group, which holds 4 nodes (maxPlacementGroupCoreSize 32 of
 # 8-core VMs; maxPlacementGroupSize is 100); a job of more is handed back,
-# never spread over groups; a 1-node job needs none.
+# never spread over groups; a 1-node job needs none.  A job with a node
+# already up gets its resumed node in that node's group (the resume file's
+# nodes_alloc names it; 22.05's names only the nodes resumed, and the job's
+# others are asked of slurmctld).  What slurmctld gives the programs it runs
+# (through slurmscriptd): SLURM_CONF and SLURM_RESUME_FILE (a descriptor of
+# slurmscriptd's, /proc/PID/fd/N), no PATH, HOME or USER.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -54,6 +59,22 @@ hpc_all_down () {
         test \$(sinfo -h -N -p hpc -o %t | grep -cvx \"idle~\") = 0"
 }
 
+test_expect_success 'a job on a node already up and one resumed: the resumed one joins its group' '
+    hpc_all_down &&
+    scontrol update nodename=hpc-5 state=power_up &&
+    wait_for 20 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Name == \\\"hpc-5\\\")] | length == 1\"" &&
+    pg=$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"hpc-5\") | .PlacementGroupId") &&
+    echo "hpc-5 is in $pg" && test -n "$pg" &&
+    id=$(sbatch --parsable -N2 -w "hpc-[5-6]" -p hpc -C Standard_HB120rs_v3 -o /dev/null "$TEST_TMP/pgjob.sh") &&
+    slurm_wait_job "$id" COMPLETED 120 &&
+    test_equal "$(pgs_of_job "$id")" "2 $pg" &&
+    if slurm_since 23.02; then
+        test_grep "job $id: resume hpc-6 of hpc-\[5-6\] (partition hpc, features Standard_HB120rs_v3, reservation -, oversubscribe " "$TEST_TMP/ccautoscale.log"
+    else
+        test_grep "job $id: resume hpc-6 of hpc-6 (partition -, features -, reservation -, oversubscribe -)" "$TEST_TMP/ccautoscale.log"
+    fi
+' || slurm_dump
+
 test_expect_success 'a 1-node job in the colocated partition needs no placement group' '
     hpc_all_down &&
     id=$(sbatch --parsable -N1 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
@@ -70,5 +91,15 @@ test_expect_success 'a 5-node job: one group holds 4, so its nodes are handed ba
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 0 "create requests" &&
     scancel "$id"
 ' || slurm_dump
+
+test_expect_success 'the programs slurmctld ran had SLURM_CONF and SLURM_RESUME_FILE, and no PATH, HOME or USER' '
+    grep "ccautoscale-resume\[[0-9]*\]: debug: environment: " "$TEST_TMP/ccautoscale.log" | tail -1 | tee env.txt &&
+    test_grep "SLURM_CONF=$SLURM_CONF, SLURM_RESUME_FILE=/" env.txt &&
+    test_grep "PATH unset, HOME unset, USER unset" env.txt &&
+    test_grep "SLURM_RESUME_FILE=/proc/[0-9]*/fd/[0-9]*," env.txt &&
+    grep "ccautoscale-suspend\[[0-9]*\]: debug: environment: " "$TEST_TMP/ccautoscale.log" | tail -1 | tee env.txt &&
+    test_grep "SLURM_CONF=$SLURM_CONF, SLURM_RESUME_FILE unset, PATH unset" env.txt &&
+    test_no_grep "warning: SLURM_RESUME_FILE" "$TEST_TMP/ccautoscale.log"
+'
 
 test_done

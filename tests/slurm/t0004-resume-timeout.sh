@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # A VM that never boots: ResumeTimeout, ResumeFailProgram releases it and returns
-# the node to the pool (idle~, no reason, no VM); a job then runs there on a VM
-# that does boot.  The node is powered up without a job, so that no requeued
-# job can take it back before its state is checked.
+# the node to the pool (idle~, no VM); a job then runs there on a VM that does
+# boot.  Slurm 22.05 clears the node's Reason then; 23.02 and later keep it
+# NOT_RESPONDING with Reason "ResumeTimeout reached" until its slurmd
+# registers again (it is usable all the same: the job powers it up).  The node
+# is powered up without a job, so that no requeued job can take it back before
+# its state is checked.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -15,18 +18,28 @@ test_expect_success 'start Slurm; the next VM hangs in Acquiring' '
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}"
 '
 
-test_expect_success 'ResumeTimeout: resume-fail terminates the VM; the node is idle~ with no reason' '
+if slurm_since 23.02; then
+    returned_reason="ResumeTimeout reached"
+else
+    returned_reason=none
+fi
+
+test_expect_success "ResumeTimeout: resume-fail terminates the VM; the node is idle~ (Reason: $returned_reason)" '
     scontrol update nodename=htc-1 state=power_up &&
     wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | join(\\\" \\\")\")\" = htc-1" &&
     wait_for 60 grep -q "never registered with Slurm" "$TEST_TMP/ccautoscale.log" &&
     grep -q "terminate 1 VM that did not boot in time" "$TEST_TMP/ccautoscale.log" &&
-    wait_for 20 slurm_node_is htc-1 "idle~" none &&
+    grep -q "return to service htc-1" "$TEST_TMP/ccautoscale.log" &&
+    wait_for 20 slurm_node_is htc-1 "idle~" "$returned_reason" &&
+    scontrol show node htc-1 | tee node.txt | grep "State=" &&
+    if slurm_since 23.02; then test_grep "State=IDLE+CLOUD+POWERED_DOWN+NOT_RESPONDING " node.txt; fi &&
     wait_for 20 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\")\" = 0"
 ' || slurm_dump
 
-test_expect_success 'the node is usable again: a job runs there on a VM that boots' '
+test_expect_success 'the node is usable again: a job runs there on a VM that boots, and the node registers (no reason)' '
     id=$(sbatch --parsable -N1 -w htc-1 -o /dev/null --wrap "srun true") &&
-    slurm_wait_job "$id" COMPLETED 150
+    slurm_wait_job "$id" COMPLETED 150 &&
+    slurm_node_is htc-1 idle none
 ' || slurm_dump
 
 test_done

@@ -1,14 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # sync: a Failed VM behind a powering-up node is released and the job requeued;
-# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept;
-# the VMs of nodearrays ccautoscale does not manage are never touched.
+# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept
+# and in SuspendExcNodes (from 23.02 changed on the running slurmctld, which
+# ReconfigFlags=KeepPowerSaveSettings, set here on such a Slurm, needs: a
+# reconfigure would not apply the include); the VMs of nodearrays
+# ccautoscale does not manage are never touched.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
 why=$(slurm_prereqs) || test_skip_all "$why"
 CCAS=$top_builddir/plugin/ccautoscale
 export CCSIM_BOOT_DELAY=6
+
+# The names in the running slurmctld's SuspendExcNodes, one line
+suspend_exc_nodes () {
+    local hl
+    hl=$(scontrol show config | sed -n "s/^SuspendExcNodes *= *//p")
+    case $hl in "" | "(null)") echo ;; *) scontrol show hostnames "$hl" | sort -V | paste -sd " " ;; esac
+}
+if slurm_since 23.02; then
+    export SLURM_EXTRA_CONF=ReconfigFlags=KeepPowerSaveSettings
+fi
 
 test_expect_success 'start Slurm; the next VM fails to boot' '
     slurm_start "$top_srcdir/tests/slurm/cluster.json" &&
@@ -46,7 +59,25 @@ test_expect_success 'a KeepAlive orphan is kept, and listed in SuspendExcNodes' 
     jq -e ".orphans_terminated == 0 and .keepalive_changed" sync.json &&
     test_grep "SuspendExcNodes=htc-5" "$SLURM_TEST_DIR/ccautoscale_keepalive.conf" &&
     test "$(ccsim_node_count)" = 1 &&
-    scontrol show config | grep -q "SuspendExcNodes *= *htc-5"
+    scontrol show config | grep -q "SuspendExcNodes *= *htc-5" &&
+    if slurm_since 23.02; then
+        test_grep "SuspendExcNodes += htc-5 on the running slurmctld" "$TEST_TMP/ccautoscale.log" &&
+        scontrol show config | grep "ReconfigFlags *= *KeepPowerSaveSettings" &&
+        scontrol reconfigure && sleep 1 && wait_for 20 sinfo -h &&
+        scontrol show config | grep -q "SuspendExcNodes *= *htc-5"
+    fi &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed | not" sync.json
+' || slurm_dump
+
+test_expect_success 'a KeepAlive node whose VM is gone leaves SuspendExcNodes' '
+    ccsim_post /ccsim/nodes "{\"Name\": \"htc-3\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"KeepAlive\": true, \"Hooks\": false}" >/dev/null &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed" sync.json &&
+    test_equal "$(suspend_exc_nodes)" "htc-3 htc-5" "SuspendExcNodes" &&
+    ccsim_post /clusters/slurmtest/nodes/terminate "{\"names\": [\"htc-3\"]}" >/dev/null &&
+    wait_for 20 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | join(\\\" \\\")\")\" = htc-5" &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed" sync.json &&
+    test_grep "SuspendExcNodes=htc-5$" "$SLURM_TEST_DIR/ccautoscale_keepalive.conf" &&
+    test_equal "$(suspend_exc_nodes)" "htc-5" "SuspendExcNodes"
 ' || slurm_dump
 
 test_expect_success 'sync --dry-run changes nothing' '

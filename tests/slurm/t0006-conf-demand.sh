@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# slurm conf --check / --write (backup, advice), the nodearrays it leaves out,
-# and slurm demand against real Slurm.
+# slurm conf --check / --write (backup, advice for the Slurm running: nodes
+# added or removed need a restart of slurmctld before 23.11, `scontrol
+# reconfigure` after, which this tests on such a Slurm), the nodearrays it
+# leaves out, and slurm demand against real Slurm.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -32,14 +34,59 @@ test_expect_success 'nodearrays.hpc.enabled false: no hpc nodes or partition; re
     test_no_grep "would create" out
 '
 
-test_expect_success 'a changed memory margin changes node lines: the diff says restart slurmctld' '
+if slurm_since 23.11; then
+    node_advice="node definitions changed: run .scontrol reconfigure. to apply"
+else
+    node_advice="node definitions changed: restart slurmctld"
+fi
+
+test_expect_success "a changed memory margin changes node lines: the advice for Slurm $SLURM_TEST_VERSION is '$node_advice'" '
     jq ".slurm.memory_margin_percent = 20" "$CCAS_CONF" >c2 && chmod 600 c2 &&
     rc=0; "$CCAS" -c c2 slurm conf --write "$SLURM_TEST_DIR" --check >out || rc=$? ;
-    cat out && test "$rc" = 4 && test_grep "restart slurmctld" out && test_grep "^+NodeName=hpc-.*RealMemory=26214" out &&
+    cat out && test "$rc" = 4 && test_grep "$node_advice" out && test_grep "(Slurm $SLURM_TEST_VERSION)" out &&
+    test_grep "^+NodeName=hpc-.*RealMemory=26214" out &&
     "$CCAS" -c c2 slurm conf --write "$SLURM_TEST_DIR" >out &&
     test -f "$SLURM_TEST_DIR/ccautoscale.conf.bak" &&
     test_grep "RealMemory=26214" "$SLURM_TEST_DIR/ccautoscale.conf"
 '
+
+test_expect_success '--slurm-version says which Slurm the advice is for; a bad one is refused' '
+    jq ".slurm.memory_margin_percent = 30" "$CCAS_CONF" >c4 && chmod 600 c4 &&
+    test_expect_code 4 "$CCAS" -c c4 slurm conf --write "$SLURM_TEST_DIR" --check --slurm-version 22.05 >out &&
+    test_grep "restart slurmctld .*(Slurm 22.05.0)" out &&
+    test_expect_code 4 "$CCAS" -c c4 slurm conf --write "$SLURM_TEST_DIR" --check --slurm-version 25.11.7 >out &&
+    test_grep "run .scontrol reconfigure. to apply (since 23.11.*(Slurm 25.11.7)" out &&
+    test_expect_code 1 "$CCAS" -c c4 slurm conf --slurm-version 25 2>err &&
+    test_grep "slurm-version: .25.: not a Slurm version" err
+'
+
+# 23.11 and later: `scontrol reconfigure` starts a new slurmctld in place
+# (the same pid in the foreground), which takes nodes added and removed.
+if slurm_since 23.11; then
+    test_expect_success 'scontrol reconfigure applies changed, removed and added nodes (Slurm 23.11+)' '
+        scontrol reconfigure && wait_for 20 sh -c "scontrol show node hpc-1 | grep -q RealMemory=26214" &&
+        jq ".slurm.max_nodes = 4" "$CCAS_CONF" >c5 && chmod 600 c5 &&
+        "$CCAS" -c c5 slurm conf --write "$SLURM_TEST_DIR" >out && cat out && test_grep "$node_advice" out &&
+        scontrol reconfigure && wait_for 20 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 8" &&
+        test_equal "$(sinfo -h -N -p htc -o %N | tr "\n" " ")" "htc-1 htc-2 htc-3 htc-4 " &&
+        "$CCAS" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >out && cat out && test_grep "$node_advice" out &&
+        scontrol reconfigure && wait_for 20 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 14" &&
+        kill -0 "$SLURM_CTLD_PID" && slurm_node_is htc-6 "idle~"
+    ' || slurm_dump
+else
+    test_skip 'scontrol reconfigure applies changed, removed and added nodes' "Slurm $SLURM_TEST_VERSION needs a restart for that"
+fi
+
+# SuspendExcStates (23.02+) with CLOUD: no cloud node is ever powered down
+if slurm_since 23.02; then
+    test_expect_success 'slurm conf notes a SuspendExcStates that keeps cloud nodes from powering down' '
+        "$CCAS" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" --check >out && test_no_grep "^note:" out &&
+        scontrol update SuspendExcStates=CLOUD && scontrol show config | grep "SuspendExcStates *= *CLOUD" &&
+        "$CCAS" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" --check >out && cat out &&
+        test_grep "^note: SuspendExcStates includes CLOUD: slurmctld never powers a cloud node down" out &&
+        scontrol update SuspendExcStates= && ! scontrol show config | grep -i "SuspendExcStates *= *CLOUD"
+    '
+fi
 
 test_expect_success 'slurm demand shows a waiting job and what would be created' '
     id=$(sbatch --parsable -N3 -p htc --hold -o /dev/null --wrap "srun true") &&

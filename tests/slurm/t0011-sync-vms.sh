@@ -71,6 +71,18 @@ test_expect_success 'a VM that fails after its node registered: drained, then re
     vm_is hpc-2 Ready && slurm_node_is hpc-2 idle
 ' || slurm_dump
 
+# slurmctld sets a cloud node's NodeAddr when its slurmd registers (23.11+;
+# cloud_reg_addrs in 22.05, as here): sync must not set it to the VM's IP
+# (127.0.1.x in ccsim) only to have the next registration undo it
+test_expect_success 'sync leaves NodeAddr to slurmctld, which sets it when the node registers' '
+    addr=$(scontrol show node hpc-2 | sed -n "s/.*NodeAddr=\([^ ]*\).*/\1/p") && echo "NodeAddr=$addr" &&
+    test -n "$addr" &&
+    test "$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"hpc-2\") | .PrivateIp")" != "$addr" &&
+    slurm_sync && jq -e ".addresses_set == 0" sync.json &&
+    slurm_sync && jq -e ".addresses_set == 0" sync.json &&
+    test_equal "$(scontrol show node hpc-2 | sed -n "s/.*NodeAddr=\([^ ]*\).*/\1/p")" "$addr" "NodeAddr after sync"
+' || slurm_dump
+
 test_expect_success 'a node Slurm marked "Not responding" whose VM is gone is handed back and returns' '
     ccsim_post /clusters/slurmtest/nodes/terminate "{\"names\": [\"hpc-2\"]}" >/dev/null &&
     wait_for 20 vm_is hpc-2 "" &&
