@@ -38,7 +38,9 @@ struct resume_run {
     size_t nstarts;
     const char **release_ids;
     size_t nreleases;
-    uint32_t asked_job; /* the last job whose nodes job_pg() asked slurmctld for */
+    uint32_t asked_job; /* the last job whose nodes job_nodes() asked slurmctld for, */
+    char **asked;       /* and its nodes */
+    size_t nasked;
 };
 
 /* ---- sorting names into create / start / leave / hand back --------------------------------- */
@@ -119,37 +121,40 @@ static void sort_name (struct resume_run *r, const char *name)
 
 /* ---- placement groups ------------------------------------------------------------------------ */
 
-static struct ccas_pg *pg_among (struct resume_run *r, const struct want *w, char *const *names, size_t n)
+/* The job's nodes: the file's nodes_alloc (23.02+), else slurmctld's list,
+ * asked once per job — 22.05's file names only the nodes being resumed, not
+ * one already up — else the resumed ones.  Borrowed until the next call. */
+static char *const *job_nodes (struct resume_run *r, const struct ccas_resume_job *job, size_t *n)
 {
+    if (!job->alloc_known && r->asked_job != job->job_id) {
+        struct ccas_error err = {""};
+        ccas_slurm_names_free (r->asked, r->nasked);
+        if (!(r->asked = ccas_slurm_job_nodes (job->job_id, &r->nasked, &err))) {
+            r->nasked = 0;
+            ccas_log (LOG_DEBUG, "%s (its nodes from SLURM_RESUME_FILE alone)", err.text);
+        }
+        r->asked_job = job->job_id;
+    }
+    if (!job->alloc_known && r->asked) {
+        *n = r->nasked;
+        return r->asked;
+    }
+    *n = job->nalloc;
+    return job->alloc;
+}
+
+/* The group an existing node of the same job (and bucket) is in, if any. */
+static struct ccas_pg *job_pg (struct resume_run *r, const struct want *w)
+{
+    const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
+    size_t n = 0;
+    char *const *names = job ? job_nodes (r, job, &n) : NULL;
     for (size_t i = 0; i < n; i++) {
         struct ccas_node *node = ccas_cluster_find_node (r->p->model, names[i]);
         if (node && node->bucket == w->bucket && node->pg && node->pg->room > 0)
             return node->pg;
     }
     return NULL;
-}
-
-/* The group an existing node of the same job (and bucket) is in, if any.
- * 22.05's resume file names only the job's nodes being resumed: its others
- * (a node already up) are asked of slurmctld, once per job. */
-static struct ccas_pg *job_pg (struct resume_run *r, const struct want *w)
-{
-    const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
-    if (!job)
-        return NULL;
-    if (job->alloc_known)
-        return pg_among (r, w, job->alloc, job->nalloc);
-    if (r->asked_job == job->job_id)
-        return NULL; /* asked already: none */
-    struct ccas_error err = {""};
-    size_t n = 0;
-    char **names = ccas_slurm_job_nodes (job->job_id, &n, &err);
-    if (!names)
-        ccas_log (LOG_DEBUG, "%s (its placement group from its resumed nodes alone)", err.text);
-    struct ccas_pg *pg = pg_among (r, w, names, n);
-    ccas_slurm_names_free (names, n);
-    r->asked_job = job->job_id;
-    return pg;
 }
 
 static struct ccas_pg *named_pg (struct resume_run *r, const struct want *w, unsigned part)
@@ -222,7 +227,8 @@ static void assign_pgs (struct resume_run *r)
             continue;
         }
         const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, w->name);
-        if (job && job->nalloc <= 1)
+        size_t nalloc = 0;
+        if (job && (job_nodes (r, job, &nalloc), nalloc <= 1))
             continue; /* one node: nothing to colocate it with */
         size_t need = 0;
         for (size_t k = i; k < r->nwants; k++)
@@ -652,6 +658,7 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
     }
     ccas_power_flush (p);
     p->rf = NULL;
+    ccas_slurm_names_free (r.asked, r.nasked);
     free (r.wants);
     free (r.start_ids);
     free (r.start_names);

@@ -201,7 +201,8 @@ char *ccas_resume_file_outside (const struct ccas_resume_file *rf, char *const *
     size_t k = 0;
     if (!sorted || !out)
         goto done;
-    memcpy (sorted, names, n * sizeof (*names));
+    if (n)
+        memcpy (sorted, names, n * sizeof (*names));
     qsort (sorted, n, sizeof (*sorted), cmp_name);
     for (size_t i = 0; i < rf->nby_name; i++)
         if (!among (sorted, n, rf->by_name[i].name) &&

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_resume_file.c: SLURM_RESUME_FILE, in the 22.05 and 23.02+ shapes;
- * resumed names are looked up again, the first LOOKUPS of them: past that
+ * the names it has outside the first job's (a hostlist that leaves some out)
+ * are listed, for files of up to OUTSIDE names (libslurm compresses them one
+ * by one); resumed names are looked up again, the first LOOKUPS of them: past that
  * a lookup covers nothing new, and a million of them (libFuzzer hooks every
  * strcmp) held the target to a third of its speed.  A lookup that walked
  * every name would still show as slow on 1,000 of a million. */
@@ -10,6 +12,7 @@
 #include "resume_file.h"
 
 #define LOOKUPS 1000
+#define OUTSIDE 10000
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -22,6 +25,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         for (size_t k = 0; k < rf->jobs[j].nresume && lookups < LOOKUPS; k++, lookups++)
             (void)ccas_resume_file_job_of (rf, rf->jobs[j].resume[k]);
     (void)ccas_resume_file_job_of (rf, "hpc-1");
+    if (rf->nby_name + rf->nall <= OUTSIDE)
+        free (ccas_resume_file_outside (rf, rf->njobs ? rf->jobs[0].resume : NULL,
+                                        rf->njobs ? rf->jobs[0].nresume : 0));
     ccas_resume_file_destroy (rf);
     return 0;
 }
