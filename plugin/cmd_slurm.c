@@ -265,8 +265,8 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *dir = NULL, *version = NULL;
-    struct ccas_slurm_traits slurm;
-    char notes[1024];
+    struct ccas_slurm_traits slurm = {0};
+    char notes[1024] = "";
     bool check = false;
     struct model_source src = {.with_nodes = false};
     struct ccas_error err = {""};

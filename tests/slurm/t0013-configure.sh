@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0013-configure.sh: ./configure --with-slurm=PREFIX against Slurms it must
+# t0013-configure.sh: --version says which libslurm the programs were built
+# against; ./configure --with-slurm=PREFIX against Slurms it must
 # refuse, each with a message that says what is wrong: one older than 22.05,
 # one newer than the newest release series ccautoscale knows (unless
 # --enable-untested-slurm), headers that are not the library's (a prefix of
@@ -44,6 +45,14 @@ run_configure () {
     mkdir -p "$name" && cp cache "$name/config.cache" &&
         (cd "$name" && "$top_srcdir/configure" -C --disable-werror "$@" >"../$name.out" 2>&1)
 }
+
+test_expect_success "--version names the libslurm the programs were built against ($SLURM_BUILD_VERSION)" '
+    for p in plugin/ccautoscale slurm_power/ccautoscale-resume slurm_power/ccautoscale-suspend \
+        slurm_power/ccautoscale-resume-fail; do
+        "$top_builddir/$p" --version >v.out && cat v.out &&
+        test_grep "^Slurm: built against libslurm $SLURM_BUILD_VERSION (API [0-9]*) from " v.out || return 1
+    done
+'
 
 test_expect_success 'configure without Slurm (fills the cache for the runs below)' '
     mkdir base && (cd base && "$top_srcdir/configure" -C --without-slurm >../base.out 2>&1) &&
