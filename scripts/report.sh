@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # report.sh: sum automake's .trs results under the given directories and the
-# step results in STEPS (lines "PASS name" / "FAIL name"), then print the
-# failures and the final line "N passed, N failed".  Skips are listed, not counted.
+# step results in STEPS (lines "PASS name" / "FAIL name" / "SKIP name"), then
+# print the failures and the final line "N passed, N failed".  Skips are
+# listed, not counted.
 #   scripts/report.sh STEPS DIR...
 set -u
 steps=$1
@@ -24,6 +25,7 @@ if [ -f "$steps" ]; then
     while read -r result name; do
         case $result in
         PASS) pass=$((pass + 1)) ;;
+        SKIP) skip=$((skip + 1)); echo "skipped step: $name" ;;
         *) fail=$((fail + 1)); echo "FAILED step: $name" ;;
         esac
     done <"$steps"
