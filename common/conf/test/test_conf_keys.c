@@ -292,6 +292,8 @@ static void test_every_field_by_name (void **state)
     assert_int_equal (cfg->slurm.retries, 3);
     assert_int_equal (cfg->slurm.node_port_base, 20000);
     assert_string_equal (cfg->slurm.keepalive_file, "every_keepalive.conf");
+    assert_string_equal (cfg->slurm.gpu_device_files, "/dev/dri/renderD%d");
+    assert_int_equal (cfg->slurm.gpu_device_first, 128);
 
     assert_int_equal (cfg->breaker.threshold, 9);
     assert_true (cfg->breaker.cooldown == 900.5);
