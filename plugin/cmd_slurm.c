@@ -292,7 +292,9 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         (rc = model_load (cli, &src, &c)) != EXIT_OK)
         return rc;
     if (!(l = ccas_slurm_layout_create (c)) || ccas_slurm_files_render (c, l, &f, &err) < 0) {
-        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
+        /* what render refuses is the configuration's (slurm.gpu_device_files) */
+        rc = err.text[0] ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
+                         : cli_fail (cli, EXIT_INTERNAL, "out of memory");
         goto done;
     }
     if (dir) {

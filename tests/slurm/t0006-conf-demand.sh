@@ -34,6 +34,23 @@ test_expect_success 'nodearrays.hpc.enabled false: no hpc nodes or partition; re
     test_no_grep "would create" out
 '
 
+# A ccsim of its own with the demo cluster, whose gpu nodearray has a GPU per VM
+test_expect_success 'gres.conf gives each GPU its device file (Slurm 25.11 refuses a node without); a bad pattern is refused' '
+    "$CCSIM_BIN" --cluster "$top_srcdir/tests/ccsim/clusters/demo.json" --port-file gpu.port >gpu.out 2>&1 &
+    gpu=$! && test_at_exit "kill_pid $gpu" &&
+    wait_for 10 test -s gpu.port &&
+    jq --arg u "http://127.0.0.1:$(cat gpu.port)" ".url = \$u | .cluster_name = \"demo\" | del(.slurm.gpu_device_files)" \
+        "$CCAS_CONF" >gpu.json && chmod 600 gpu.json &&
+    "$CCAS" -c gpu.json slurm conf --json | jq -r ".\"gres.conf\"" >gres && cat gres &&
+    test_grep "^NodeName=gpu-\[1-[0-9]*\] Name=gpu Count=1 File=/dev/nvidia0$" gres &&
+    jq ".slurm.gpu_device_files = \"/dev/dri/renderD%d\" | .slurm.gpu_device_first = 128" gpu.json >amd.json &&
+    chmod 600 amd.json && "$CCAS" -c amd.json slurm conf --json | jq -r ".\"gres.conf\"" >gres &&
+    test_grep " Name=gpu Count=1 File=/dev/dri/renderD128$" gres &&
+    jq ".slurm.gpu_device_files = \"/dev/nvidia\"" gpu.json >bad.json && chmod 600 bad.json &&
+    test_expect_code 2 "$CCAS" -c bad.json slurm conf 2>err && cat err &&
+    test_grep "slurm.gpu_device_files: ./dev/nvidia.: expected a path with one %d" err
+'
+
 if slurm_since 23.11; then
     node_advice="node definitions changed: run .scontrol reconfigure. to apply"
 else
