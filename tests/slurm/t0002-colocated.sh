@@ -65,11 +65,13 @@ test_expect_success 'a job on a node already up and one resumed: the resumed one
     wait_for 20 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Name == \\\"hpc-5\\\")] | length == 1\"" &&
     pg=$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"hpc-5\") | .PlacementGroupId") &&
     echo "hpc-5 is in $pg" && test -n "$pg" &&
-    id=$(sbatch --parsable -N2 -w "hpc-[5-6]" -p hpc -C Standard_HB120rs_v3 -o /dev/null "$TEST_TMP/pgjob.sh") &&
+    scontrol create reservation ReservationName=pgres Nodes="hpc-[5-6]" StartTime=now Duration=10 Users=root &&
+    id=$(sbatch --parsable -N2 -w "hpc-[5-6]" -p hpc -C Standard_HB120rs_v3 --reservation=pgres -o /dev/null "$TEST_TMP/pgjob.sh") &&
     slurm_wait_job "$id" COMPLETED 120 &&
     test_equal "$(pgs_of_job "$id")" "2 $pg" &&
+    scontrol delete ReservationName=pgres &&
     if slurm_since 23.02; then
-        test_grep "job $id: resume hpc-6 of hpc-\[5-6\] (partition hpc, features Standard_HB120rs_v3, reservation -, oversubscribe " "$TEST_TMP/ccautoscale.log"
+        test_grep "job $id: resume hpc-6 of hpc-\[5-6\] (partition hpc, features Standard_HB120rs_v3, reservation pgres, oversubscribe " "$TEST_TMP/ccautoscale.log"
     else
         test_grep "job $id: resume hpc-6 of hpc-6 (partition -, features -, reservation -, oversubscribe -)" "$TEST_TMP/ccautoscale.log"
     fi
