@@ -181,11 +181,27 @@ slurm_write_hosts () {
     { cat /etc/hosts; printf '127.0.0.1 %s\n' $names; } >"$SLURM_TEST_DIR/hosts"
 }
 
+# The power programs slurmscriptd started for this slurmctld (SLURM_CONF is
+# theirs), still running: they outlive slurmctld by a moment.
+slurm_programs_running () {
+    local pid
+    for pid in $(pgrep -f "/ccautoscale-(resume|suspend|resume-fail) " 2>/dev/null); do
+        tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" && return 0
+    done
+    return 1
+}
+
 slurm_stop () {
-    local f
+    local f i
     [ -n "${SLURM_CTLD_PID:-}" ] && kill_pid "$SLURM_CTLD_PID"
     for f in "$SLURM_TEST_DIR"/vm/*.pid; do
         [ -e "$f" ] && kill_pid "$(cat "$f")"
+    done
+    # a program finishing after the test's directory went would make its
+    # state_dir again (an empty directory left in TMPDIR): wait for them
+    for i in $(seq 50); do
+        slurm_programs_running || break
+        sleep 0.1
     done
     return 0
 }
