@@ -50,11 +50,11 @@ static const char *value_start (const char *line, const char *end)
     if (!q)
         return NULL;
     const char *r = q + 1;
-    while (r < end && *r == ' ')
+    while (r < end && (*r == ' ' || *r == '\t'))
         r++;
     if (r < end && *r == ':') {
         r++;
-        while (r < end && *r == ' ')
+        while (r < end && (*r == ' ' || *r == '\t')) /* OpenPBS writes a tab after the colon */
             r++;
         return r < end && *r == '"' ? r + 1 : NULL;
     }
@@ -66,7 +66,7 @@ static int repair_line (struct buf *b, const char *line, const char *end)
 {
     const char *v = value_start (line, end);
     const char *close = end;
-    while (close > line && (close[-1] == ' ' || close[-1] == '\r' || close[-1] == '\n'))
+    while (close > line && (close[-1] == ' ' || close[-1] == '\t' || close[-1] == '\r' || close[-1] == '\n'))
         close--;
     if (close > line && close[-1] == ',')
         close--;
@@ -337,4 +337,21 @@ json_object *ccas_pbs_json_parse (const char *text, size_t len, const char *what
         return NULL;
     }
     return b.doc;
+}
+
+const char *ccas_pbs_json_text (json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    if (!obj || !json_object_is_type (obj, json_type_object) || !json_object_object_get_ex (obj, key, &v) ||
+        !v)
+        return NULL;
+    switch (json_object_get_type (v)) {
+    case json_type_string:
+    case json_type_int:
+    case json_type_double:
+    case json_type_boolean:
+        return json_object_get_string (v); /* a number keeps the text PBS printed */
+    default:
+        return NULL;
+    }
 }

@@ -2,10 +2,12 @@
 /* pbs_json.h: read the JSON that `qstat -F json` and `pbsnodes -F json` print,
  * repairing what PBS gets wrong.
  *
- * PBS writes string values without escaping quotes (a pset of group_id=""
- * comes out as "group_id="""), and may print warnings before the first '{'.
- * PBS prints one attribute per line, so a value's unescaped quotes are
- * escaped line by line.  An entry of the top-level object `section` ("Jobs",
+ * PBS prints one attribute a line, after the colon a space (PBS Professional)
+ * or a tab (OpenPBS 23).  Older releases write string values without escaping
+ * quotes (a pset of group_id="" comes out as "group_id="""), and may print
+ * warnings before the first '{': a value's unescaped quotes are escaped line
+ * by line.  OpenPBS prints any value that parses as JSON typed (true, 123,
+ * 1e5, null): read values with ccas_pbs_json_text().  An entry of the top-level object `section` ("Jobs",
  * "nodes") that still cannot be parsed is cut out and named through `skipped`,
  * so one bad job never costs the whole pass.
  */
@@ -46,5 +48,10 @@ int ccas_pbs_json_each (const char *text, size_t len, const char *what, const st
  * NULL with `err` when the document is not JSON even after repair. */
 json_object *ccas_pbs_json_parse (const char *text, size_t len, const char *what, const char *section,
                                   ccas_pbs_skipped_f skipped, void *arg, struct ccas_error *err);
+
+/* The value of `key` in `obj` as text: a string as it is, a number as PBS
+ * printed it ("123", "1e5"), a boolean as "true"/"false"; NULL when missing,
+ * null, an object or an array.  Borrowed; valid while `obj` lives. */
+const char *ccas_pbs_json_text (json_object *obj, const char *key);
 
 #endif /* !CCAS_PBS_JSON_H */
