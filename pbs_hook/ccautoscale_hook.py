@@ -1,21 +1,41 @@
 # SPDX-License-Identifier: MIT
 # ccautoscale_hook.py: the PBS periodic hook.  It only runs
 # `ccautoscale pbs autoscale` with a time limit below the hook's alarm and
-# reports through pbs.logmsg; everything else is in the C program.
+# reports through pbs.logmsg (PBS's server log); everything else is in the C
+# program, which also writes its own log.
 # Its config (imported with `ccautoscale pbs install-hook`) is JSON:
-#   {"program": "/usr/sbin/ccautoscale", "config": "/etc/ccautoscale/autoscale.json", "timeout": 100}
+#   {"program": "/usr/sbin/ccautoscale", "config": "/etc/ccautoscale/autoscale.json", "timeout": 100,
+#    "pbs_conf_file": "/etc/pbs.conf"}
+# pbs_conf_file (optional) is handed to the pass as PBS_CONF_FILE, which
+# pbs_server does not give its hooks: PBS's commands read it to find the server.
 import json
+import os
 import subprocess
 
 import pbs
+
+# at most this many lines of a failed pass's messages go to the server log
+MAX_LINES = 50
+
+
+class ConfigError(Exception):
+    pass
 
 
 def load_config():
     path = getattr(pbs, "hook_config_filename", None)
     if not path:
-        return {}
-    with open(path) as f:
-        return json.load(f)
+        raise ConfigError("the hook has no config file: run 'ccautoscale pbs install-hook' again")
+    try:
+        with open(path) as f:
+            cfg = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ConfigError("cannot read the hook config %s: %s; run 'ccautoscale pbs install-hook' again"
+                          % (path, e))
+    if not isinstance(cfg, dict):
+        raise ConfigError("the hook config %s is not a JSON object; run 'ccautoscale pbs install-hook' again"
+                          % path)
+    return cfg
 
 
 def argv_for(cfg):
@@ -26,29 +46,44 @@ def argv_for(cfg):
 
 
 def run(cfg):
+    """None when the pass went well, else the lines to log as errors."""
     argv = argv_for(cfg)
     timeout = float(cfg.get("timeout", 100))
+    env = dict(os.environ)
+    if cfg.get("pbs_conf_file"):
+        env["PBS_CONF_FILE"] = cfg["pbs_conf_file"]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=timeout, check=False)
+                              stderr=subprocess.PIPE, timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:
-        return "ccautoscale: pbs autoscale did not finish within %g s (killed)" % timeout
+        return ["ccautoscale: pbs autoscale did not finish within %g s (killed)" % timeout]
     except OSError as e:
-        return "ccautoscale: cannot run %s: %s" % (argv[0], e)
-    if done.returncode not in (0, 4):
-        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return "ccautoscale: pbs autoscale exited %d: %s" % (done.returncode, err[-1] if err else "no message")
-    return None
+        return ["ccautoscale: cannot run %s: %s" % (argv[0], e)]
+    if done.returncode in (0, 4):
+        return None
+    err = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    head = "ccautoscale: pbs autoscale exited %d" % done.returncode
+    if not err:
+        return [head + ": no message"]
+    if len(err) == 1:
+        return [head + ": " + err[0]]
+    lines = [head + " (%d lines follow)" % len(err)] + ["ccautoscale:   " + line for line in err[:MAX_LINES]]
+    if len(err) > MAX_LINES:
+        lines.append("ccautoscale:   ... and %d more lines" % (len(err) - MAX_LINES))
+    return lines
 
 
 def main():
     event = pbs.event()
     try:
         problem = run(load_config())
+    except ConfigError as e:
+        problem = ["ccautoscale: %s" % e]
     except Exception as e:  # a hook must never take the server's periodic event down with it
-        problem = "ccautoscale: hook error: %s" % e
+        problem = ["ccautoscale: hook error: %s" % e]
     if problem:
-        pbs.logmsg(pbs.LOG_ERROR, problem)
+        for line in problem:
+            pbs.logmsg(pbs.LOG_ERROR, line)
     else:
         pbs.logmsg(pbs.LOG_DEBUG, "ccautoscale: pass done")
     event.accept()

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* pbs_cmds.c: qstat, pbsnodes and qmgr, run with argv arrays and a time limit. */
+/* pbs_cmds.c: qstat, pbsnodes, qmgr and qalter, run with argv arrays and a time limit. */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "pbs_select.h"
 #include "run.h"
 #include "util/failpoint.h"
+#include "util/json.h"
 #include "util/log.h"
 
 #define MAX_OUTPUT ((size_t)2 << 30)
@@ -32,15 +34,14 @@ static void log_skipped (const char *key, const char *why, void *arg)
 }
 
 /* Run a PBS command for its output; 0, or -1 with `err` (the exit status
- * and the first line of stderr when it failed).  Caller frees r->out. */
+ * and the first line of stderr when it failed).  Caller releases `r`. */
 static int run_for_output (char *const argv[], struct ccas_run_result *r, struct ccas_error *err)
 {
     if (ccas_run (argv, timeout, MAX_OUTPUT, r, err) < 0)
         return -1;
     if (r->status != 0) {
         ccas_errorf (err, "%s: exit %d%s%s", argv[0], r->status, r->err[0] ? ": " : "", r->err);
-        free (r->out);
-        r->out = NULL;
+        ccas_run_result_release (r);
         return -1;
     }
     return 0;
@@ -53,7 +54,29 @@ int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err)
     if (run_for_output (argv, &r, err) < 0)
         return -1;
     int rc = ccas_pbs_queue_read (q, r.out, r.outlen, log_skipped, (void *)"job", err);
-    free (r.out);
+    ccas_run_result_release (&r);
+    return rc;
+}
+
+/* The whole document a qstat -Q or -B prints, or NULL with `err`. */
+static json_object *qstat_doc (char *flag, const char *what, struct ccas_error *err)
+{
+    char *argv[] = {"qstat", flag, "-f", "-F", "json", NULL};
+    struct ccas_run_result r;
+    if (run_for_output (argv, &r, err) < 0)
+        return NULL;
+    json_object *doc = ccas_pbs_json_parse (r.out, r.outlen, what, "", NULL, NULL, err);
+    ccas_run_result_release (&r);
+    return doc;
+}
+
+int ccas_pbs_qstat_limits (struct ccas_pbs_queue *q, struct ccas_error *err)
+{
+    json_object *queues = qstat_doc ("-Q", "qstat -Q", err);
+    json_object *server = queues ? qstat_doc ("-B", "qstat -B", err) : NULL;
+    int rc = server ? ccas_pbs_queue_limits (q, queues, server, err) : -1;
+    json_object_put (queues);
+    json_object_put (server);
     return rc;
 }
 
@@ -65,15 +88,8 @@ json_object *ccas_pbs_pbsnodes (struct ccas_error *err)
         return NULL;
     json_object *doc =
         ccas_pbs_json_parse (r.out, r.outlen, "pbsnodes", "nodes", log_skipped, (void *)"node", err);
-    free (r.out);
+    ccas_run_result_release (&r);
     return doc;
-}
-
-static int qmgr (const char *directive, struct ccas_error *err)
-{
-    char *argv[] = {"qmgr", "-c", (char *)directive, NULL};
-    ccas_log (LOG_DEBUG, "pbs: qmgr -c '%s'", directive);
-    return ccas_run_ok (argv, timeout, err);
 }
 
 /* Resources PBS types as long (built in, or made so by install-hook): qmgr
@@ -104,8 +120,18 @@ static void format_number (const char *name, const struct ccas_value *v, char *b
     }
 }
 
+/* A text qmgr reads back as itself between double quotes: none of its own
+ * quotes, no '&' and no control character (qmgr's quote parser refuses them). */
+static bool quotable (const char *text)
+{
+    for (const char *p = text; *p; p++)
+        if (*p == '"' || *p == '&' || (unsigned char)*p < 0x20)
+            return false;
+    return true;
+}
+
 /* A value qmgr reads back as itself: quoted when it holds anything but a
- * plain word; refused when it holds a quote or a control character. */
+ * plain word; refused when it cannot be quoted. */
 static int format_value (const char *name, const struct ccas_value *v, char *buf, size_t size)
 {
     switch (v->type) {
@@ -118,9 +144,8 @@ static int format_value (const char *name, const struct ccas_value *v, char *buf
         snprintf (buf, size, "%s", v->u.b ? "True" : "False");
         return 0;
     case CCAS_V_STR:
-        for (const char *p = v->u.str; *p; p++)
-            if (*p == '"' || *p == '&' || (unsigned char)*p < 0x20) /* qmgr's quote parser refuses them */
-                return -1;
+        if (!quotable (v->u.str))
+            return -1;
         if (ccas_pbs_name_valid (v->u.str))
             snprintf (buf, size, "%s", v->u.str);
         else
@@ -131,11 +156,36 @@ static int format_value (const char *name, const struct ccas_value *v, char *buf
     }
 }
 
+/* A text made fit for qmgr's and qalter's double quotes: quotes become
+ * apostrophes, control characters spaces. */
+static void quote_safe (char *text)
+{
+    for (char *p = text; *p; p++) {
+        if (*p == '"')
+            *p = '\'';
+        else if (*p == '&')
+            *p = '+';
+        else if ((unsigned char)*p < 0x20)
+            *p = ' ';
+    }
+}
+
 struct setlist {
     char text[8192];
     size_t len;
     bool overflow;
 };
+
+/* ", resources_available.NAME = VALUE" */
+static void add_text (struct setlist *s, const char *name, const char *value)
+{
+    int n =
+        snprintf (s->text + s->len, sizeof (s->text) - s->len, ", resources_available.%s = %s", name, value);
+    if (n < 0 || (size_t)n >= sizeof (s->text) - s->len)
+        s->overflow = true;
+    else
+        s->len += (size_t)n;
+}
 
 static void add_setting (struct setlist *s, const char *name, const struct ccas_value *v)
 {
@@ -149,101 +199,274 @@ static void add_setting (struct setlist *s, const char *name, const struct ccas_
     snprintf (probe, sizeof (probe), "resources_available.%s =", name);
     if (strstr (s->text, probe))
         return; /* set once, by the first source that names it */
-    int n = snprintf (s->text + s->len, sizeof (s->text) - s->len, "%sresources_available.%s = %s",
-                      s->len && s->text[s->len - 1] != ' ' ? ", " : "", name, val);
-    if (n < 0 || (size_t)n >= sizeof (s->text) - s->len)
-        s->overflow = true;
-    else
-        s->len += (size_t)n;
+    add_text (s, name, val);
 }
 
-static int set_resources (struct ccas_cluster *c, const struct ccas_node *n, const char *host,
-                          const char *const *names, struct ccas_error *err)
+/* The one `set node` that joins VM `n` as `host`: its resources, the marker,
+ * online, the joined comment.  PBS sets them all or none. */
+static int join_directive (struct ccas_cluster *c, const struct ccas_node *n, const char *host, bool hold,
+                           const char *const *names, struct setlist *s, struct ccas_error *err)
 {
-    struct setlist s;
-    s.len = (size_t)snprintf (s.text, sizeof (s.text), "set node %s ", host);
-    s.overflow = false;
+    s->len =
+        (size_t)snprintf (s->text, sizeof (s->text), "set node %s state %s offline, comment = \"%s\"", host,
+                          hold ? "+=" : "-=", hold ? CCAS_PBS_JOINING_COMMENT : CCAS_PBS_JOIN_COMMENT);
+    s->overflow = false;
     for (size_t i = 0; names && names[i]; i++) {
         int id = ccas_resdict_find (c->dict, names[i]);
         const struct ccas_value *v = ccas_node_res (n, id);
         if (v->type != CCAS_V_NONE)
-            add_setting (&s, names[i], v);
+            add_setting (s, names[i], v);
     }
     struct ccas_value slot = ccas_value_str (n->nodearray);
     if (ccas_resdict_find (c->dict, "slot_type") < 0 && n->nodearray)
-        add_setting (&s, "slot_type", &slot);
+        add_setting (s, "slot_type", &slot);
     struct ccas_value size = ccas_value_str (n->vm_size), na = ccas_value_str (n->nodearray);
     struct ccas_value ug = ccas_value_str (n->placement_group ? "false" : "true");
     struct ccas_value pg = ccas_value_str (n->placement_group ? n->placement_group : CCAS_PBS_NO_GROUP);
     struct ccas_value inst = ccas_value_str (n->instance_id);
     if (n->vm_size)
-        add_setting (&s, "vm_size", &size);
+        add_setting (s, "vm_size", &size);
     if (n->nodearray)
-        add_setting (&s, "nodearray", &na);
-    add_setting (&s, "group_id", &pg);
-    add_setting (&s, "ungrouped", &ug);
+        add_setting (s, "nodearray", &na);
+    add_setting (s, "group_id", &pg);
+    add_setting (s, "ungrouped", &ug);
     if (n->instance_id)
-        add_setting (&s, "instance_id", &inst);
-    if (s.overflow)
-        return ccas_errorf (err, "%s: too many resources for one qmgr command", host);
-    return qmgr (s.text, err);
+        add_setting (s, "instance_id", &inst);
+    add_text (s, "ccnodeid", n->node_id); /* the marker */
+    if (s->overflow)
+        return ccas_errorf (err, "%s: too many resources for one qmgr directive", host);
+    return 0;
 }
 
-/* Offline with the joining comment, so that PBS starts nothing on the node
- * before its last step: created so in one qmgr call, or taken offline when
- * PBS already has it (a node offline with that comment is left as it is). */
-static int hold_offline (const char *host, const struct ccas_pbs_node *p, struct ccas_error *err)
+/* ---- qmgr batches ------------------------------------------------------------------------------------ */
+
+struct batch {
+    char *text; /* the directives, one a line */
+    size_t len, cap;
+    size_t *op; /* the op of each line */
+    size_t n, capn;
+    bool oom;
+};
+
+static void batch_add (struct batch *b, size_t op, const char *line)
 {
-    char cmd[512];
-    if (!p) {
-        snprintf (cmd, sizeof (cmd), "create node %s state=offline, comment=\"%s\"", host,
-                  CCAS_PBS_JOINING_COMMENT);
-        return qmgr (cmd, err);
+    size_t n = strlen (line);
+    if (b->oom)
+        return;
+    if (b->len + n + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n + 2)
+            cap *= 2;
+        char *t = realloc (b->text, cap);
+        if (!t) {
+            b->oom = true;
+            return;
+        }
+        b->text = t;
+        b->cap = cap;
     }
-    if (ccas_pbs_node_joining (p))
-        return 0;
-    char *argv[] = {"pbsnodes", "-o", (char *)host, "-C", CCAS_PBS_JOINING_COMMENT, NULL};
-    return ccas_run_ok (argv, timeout, err);
+    if (b->n == b->capn) {
+        size_t cap = b->capn ? b->capn * 2 : 64;
+        size_t *v = realloc (b->op, cap * sizeof (*v));
+        if (!v) {
+            b->oom = true;
+            return;
+        }
+        b->op = v;
+        b->capn = cap;
+    }
+    memcpy (b->text + b->len, line, n);
+    b->len += n;
+    b->text[b->len++] = '\n';
+    b->text[b->len] = '\0';
+    b->op[b->n++] = op;
 }
 
-int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char *host,
-                   const struct ccas_pbs_node *p, const char *const *names, struct ccas_error *err)
+static void batch_release (struct batch *b)
 {
-    char cmd[512];
-    if (!ccas_pbs_name_valid (host))
-        return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
-    if (!n->node_id || !ccas_pbs_name_valid (n->node_id))
-        return ccas_errorf (err, "%s: node id '%s' cannot be written for qmgr", host,
-                            n->node_id ? n->node_id : "");
-    if (hold_offline (host, p, err) < 0)
-        return -1;
-    if (set_resources (c, n, host, names, err) < 0)
-        return -1;
+    free (b->text);
+    free (b->op);
+    memset (b, 0, sizeof (*b));
+}
+
+static void fail_op (struct ccas_pbs_op *x, const char *why)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    snprintf (x->error, sizeof (x->error), "%s", why);
+}
+
+/* The op a line of qmgr's stderr names ("qmgr obj=NAME svr=...: why"), its
+ * message in *why; SIZE_MAX when it names none of the batch's. */
+static size_t named_op (const char *line, size_t len, const struct batch *b, struct ccas_pbs_op *ops,
+                        const char **why)
+{
+    if (len < 9 || strncmp (line, "qmgr obj=", 9) != 0)
+        return SIZE_MAX;
+    const char *name = line + 9;
+    size_t nlen = strcspn (name, " \n");
+    const char *colon = memchr (name, ':', len - 9);
+    *why = colon ? colon + 1 : name + nlen;
+    while (**why == ' ')
+        (*why)++;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *host = ops[b->op[i]].host;
+        if (strlen (host) == nlen && strncmp (host, name, nlen) == 0)
+            return b->op[i];
+    }
+    return SIZE_MAX;
+}
+
+/* Run the batch through one qmgr reading it on stdin.  qmgr goes on after a
+ * directive fails and names the object in its error: that op failed (a
+ * deletion of a node PBS does not know has its way).  When qmgr fails in a
+ * way that names no op (it cannot reach the server, it is killed, it ran
+ * out of time), every op of the batch failed. */
+static void batch_run (struct batch *b, struct ccas_pbs_op *ops)
+{
+    char *argv[] = {"qmgr", NULL};
+    struct ccas_run_result r;
+    struct ccas_error err = {""};
+    if (b->n == 0)
+        return;
+    if (b->oom) {
+        for (size_t i = 0; i < b->n; i++)
+            fail_op (&ops[b->op[i]], "out of memory");
+        return;
+    }
+    ccas_log (LOG_DEBUG, "pbs: qmgr, %zu directive%s:\n%s", b->n, b->n == 1 ? "" : "s", b->text);
+    if (ccas_run_input (argv, b->text, b->len, timeout, 1 << 20, &r, &err) < 0) {
+        for (size_t i = 0; i < b->n; i++)
+            fail_op (&ops[b->op[i]], err.text);
+        return;
+    }
+    size_t named = 0;
+    char first[300] = "";
+    for (const char *p = r.errs; *p;) {
+        size_t len = strcspn (p, "\n");
+        const char *why = NULL;
+        size_t op = named_op (p, len, b, ops, &why);
+        int whylen = (int)(len - (size_t)(why ? why - p : 0));
+        if (op != SIZE_MAX) {
+            struct ccas_pbs_op *x = &ops[op];
+            bool gone = x->kind == CCAS_PBS_OP_DELETE && strstr (p, "Unknown node") && whylen > 0;
+            char msg[300];
+            snprintf (msg, sizeof (msg), "%.*s", whylen, why);
+            while (*msg && msg[strlen (msg) - 1] == ' ')
+                msg[strlen (msg) - 1] = '\0';
+            if (gone)
+                ccas_log (LOG_INFO, "pbs: %s: PBS no longer has it", x->host);
+            else {
+                char text[320];
+                snprintf (text, sizeof (text), "qmgr: %s", msg);
+                fail_op (x, text);
+            }
+            named++;
+        } else if (!first[0] && len > 0 && strncmp (p, "qmgr: Error (", 13) != 0)
+            snprintf (first, sizeof (first), "%.*s", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    if (r.status != 0 && named == 0) {
+        /* nothing named: qmgr itself failed (say, no server) */
+        char msg[400];
+        snprintf (msg, sizeof (msg), "qmgr: exit %d%s%s", r.status, first[0] ? ": " : "", first);
+        for (size_t i = 0; i < b->n; i++)
+            fail_op (&ops[b->op[i]], msg);
+    }
+    ccas_run_result_release (&r);
+}
+
+void ccas_pbs_run_ops (struct ccas_cluster *c, struct ccas_pbs_op *ops, size_t n, const char *const *names)
+{
+    struct batch first = {0}, second = {0};
+    char line[1024];
+    size_t joins = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_pbs_op *x = &ops[i];
+        x->failed = false;
+        x->error[0] = '\0';
+        if (!ccas_pbs_name_valid (x->host)) {
+            char why[300];
+            snprintf (why, sizeof (why), "'%s' is not a valid PBS node name", x->host);
+            fail_op (x, why);
+            continue;
+        }
+        switch (x->kind) {
+        case CCAS_PBS_OP_DRAIN: {
+            char why[300];
+            snprintf (why, sizeof (why), "%s", x->why ? x->why : "");
+            quote_safe (why);
+            snprintf (line, sizeof (line), "set node %s state += offline, comment = \"%s: %s\"", x->host,
+                      CCAS_PBS_DRAIN_COMMENT, why);
+            batch_add (&first, i, line);
+            break;
+        }
+        case CCAS_PBS_OP_DELETE:
+            snprintf (line, sizeof (line), "delete node %s", x->host);
+            batch_add (&first, i, line);
+            break;
+        case CCAS_PBS_OP_JOIN:
+            if (!x->node->node_id || !ccas_pbs_name_valid (x->node->node_id)) {
+                char why[300];
+                snprintf (why, sizeof (why), "node id '%s' cannot be written for qmgr",
+                          x->node->node_id ? x->node->node_id : "");
+                fail_op (x, why);
+                break;
+            }
+            joins++;
+            if (!x->pbs) {
+                /* offline from its creation: PBS starts nothing there before the join's last step */
+                snprintf (line, sizeof (line), "create node %s state = offline, comment = \"%s\"", x->host,
+                          CCAS_PBS_JOINING_COMMENT);
+                batch_add (&first, i, line);
+            }
+            break;
+        }
+    }
+    batch_run (&first, ops);
+    batch_release (&first);
+    if (joins == 0)
+        return;
     ccas_failpoint ("pbs:join-before-marker");
-    snprintf (cmd, sizeof (cmd), "set node %s resources_available.ccnodeid = %s", host, n->node_id);
-    if (qmgr (cmd, err) < 0)
-        return -1;
-    char *argv[] = {"pbsnodes", "-r", (char *)host, "-C", CCAS_PBS_JOIN_COMMENT, NULL};
-    return ccas_run_ok (argv, timeout, err);
+    struct setlist *s = malloc (sizeof (*s));
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_pbs_op *x = &ops[i];
+        struct ccas_error err = {""};
+        if (x->kind != CCAS_PBS_OP_JOIN || x->failed)
+            continue;
+        if (!s)
+            fail_op (x, "out of memory");
+        else if (join_directive (c, x->node, x->host, x->hold, names, s, &err) < 0)
+            fail_op (x, err.text);
+        else
+            batch_add (&second, i, s->text);
+    }
+    free (s);
+    batch_run (&second, ops);
+    batch_release (&second);
 }
 
-int ccas_pbs_drain (const char *host, const char *why, struct ccas_error *err)
+int ccas_pbs_comment_jobs (const char *comment, const char *const *ids, size_t n, struct ccas_error *err)
 {
-    char comment[256];
-    if (!ccas_pbs_name_valid (host))
-        return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
-    snprintf (comment, sizeof (comment), "%s: %s", CCAS_PBS_DRAIN_COMMENT, why);
-    char *argv[] = {"pbsnodes", "-o", (char *)host, "-C", comment, NULL};
-    return ccas_run_ok (argv, timeout, err);
-}
-
-int ccas_pbs_delete (const char *host, struct ccas_error *err)
-{
-    char cmd[300];
-    if (!ccas_pbs_name_valid (host))
-        return ccas_errorf (err, "'%s' is not a valid PBS node name", host);
-    snprintf (cmd, sizeof (cmd), "delete node %s", host);
-    return qmgr (cmd, err);
+    enum { PER_CALL = 200 };
+    char value[600];
+    char text[512];
+    int rc = 0;
+    snprintf (text, sizeof (text), "%s", comment);
+    quote_safe (text);
+    snprintf (value, sizeof (value), "comment=\"%s\"", text);
+    for (size_t at = 0; at < n; at += PER_CALL) {
+        size_t k = n - at < PER_CALL ? n - at : PER_CALL;
+        char *argv[PER_CALL + 4] = {"qalter", "-W", value};
+        for (size_t i = 0; i < k; i++)
+            argv[3 + i] = (char *)ids[at + i];
+        argv[3 + k] = NULL;
+        struct ccas_error e = {""};
+        if (ccas_run_ok (argv, timeout, &e) < 0 && rc == 0)
+            rc = ccas_errorf (err, "%s", e.text);
+    }
+    return rc;
 }
 
 const char *ccas_pbs_host (const struct ccas_node *n)

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* pbs_cmds.h: what ccautoscale asks of PBS — read jobs and nodes; join,
- * drain and delete nodes.  Every call is an argv array with a time limit.
+/* pbs_cmds.h: what ccautoscale asks of PBS — read jobs, nodes, queues and the
+ * server; join, drain and delete nodes; comment on jobs.  Every call is an
+ * argv array with a time limit.
  *
- * Joining is ordered so that PBS never starts a job on a half-joined node:
- * create the node offline with CCAS_PBS_JOINING_COMMENT in one qmgr call (or,
- * when PBS already has it, take it offline with that comment), set its
- * resources in one qmgr call, then set resources_available.ccnodeid alone,
- * then put it online.  A failure at any step stops there with the node
- * offline; the next pass sees no marker, or the joining comment, and joins
- * again (each step is idempotent).
+ * Node changes go to PBS in batches: one `qmgr` reads every directive of a
+ * batch on its stdin, one a line (qmgr runs only the last of several -c, and
+ * refuses "cmd1; cmd2"), and goes on after a directive fails, naming the
+ * node in its error ("qmgr obj=NAME svr=default: Unknown node"): each
+ * operation is one directive, so one operation's failure is its own.  A pass
+ * costs two qmgr calls however many nodes it changes:
+ *   1. create every new node offline with CCAS_PBS_JOINING_COMMENT; drain
+ *      (state += offline, the draining comment) and delete nodes;
+ *   2. for every node to join whose step 1 succeeded (or that PBS had
+ *      already): one `set node` with its resources, the marker
+ *      resources_available.ccnodeid, `state -= offline` and the joined
+ *      comment (or, held, `state += offline` and the joining comment).  PBS sets a node's attributes all or
+ * none, so a node is either offline (created, or left as it was) or joined: never a half-joined node PBS
+ * could schedule on.  A failure leaves it for the next pass, which joins it again (each step is idempotent).
  */
 #ifndef CCAS_PBS_CMDS_H
 #define CCAS_PBS_CMDS_H
@@ -28,30 +36,47 @@ void ccas_pbs_set_timeout (double seconds);
 struct ccas_pbs_queue;
 int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err);
 
+/* Run qstat -Q -f -F json and qstat -B -f -F json and hand both to `q`
+ * (ccas_pbs_queue_limits()); 0, or -1 with `err`. */
+int ccas_pbs_qstat_limits (struct ccas_pbs_queue *q, struct ccas_error *err);
+
 /* Run pbsnodes -a -F json and parse it the same way.  Returns the document
  * (caller puts it) or NULL with `err`. */
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err);
 
-/* group_id of a node outside any placement group: PBS's placement sets
- * (only_explicit_psets, do_not_span_psets, as install-hook sets them) leave a
- * node without a group_id in no set, where no job may run; azpbs's value. */
+/* group_id of a node outside any placement group: PBS's placement sets (as
+ * install-hook sets them: do_not_span_psets) keep a job inside one group_id
+ * value, and this is the one of every node outside a placement group. */
 #define CCAS_PBS_NO_GROUP "_none_"
 
-/* Join VM `n` as PBS node `host` (`p`: its PBS node if PBS has one, or NULL).
- * Resources set: those of `n` named in `names` (a NULL-terminated list) that
- * the node has, then slot_type (the nodearray, unless a resource of that
- * name exists), group_id (its placement group, or CCAS_PBS_NO_GROUP) and
- * ungrouped ("false" in a placement group, else "true"), vm_size, nodearray
- * and instance_id; then ccnodeid; then online.  Numbers are written in
- * digits (sizes in kb), never with an exponent. */
-int ccas_pbs_join (struct ccas_cluster *c, const struct ccas_node *n, const char *host,
-                   const struct ccas_pbs_node *p, const char *const *names, struct ccas_error *err);
+enum ccas_pbs_op_kind { CCAS_PBS_OP_JOIN, CCAS_PBS_OP_DRAIN, CCAS_PBS_OP_DELETE };
 
-/* Offline with "ccautoscale: draining: <why>". */
-int ccas_pbs_drain (const char *host, const char *why, struct ccas_error *err);
+/* One change to one PBS node. */
+struct ccas_pbs_op {
+    enum ccas_pbs_op_kind kind;
+    const char *host;                /* the PBS node (borrowed) */
+    const struct ccas_node *node;    /* JOIN: the VM */
+    const struct ccas_pbs_node *pbs; /* JOIN: its PBS node, or NULL when PBS has none */
+    const char *why;                 /* DRAIN: after "ccautoscale: draining: " */
+    bool hold;                       /* JOIN: all but online: stays offline, joining */
+    bool failed;                     /* out */
+    char error[256];                 /* out: why it failed */
+};
 
-/* qmgr delete node. */
-int ccas_pbs_delete (const char *host, struct ccas_error *err);
+/* Carry out `ops` (any kinds, one per host) in the two qmgr batches above;
+ * `names` (NULL-terminated) are the resources of pbs.node_resources.  Each op
+ * says whether it failed.  A join sets the resources of `node` named in
+ * `names` that it has, then slot_type (the nodearray, unless a resource of
+ * that name exists), group_id (its placement group, or CCAS_PBS_NO_GROUP)
+ * and ungrouped ("false" in a placement group, else "true"), vm_size,
+ * nodearray and instance_id; numbers in digits (sizes in kb), never with an
+ * exponent.  Deleting a node PBS no longer has succeeds.  The failpoint
+ * pbs:join-before-marker is between the two batches. */
+void ccas_pbs_run_ops (struct ccas_cluster *c, struct ccas_pbs_op *ops, size_t n, const char *const *names);
+
+/* Set `comment` on the queued jobs `ids` (qalter -W comment=..., as many ids
+ * a call as fit); 0, or -1 with `err` for the first call that failed. */
+int ccas_pbs_comment_jobs (const char *comment, const char *const *ids, size_t n, struct ccas_error *err);
 
 /* The name PBS knows VM `n` by: its hostname, else its name.  Borrowed. */
 const char *ccas_pbs_host (const struct ccas_node *n);

@@ -12,6 +12,7 @@
 #include "model/value.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
+#include "pbs_limits.h"
 #include "pbs_select.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -110,6 +111,31 @@ static void add_placement (json_object *o, enum grouping ug, const char *ugtext,
     }
 }
 
+/* A chunk's group_id=V: the nodes ccautoscale joins carry their placement
+ * group's name, or CCAS_PBS_NO_GROUP outside any; it names the groups it
+ * makes itself, so V can only be an existing node's group. */
+static void add_group_id (const struct ccas_cluster *c, json_object *o, const char *v)
+{
+    if (!v)
+        return;
+    if (strcmp (v, "_none_") == 0) {
+        json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (0));
+        return;
+    }
+    for (size_t i = 0; i < c->nexisting; i++)
+        if (c->nodes[i]->placement_group && strcmp (c->nodes[i]->placement_group, v) == 0) {
+            json_object_object_add (o, "node.placement_group", json_object_new_string (v));
+            return;
+        }
+    char msg[400];
+    snprintf (
+        msg, sizeof (msg),
+        "group_id=%s: no node is in a placement group of that name, and the nodes ccautoscale makes get "
+        "group_id '%s' or the name of the placement group it makes for them",
+        v, "_none_");
+    json_object_object_add (o, "never", json_object_new_string (msg));
+}
+
 static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch,
                                       bool excl, bool colocated)
 {
@@ -119,6 +145,7 @@ static json_object *chunk_constraint (const struct ccas_cluster *c, const struct
             json_object_object_add (o, constraint_key (c, ch->fields[i].name),
                                     field_value (ch->fields[i].value));
     add_placement (o, chunk_grouping (ch), ccas_pbs_chunk_get (ch, "ungrouped"), excl, colocated);
+    add_group_id (c, o, ccas_pbs_chunk_get (ch, "group_id"));
     return o;
 }
 
@@ -196,6 +223,16 @@ static json_object *pack_constraint (const struct ccas_cluster *c, const struct 
                 pack_field (c, o, &chunks[i].fields[f], chunks[i].count, why, sizeof (why));
         }
     }
+    const char *gid = NULL;
+    for (int i = 0; i < n && !why[0]; i++) {
+        const char *g = ccas_pbs_chunk_get (&chunks[i], "group_id");
+        if (g && gid && strcmp (g, gid) != 0)
+            snprintf (why, sizeof (why),
+                      "place=pack puts every chunk on one host, but its chunks ask for group_id=%s and "
+                      "group_id=%s",
+                      gid, g);
+        gid = g ? g : gid;
+    }
     if (why[0]) {
         json_object_put (o);
         o = json_object_new_object ();
@@ -203,6 +240,7 @@ static json_object *pack_constraint (const struct ccas_cluster *c, const struct 
         return o;
     }
     add_placement (o, ug, ugtext, excl, colocated);
+    add_group_id (c, o, gid);
     return o;
 }
 
@@ -289,6 +327,47 @@ static const struct shape *shape_of (struct ccas_cluster *c, struct shapes *sh, 
     return s;
 }
 
+/* A shape that never matches, `why` being its reason (one per distinct reason). */
+static const struct shape *never_shape (struct ccas_cluster *c, struct shapes *sh, const char *why,
+                                        struct ccas_error *err)
+{
+    size_t len = strlen (why) + 8;
+    char *key = malloc (len);
+    if (!key) {
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    snprintf (key, len, "\x1e%s", why);
+    int id = ccas_resdict_intern (sh->keys, key);
+    free (key);
+    if (id < 0) {
+        ccas_errorf (err, "out of memory");
+        return NULL;
+    }
+    if ((size_t)id < sh->n)
+        return &sh->v[id];
+    if (sh->n == sh->cap) {
+        size_t cap = sh->cap ? sh->cap * 2 : 16;
+        struct shape *v = realloc (sh->v, cap * sizeof (*v));
+        if (!v) {
+            ccas_errorf (err, "out of memory");
+            return NULL;
+        }
+        sh->v = v;
+        sh->cap = cap;
+    }
+    struct shape *s = &sh->v[sh->n++];
+    memset (s, 0, sizeof (*s));
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "never", json_object_new_string (why));
+    s->nchunks = 1;
+    s->counts[0] = 1;
+    s->packing = CCAS_PACK;
+    s->cons[0] = ccas_constraint_compile (c->cons, o, "PBS limit", err);
+    json_object_put (o);
+    return s->cons[0] ? s : NULL;
+}
+
 static void shapes_free (struct shapes *sh)
 {
     for (size_t i = 0; i < sh->n; i++)
@@ -300,9 +379,10 @@ static void shapes_free (struct shapes *sh)
 /* A queued job as read from qstat: what translation needs, copied out of
  * the JSON so that each entry's tree can go as soon as it is read. */
 struct queued {
-    const char *id, *select, *place;
+    const char *id, *select, *place, *comment;
     int64_t priority;
     unsigned long seq, index;
+    struct ccas_pbs_entity who; /* for the limits: strings in the arena, resources referenced */
 };
 
 struct ccas_pbs_queue {
@@ -310,6 +390,9 @@ struct ccas_pbs_queue {
     struct queued *v;
     size_t n, cap;
     struct ccas_pbs_jobs_stats stats;
+    struct ccas_pbs_limits *limits; /* NULL: none read */
+    size_t *entry_of_job;           /* after translation: core job index -> v index */
+    size_t njobs;
 };
 
 /* PBS's order: higher Priority first, then the older job, then the lower subjob index. */
@@ -333,10 +416,10 @@ static void id_numbers (const char *id, unsigned long *seq, unsigned long *index
 /* The job's select after defaults; Resource_List.select or ncpus when PBS left schedselect out. */
 static const char *job_select (json_object *job, char *buf, size_t size)
 {
-    const char *s = ccas_json_str (job, "schedselect");
+    const char *s = ccas_pbs_json_text (job, "schedselect");
     json_object *rl = ccas_json_get (job, "Resource_List");
     if (!s && rl)
-        s = ccas_json_str (rl, "select");
+        s = ccas_pbs_json_text (rl, "select");
     if (!s) {
         snprintf (buf, size, "1:ncpus=%lld", (long long)(rl ? ccas_json_int (rl, "ncpus", 1) : 1));
         s = buf;
@@ -400,9 +483,41 @@ void ccas_pbs_queue_destroy (struct ccas_pbs_queue *q)
 {
     if (!q)
         return;
+    for (size_t i = 0; i < q->n; i++)
+        json_object_put (q->v[i].who.resources);
     ccas_arena_destroy (q->strings);
+    ccas_pbs_limits_destroy (q->limits);
+    free (q->entry_of_job);
     free (q->v);
     free (q);
+}
+
+int ccas_pbs_queue_limits (struct ccas_pbs_queue *q, json_object *queues, json_object *server,
+                           struct ccas_error *err)
+{
+    if (!q->limits && !(q->limits = ccas_pbs_limits_create ()))
+        return ccas_errorf (err, "out of memory");
+    return ccas_pbs_limits_read (q->limits, queues, server, err);
+}
+
+const char *ccas_pbs_queue_comment (const struct ccas_pbs_queue *q, size_t job)
+{
+    return q->entry_of_job && job < q->njobs ? q->v[q->entry_of_job[job]].comment : NULL;
+}
+
+/* Who the job is, for the limits (strings copied into the arena). */
+static int entity (struct ccas_pbs_queue *q, json_object *job, struct ccas_pbs_entity *e)
+{
+    static const char *const keys[] = {"queue", "euser", "egroup", "project"};
+    const char **fields[] = {&e->queue, &e->user, &e->group, &e->project};
+    memset (e, 0, sizeof (*e));
+    for (int i = 0; i < 4; i++) {
+        const char *v = ccas_pbs_json_text (job, keys[i]);
+        if (v && !(*fields[i] = ccas_arena_strdup (q->strings, v)))
+            return -1;
+    }
+    e->resources = ccas_json_get (job, "Resource_List");
+    return 0;
 }
 
 int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *job, struct ccas_error *err)
@@ -412,7 +527,16 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
         q->stats.skipped++; /* cut out by the repair, which said why */
         return 0;
     }
-    const char *state = ccas_json_str (job, "job_state");
+    const char *state = ccas_pbs_json_text (job, "job_state");
+    bool counted = !ccas_pbs_limits_none (q->limits);
+    if (state && counted && (strcmp (state, "R") == 0 || strcmp (state, "E") == 0) &&
+        !ccas_json_bool (job, "array", false)) {
+        struct ccas_pbs_entity who;
+        if (entity (q, job, &who) < 0)
+            return ccas_errorf (err, "out of memory");
+        ccas_pbs_limits_running (q->limits, &who); /* what runs counts against the limits */
+        return 0;
+    }
     if (!state || strcmp (state, "Q") != 0 || ccas_json_bool (job, "array", false))
         return 0;
     if (q->n == q->cap) {
@@ -425,13 +549,18 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     }
     char buf[64];
     json_object *rl = ccas_json_get (job, "Resource_List");
-    const char *place = rl ? ccas_json_str (rl, "place") : NULL;
+    const char *place = rl ? ccas_pbs_json_text (rl, "place") : NULL;
+    const char *comment = ccas_pbs_json_text (job, "comment");
     struct queued *e = &q->v[q->n];
+    memset (e, 0, sizeof (*e));
     e->id = ccas_arena_strdup (q->strings, id);
     e->select = ccas_arena_strdup (q->strings, job_select (job, buf, sizeof (buf)));
     e->place = ccas_arena_strdup (q->strings, place ? place : "");
-    if (!e->id || !e->select || !e->place)
+    e->comment = comment ? ccas_arena_strdup (q->strings, comment) : NULL;
+    if (!e->id || !e->select || !e->place || (comment && !e->comment) ||
+        (counted && entity (q, job, &e->who) < 0))
         return ccas_errorf (err, "out of memory");
+    json_object_get (e->who.resources); /* kept past this entry's tree, for the limits */
     e->priority = ccas_json_int (job, "Priority", 0);
     id_numbers (id, &e->seq, &e->index);
     q->n++;
@@ -467,6 +596,12 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
     }
     if (q->n)
         qsort (q->v, q->n, sizeof (*q->v), cmp_queued);
+    free (q->entry_of_job);
+    q->njobs = 0;
+    if (!(q->entry_of_job = calloc (q->n + 1, sizeof (*q->entry_of_job)))) {
+        ccas_errorf (err, "out of memory");
+        goto fail;
+    }
     for (size_t i = 0; i < q->n; i++) {
         const struct shape *s = shape_of (c, &sh, q->v[i].select, q->v[i].place);
         if (!s) {
@@ -480,10 +615,20 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
             st.skipped++;
             if (add_unreadable (c, jobs, &q->v[i], s->error, err) < 0)
                 goto fail;
+            q->entry_of_job[q->njobs++] = i;
             continue;
+        }
+        const char *limit = ccas_pbs_limits_admit (q->limits, &q->v[i].who);
+        if (limit) {
+            /* a job PBS will not start makes no nodes: it stays in the
+             * report, unmatched, with the limit as its reason */
+            if (!(s = never_shape (c, &sh, limit, err)))
+                goto fail;
+            st.limited++;
         }
         if (add_job (jobs, &q->v[i], s, err) < 0)
             goto fail;
+        q->entry_of_job[q->njobs++] = i;
         st.queued++;
     }
     shapes_free (&sh);

@@ -15,6 +15,11 @@
  * ungrouped=false keeps the job in one placement group; ungrouped=true keeps
  * it outside any (a node joined in a placement group has ungrouped=false, and
  * PBS would never run the job there).
+ * A chunk's group_id=V must be the group of an existing node (the nodes
+ * ccautoscale makes get "_none_" or the name of the placement group it makes
+ * for them); "_none_" asks for nodes outside any.  A job PBS will not start
+ * because of a queue or server limit (pbs_limits.h) is a job that never
+ * matches, with the limit as its reason.
  * A job whose select or place cannot be read stops neither the pass nor the
  * jobs behind it: it becomes a job that never matches, its reason ("PBS job
  * cannot be read: select: chunk 1: 'ncpus': expected resource=value ...")
@@ -33,6 +38,7 @@ struct ccas_pbs_jobs_stats {
     size_t seen;    /* entries in Jobs */
     size_t queued;  /* made into core jobs */
     size_t skipped; /* unreadable: kept as jobs that never match, reason logged */
+    size_t limited; /* of those queued, held back by a PBS limit: never matched (pbs_limits.h) */
 };
 
 /* Queued jobs read from qstat, one entry at a time, before translation. */
@@ -52,6 +58,16 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
  * be read goes to `skipped` (may be NULL).  0, or -1 with `err`. */
 int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len, ccas_pbs_skipped_f skipped,
                          void *arg, struct ccas_error *err);
+
+/* Hand the queue PBS's limits: the documents of qstat -Q -f -F json and
+ * qstat -B -f -F json (borrowed; either may be NULL), before the jobs are
+ * added (running jobs are counted as they come).  0, or -1 with `err`. */
+int ccas_pbs_queue_limits (struct ccas_pbs_queue *q, json_object *queues, json_object *server,
+                           struct ccas_error *err);
+
+/* After ccas_pbs_queue_jobs(): the comment PBS shows on core job `job` (its
+ * index in the jobs made), or NULL.  Borrowed; valid while `q` lives. */
+const char *ccas_pbs_queue_comment (const struct ccas_pbs_queue *q, size_t job);
 
 /* Translate the queue (sorting it into PBS's order).  Constraints are
  * compiled in c->cons.  Caller frees with ccas_jobs_destroy().  NULL with

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -23,15 +23,17 @@ static bool has_state (const char *states, const char *word)
 
 static void read_node (struct ccas_pbs_node *p, const char *name, json_object *o)
 {
-    const char *state = ccas_json_str (o, "state");
+    const char *state = ccas_pbs_json_text (o, "state");
+    const char *version = ccas_pbs_json_text (o, "pbs_version");
     json_object *avail = ccas_json_get (o, "resources_available");
     json_object *jobs = ccas_json_get (o, "jobs");
     memset (p, 0, sizeof (*p));
     p->name = name;
-    p->comment = ccas_json_str (o, "comment");
-    p->ccnodeid = avail ? ccas_json_str (avail, "ccnodeid") : NULL;
+    p->comment = ccas_pbs_json_text (o, "comment");
+    p->ccnodeid = avail ? ccas_pbs_json_text (avail, "ccnodeid") : NULL;
     p->offline = has_state (state, "offline");
     p->down = has_state (state, "down") || has_state (state, "state-unknown");
+    p->reported = ccas_json_get (o, "pcpus") || (version && strcmp (version, "unavailable") != 0);
     p->changed = ccas_json_double (o, "last_state_change_time", 0);
     p->njobs =
         jobs && json_object_is_type (jobs, json_type_array) ? (unsigned)json_object_array_length (jobs) : 0;
@@ -79,6 +81,7 @@ void ccas_pbs_nodes_destroy (struct ccas_pbs_nodes *nodes)
     json_object_put (nodes->doc);
     free (nodes->v);
     free (nodes->by_node);
+    free (nodes->waiting);
     free (nodes);
 }
 
@@ -103,21 +106,11 @@ static void use_assigned (struct ccas_cluster *c, struct ccas_node *n, json_obje
     }
 }
 
-/* A node joining (offline with our comment) since longer than boot_timeout
- * has failed its join pass after pass: PBS runs nothing there, so it stops
- * counting as capacity — its jobs get other nodes and it idles out — while
- * a join that failed once is simply tried again. */
-static bool join_stuck (const struct ccas_cluster *c, const struct ccas_pbs_node *p,
-                        const struct ccas_node *n, double now)
-{
-    return ccas_pbs_node_joining (p) && p->changed > 0 &&
-           now - p->changed > ccas_config_boot_timeout (c->cfg, n->nodearray);
-}
-
 void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
 {
-    double now = (double)time (NULL);
     free (nodes->by_node);
+    free (nodes->waiting);
+    nodes->waiting = NULL;
     nodes->nby = c->nexisting;
     nodes->by_node = calloc (c->nexisting + 1, sizeof (*nodes->by_node));
     for (size_t i = 0; i < nodes->n; i++) {
@@ -135,14 +128,94 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
             nodes->by_node[n->index] = p;
         n->sched_jobs = p->njobs;
         n->busy = p->njobs > 0;
-        n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || p->down;
-        if (join_stuck (c, p, n, now)) {
-            n->boot_timed_out = true;
-            ccas_log (LOG_WARNING, "pbs: %s: joining for %.0f s, more than boot_timeout: no work goes there",
-                      p->name, now - p->changed);
-        }
+        /* down before its mom ever reported: booting (ccas_pbs_nodes_judge) */
+        n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || (p->down && p->reported);
         use_assigned (c, n, p->assigned);
     }
+}
+
+/* The node's entry in the times object, made when missing (as scaledown makes it). */
+static json_object *times_entry (json_object *times, const char *id, double now)
+{
+    json_object *t = NULL;
+    if (json_object_object_get_ex (times, id, &t) && t && json_object_is_type (t, json_type_object))
+        return t;
+    if (!(t = json_object_new_object ()))
+        return NULL;
+    json_object_object_add (t, "first_seen", json_object_new_double (now));
+    if (json_object_object_add (times, id, t) < 0)
+        return NULL;
+    return t;
+}
+
+/* The time kept under `key`, set to `now` when missing. */
+static double since (json_object *t, const char *key, double now)
+{
+    json_object *v = NULL;
+    if (json_object_object_get_ex (t, key, &v) && v &&
+        (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
+        return json_object_get_double (v);
+    json_object_object_add (t, key, json_object_new_double (now));
+    return now;
+}
+
+const char *ccas_pbs_nodes_waiting_why (struct ccas_pbs_nodes *nodes, const struct ccas_node *n)
+{
+    const struct ccas_pbs_node *p = ccas_pbs_nodes_find (nodes, n);
+    if (!p)
+        return "PBS has no node for it (its join has not been done, or fails)";
+    if (!p->ccnodeid && ccas_pbs_node_joining (p))
+        return "its join has not finished";
+    if (!p->ccnodeid)
+        return "PBS has a node of its name that ccautoscale did not join";
+    if (ccas_pbs_node_joining (p) && (!p->reported || p->down))
+        return "its join has not finished, and its pbs_mom has not reported";
+    if (p->down && !p->reported)
+        return "its pbs_mom has not reported (state-unknown,down)";
+    return NULL;
+}
+
+int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *times,
+                          double now)
+{
+    int marked = 0;
+    if (!nodes->by_node || !times)
+        return 0;
+    free (nodes->waiting);
+    if (!(nodes->waiting = calloc (nodes->nby + 1, sizeof (*nodes->waiting))))
+        return -1;
+    for (size_t i = 0; i < c->nexisting && i < nodes->nby; i++) {
+        struct ccas_node *n = c->nodes[i];
+        if (!n->node_id || n->kind != CCAS_NODE_READY)
+            continue;
+        struct ccas_pbs_node *p = nodes->by_node[i];
+        json_object *t = times_entry (times, n->node_id, now);
+        if (!t)
+            return -1;
+        const char *why = ccas_pbs_nodes_waiting_why (nodes, n);
+        if (why) {
+            double from = since (t, "pbs_waiting", now);
+            double limit = ccas_config_boot_timeout (c->cfg, n->nodearray);
+            nodes->waiting[i] = from;
+            if (now - from > limit && !n->busy) {
+                n->boot_timed_out = true;
+                marked++;
+                ccas_log (LOG_WARNING,
+                          "pbs: %s: Ready for %.0f s but %s: past boot_timeout (%.0f s), replaced",
+                          p ? p->name : n->name, now - from, why, limit);
+            }
+        } else
+            json_object_object_del (t, "pbs_waiting");
+        if (p && p->down && p->reported) {
+            double down = since (t, "pbs_down", now);
+            n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || now - down > CCAS_PBS_DOWN_GRACE;
+            if (!n->sched_offline)
+                ccas_log (LOG_DEBUG, "pbs: %s: down for %.0f s: still counted as capacity", p->name,
+                          now - down);
+        } else
+            json_object_object_del (t, "pbs_down");
+    }
+    return marked;
 }
 
 struct ccas_pbs_node *ccas_pbs_nodes_find (struct ccas_pbs_nodes *nodes, const struct ccas_node *n)

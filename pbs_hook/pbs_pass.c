@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pbs_cmds.h"
 #include "pbs_pass.h"
@@ -44,8 +45,8 @@ static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pno
         struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, t->node);
         bool idle = t->node->kind == CCAS_NODE_READY || t->node->kind == CCAS_NODE_STOPPED;
         const char *host = p ? p->name : ccas_pbs_host (t->node);
-        if (p && idle && ccas_pbs_node_joining (p)) {
-            /* never online, so nothing ever ran there: no drain needed */
+        if (p && idle && (ccas_pbs_node_joining (p) || (p->down && !p->reported && !p->njobs))) {
+            /* never online, or its mom never reported: nothing ever ran there, no drain needed */
             if (!add (a, cap, CCAS_PBS_DELETE, host, t->node, p, t->reason))
                 return -1;
             plan->terminates[kept++] = *t;
@@ -88,6 +89,32 @@ static bool wants_join (const struct ccas_node *n, const struct ccas_pbs_node *p
     return !p->ccnodeid || ccas_pbs_node_joining (p);
 }
 
+/* Should Ready VM `n` stay offline once joined?  When it is in a placement
+ * group that is not yet whole in PBS: its own mom has not reported, or
+ * another member is booting, or Ready without its mom reported (members
+ * timed out waiting do not count). */
+static bool group_incomplete (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes,
+                              const struct ccas_node *n)
+{
+    if (!n->placement_group)
+        return false;
+    const struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
+    if (!p || !p->reported || p->down)
+        return true;
+    for (size_t i = 0; i < c->nexisting; i++) {
+        const struct ccas_node *m = c->nodes[i];
+        if (m == n || !m->placement_group || strcmp (m->placement_group, n->placement_group) != 0 ||
+            m->boot_timed_out)
+            continue;
+        if (m->kind == CCAS_NODE_BOOTING)
+            return true;
+        const struct ccas_pbs_node *q = m->kind == CCAS_NODE_READY ? ccas_pbs_nodes_find (pnodes, m) : NULL;
+        if (m->kind == CCAS_NODE_READY && (!q || !q->ccnodeid || !q->reported || q->down))
+            return true;
+    }
+    return false;
+}
+
 /* Which model nodes this pass gives back: terminated, drained or deleted
  * (a drained node is out of the plan's terminations, so the plan alone
  * cannot tell).  Indexed by node index; caller frees. */
@@ -106,13 +133,41 @@ static bool *leaving_nodes (const struct ccas_plan *plan, const struct ccas_pbs_
     return leaving;
 }
 
+/* Ready VMs that have not served PBS within boot_timeout (ccas_pbs_nodes_judge)
+ * are given back now, and their jobs get new nodes in this same pass. */
+static int replace_stuck (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes)
+{
+    struct ccas_cluster *c = plan->cluster;
+    double now = (double)time (NULL);
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        const char *why = NULL;
+        bool listed = false;
+        if (n->kind != CCAS_NODE_READY || !n->boot_timed_out || n->busy || n->keep_alive ||
+            !(why = ccas_pbs_nodes_waiting_why (pnodes, n)))
+            continue;
+        for (size_t k = 0; k < plan->nterminates && !listed; k++)
+            listed = plan->terminates[k].node == n;
+        if (listed)
+            continue;
+        char reason[300];
+        double since = pnodes->waiting && i < pnodes->nby ? pnodes->waiting[i] : 0;
+        snprintf (reason, sizeof (reason), "Ready but not serving PBS for %.0f s (boot_timeout %.0f s): %s",
+                  since > 0 ? now - since : 0, ccas_config_boot_timeout (c->cfg, n->nodearray), why);
+        if (ccas_plan_terminate (plan, n, reason) < 0)
+            return -1;
+        ccas_log (LOG_INFO, "%s: terminate: %s", n->name, reason);
+    }
+    return 0;
+}
+
 int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
                    struct ccas_error *err)
 {
     struct ccas_cluster *c = plan->cluster;
     size_t cap = 0;
     memset (a, 0, sizeof (*a));
-    if (sort_terminations (plan, pnodes, a, &cap) < 0)
+    if (replace_stuck (plan, pnodes) < 0 || sort_terminations (plan, pnodes, a, &cap) < 0)
         goto oom;
     for (size_t i = 0; i < pnodes->n; i++) {
         struct ccas_pbs_node *p = &pnodes->v[i];
@@ -129,10 +184,15 @@ int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct
         struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
         if (!wants_join (n, p, n->index < c->nexisting && leaving[n->index]))
             continue;
-        if (!add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p, "ready")) {
+        bool hold = group_incomplete (c, pnodes, n);
+        struct ccas_pbs_action *x =
+            add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p,
+                 hold ? "ready; kept offline until its placement group is whole" : "ready");
+        if (!x) {
             free (leaving);
             goto oom;
         }
+        x->hold = hold;
     }
     free (leaving);
     return 0;
@@ -175,37 +235,59 @@ static void drop_termination (struct ccas_plan *plan, const struct ccas_node *n)
     plan->nterminates = kept;
 }
 
-void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
+/* Carry out the actions of `kinds` as one set of qmgr batches (pbs_cmds.h). */
+static void run_actions (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names,
+                         bool joins)
 {
+    static const enum ccas_pbs_op_kind kinds[] = {CCAS_PBS_OP_JOIN, CCAS_PBS_OP_DRAIN, CCAS_PBS_OP_DELETE,
+                                                  CCAS_PBS_OP_DELETE};
+    struct ccas_pbs_op *ops = calloc (a->n + 1, sizeof (*ops));
+    size_t *of = calloc (a->n + 1, sizeof (*of)), n = 0;
+    if (!ops || !of) {
+        for (size_t i = 0; i < a->n; i++)
+            if ((a->v[i].kind == CCAS_PBS_JOIN) == joins) {
+                struct ccas_error err = {"out of memory"};
+                outcome (&a->v[i], -1, &err, "changed");
+            }
+        free (ops);
+        free (of);
+        return;
+    }
     for (size_t i = 0; i < a->n; i++) {
         struct ccas_pbs_action *x = &a->v[i];
-        struct ccas_error err = {""};
-        switch (x->kind) {
-        case CCAS_PBS_DRAIN:
-            outcome (x, ccas_pbs_drain (x->host, x->why, &err), &err, "drained");
-            break;
-        case CCAS_PBS_DELETE:
-            outcome (x, ccas_pbs_delete (x->host, &err), &err, "deleted from PBS");
-            if (x->outcome == CCAS_FAILED)
-                drop_termination (plan, x->node); /* never a VM gone behind a registered node */
-            break;
-        case CCAS_PBS_FORGET:
-            outcome (x, ccas_pbs_delete (x->host, &err), &err, "deleted from PBS");
-            break;
-        case CCAS_PBS_JOIN:
-            break;
-        }
+        if ((x->kind == CCAS_PBS_JOIN) != joins)
+            continue;
+        ops[n] = (struct ccas_pbs_op){.kind = kinds[x->kind],
+                                      .host = x->host,
+                                      .node = x->node,
+                                      .pbs = x->pbs,
+                                      .why = x->why,
+                                      .hold = x->hold};
+        of[n++] = i;
     }
+    ccas_pbs_run_ops (c, ops, n, names);
+    for (size_t k = 0; k < n; k++) {
+        static const char *const verbs[] = {"joined", "drained", "deleted from PBS", "deleted from PBS"};
+        struct ccas_pbs_action *x = &a->v[of[k]];
+        struct ccas_error err = {""};
+        snprintf (err.text, sizeof (err.text), "%s", ops[k].error);
+        outcome (x, ops[k].failed ? -1 : 0, &err, verbs[x->kind]);
+    }
+    free (ops);
+    free (of);
+}
+
+void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
+{
+    run_actions (a, plan->cluster, NULL, false);
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].kind == CCAS_PBS_DELETE && a->v[i].outcome == CCAS_FAILED)
+            drop_termination (plan, a->v[i].node); /* never a VM gone behind a registered node */
 }
 
 void ccas_pbs_apply_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names)
 {
-    for (size_t i = 0; i < a->n; i++) {
-        struct ccas_pbs_action *x = &a->v[i];
-        struct ccas_error err = {""};
-        if (x->kind == CCAS_PBS_JOIN)
-            outcome (x, ccas_pbs_join (c, x->node, x->host, x->pbs, names, &err), &err, "joined");
-    }
+    run_actions (a, c, names, true);
 }
 
 size_t ccas_pbs_failures (const struct ccas_pbs_actions *a)

@@ -13,6 +13,17 @@
  * nodes that are ours (a ccnodeid, or the joining comment) whose VM has gone
  * are deleted.  A node whose deletion from PBS fails is not terminated this
  * pass.  A Ready VM is joined unless it is joined already or leaves this pass.
+ * A node in a placement group is joined offline, and put online only with
+ * the whole group: when every other member has joined and its mom has
+ * reported (or given up, past boot_timeout).  OpenPBS runs a place=excl job
+ * across placement sets when its own set is not all free (its node-bucket
+ * path ignores do_not_span_psets), so a group PBS saw half up would lose its
+ * job to other nodes.
+ * A Ready VM that has not served PBS within boot_timeout (its join kept
+ * failing, or its mom never reported: ccas_pbs_nodes_judge()) is deleted from
+ * PBS, without a drain, and terminated.  All of a pass's changes go to PBS in
+ * at most two qmgr calls before the plan is applied and two after
+ * (pbs_cmds.h).
  */
 #ifndef CCAS_PBS_PASS_H
 #define CCAS_PBS_PASS_H
@@ -30,6 +41,7 @@ struct ccas_pbs_action {
     const char *host;          /* borrowed from the model or the pbsnodes document */
     struct ccas_node *node;    /* NULL for FORGET */
     struct ccas_pbs_node *pbs; /* NULL for a JOIN of a node PBS has not seen */
+    bool hold;                 /* JOIN: joined, but kept offline (its placement group is not whole) */
     char why[200];
     enum ccas_outcome outcome;
     char error[256];
@@ -40,9 +52,10 @@ struct ccas_pbs_actions {
     size_t n;
 };
 
-/* Decide the PBS actions for `plan` (after ccas_scaledown_plan()); idle
- * terminations become drains and terminations of administrators' nodes are
- * dropped from the plan.  Caller frees with ccas_pbs_actions_free(). */
+/* Decide the PBS actions for `plan` (after ccas_scaledown_plan()): Ready VMs
+ * timed out waiting for PBS are added to its terminations, idle terminations
+ * become drains and terminations of administrators' nodes are dropped from
+ * the plan.  Caller frees with ccas_pbs_actions_free(). */
 int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *acts,
                    struct ccas_error *err);
 void ccas_pbs_actions_free (struct ccas_pbs_actions *acts);
@@ -51,7 +64,7 @@ void ccas_pbs_actions_free (struct ccas_pbs_actions *acts);
  * deletion failed is taken out of the plan's terminations. */
 void ccas_pbs_apply_before (struct ccas_pbs_actions *acts, struct ccas_plan *plan);
 
-/* Joins, after the plan is applied.  `names` as for ccas_pbs_join(). */
+/* Joins, after the plan is applied.  `names` as for ccas_pbs_run_ops(). */
 void ccas_pbs_apply_after (struct ccas_pbs_actions *acts, struct ccas_cluster *c, const char *const *names);
 
 /* How many actions failed. */

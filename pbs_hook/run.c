@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,7 +92,7 @@ static int drain (int fd, struct sink *s)
     return 1;
 }
 
-static int spawn (const char *path, char *const argv[], int out[2], int errp[2], pid_t *pid)
+static int spawn (const char *path, char *const argv[], int in, int out[2], int errp[2], pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -103,7 +104,10 @@ static int spawn (const char *path, char *const argv[], int out[2], int errp[2],
     posix_spawnattr_setsigmask (&attr, &none);
     posix_spawnattr_setpgroup (&attr, 0);
     posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-    posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (in >= 0)
+        posix_spawn_file_actions_adddup2 (&fa, in, 0);
+    else
+        posix_spawn_file_actions_addopen (&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2 (&fa, out[1], 1);
     posix_spawn_file_actions_adddup2 (&fa, errp[1], 2);
     posix_spawn_file_actions_addclose (&fa, out[0]);
@@ -178,21 +182,51 @@ static int collect (int outfd, int errfd, double deadline, struct sink *out, str
     return 0;
 }
 
-static int run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
-                struct ccas_error *err)
+/* A file holding `input`, at its start, for the child's stdin; -1 with `err`. */
+static int input_file (const char *name, const char *input, size_t len, struct ccas_error *err)
+{
+    int fd = memfd_create ("ccautoscale-input", MFD_CLOEXEC);
+    if (fd < 0)
+        return ccas_errorf (err, "%s: cannot make its input: %s", name, strerror (errno));
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write (fd, input + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ccas_errorf (err, "%s: cannot write its input: %s", name, strerror (errno));
+            close (fd);
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    if (lseek (fd, 0, SEEK_SET) < 0) {
+        ccas_errorf (err, "%s: cannot rewind its input: %s", name, strerror (errno));
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int run (char *const argv[], const char *input, size_t inlen, double timeout, size_t max_out,
+                struct ccas_run_result *res, struct ccas_error *err)
 {
     char path[PATH_MAX];
-    int out[2] = {-1, -1}, errp[2] = {-1, -1};
+    int out[2] = {-1, -1}, errp[2] = {-1, -1}, in = -1;
     struct sink so = {.max = max_out}, se = {.max = 4096};
     pid_t pid;
     memset (res, 0, sizeof (*res));
     if (resolve (argv[0], path, sizeof (path)) < 0)
         return ccas_errorf (err, "%s: command not found (set pbs.bin_dir, or add PBS to the PATH)", argv[0]);
+    if (input && (in = input_file (argv[0], input, inlen, err)) < 0)
+        return -1;
     if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0) {
         ccas_errorf (err, "%s: cannot make a pipe: %s", argv[0], strerror (errno));
         goto fail;
     }
-    int rc = spawn (path, argv, out, errp, &pid);
+    int rc = spawn (path, argv, in, out, errp, &pid);
+    if (in >= 0)
+        close (in);
+    in = -1;
     close (out[1]);
     close (errp[1]);
     out[1] = errp[1] = -1;
@@ -216,13 +250,22 @@ static int run (char *const argv[], double timeout, size_t max_out, struct ccas_
     res->outlen = so.len;
     snprintf (res->err, sizeof (res->err), "%s", se.buf ? se.buf : "");
     res->err[strcspn (res->err, "\n")] = '\0';
-    free (se.buf);
+    res->errs = se.buf ? se.buf : strdup ("");
+    if (!res->errs) {
+        free (res->out);
+        res->out = NULL;
+    }
     close (out[0]);
     close (errp[0]);
-    if (!res->out)
+    if (!res->out || !res->errs) {
+        free (res->out);
+        res->out = NULL;
         return ccas_errorf (err, "out of memory");
+    }
     return 0;
 fail:
+    if (in >= 0)
+        close (in);
     for (int i = 0; i < 2; i++) {
         if (out[i] >= 0)
             close (out[i]);
@@ -239,7 +282,7 @@ int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err)
     struct ccas_run_result r;
     if (ccas_run (argv, timeout, 1 << 20, &r, err) < 0)
         return -1;
-    free (r.out);
+    ccas_run_result_release (&r);
     if (r.status != 0)
         return ccas_errorf (err, "%s: exit %d%s%s", argv[0], r.status, r.err[0] ? ": " : "", r.err);
     return 0;
@@ -248,17 +291,37 @@ int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err)
 /* Seconds spent in ccas_run() by this process: what a pass waited on the
  * scheduler's own commands, reported apart from the pass's own time. */
 static double waited;
+static unsigned long started;
 
 double ccas_run_seconds (void)
 {
     return waited;
 }
 
+unsigned long ccas_run_count (void)
+{
+    return started;
+}
+
+void ccas_run_result_release (struct ccas_run_result *res)
+{
+    free (res->out);
+    free (res->errs);
+    res->out = res->errs = NULL;
+}
+
+int ccas_run_input (char *const argv[], const char *input, size_t inlen, double timeout, size_t max_out,
+                    struct ccas_run_result *res, struct ccas_error *err)
+{
+    double t0 = ccas_clock_monotonic ();
+    started++;
+    int rc = run (argv, input, inlen, timeout, max_out, res, err);
+    waited += ccas_clock_monotonic () - t0;
+    return rc;
+}
+
 int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
               struct ccas_error *err)
 {
-    double t0 = ccas_clock_monotonic ();
-    int rc = run (argv, timeout, max_out, res, err);
-    waited += ccas_clock_monotonic () - t0;
-    return rc;
+    return ccas_run_input (argv, NULL, 0, timeout, max_out, res, err);
 }

@@ -17,8 +17,12 @@ struct ccas_run_result {
     int status; /* exit status, or 128 + signal */
     char *out;  /* stdout, NUL-terminated; caller frees */
     size_t outlen;
-    char err[512]; /* the first line(s) of stderr, for messages */
+    char err[512]; /* the first line of stderr, for messages */
+    char *errs;    /* all of stderr (at most 4 KB), NUL-terminated; caller frees */
 };
+
+/* Free what a result holds (out and errs); the struct may be used again. */
+void ccas_run_result_release (struct ccas_run_result *res);
 
 /* Where PBS commands live: `bin_dir` (may be NULL) is borrowed and must
  * outlive the calls below. */
@@ -28,9 +32,18 @@ void ccas_run_set_bin_dir (const char *bin_dir);
  * `timeout` seconds and keeping at most `max_out` bytes of stdout.  Returns 0
  * when the program ran to an exit (any status: see res->status), -1 with `err`
  * when it could not be started, timed out, or printed too much.  On success
- * res->out must be freed by the caller; on failure it is NULL. */
+ * the caller releases res with ccas_run_result_release(); on failure it holds
+ * nothing. */
 int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_run_result *res,
               struct ccas_error *err);
+
+/* The same, with `inlen` bytes of `input` (borrowed) on the command's stdin
+ * instead of /dev/null. */
+int ccas_run_input (char *const argv[], const char *input, size_t inlen, double timeout, size_t max_out,
+                    struct ccas_run_result *res, struct ccas_error *err);
+
+/* How many commands this process has started through ccas_run*(). */
+unsigned long ccas_run_count (void);
 
 /* Seconds this process has spent in ccas_run() so far (from the spawn to
  * the exit collected): the scheduler commands' own time. */

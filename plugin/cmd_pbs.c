@@ -13,10 +13,12 @@
 #include "engine/breaker.h"
 #include "engine/holds.h"
 #include "engine/match.h"
+#include "model/resdict.h"
 #include "model_load.h"
 #include "pass.h"
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
+#include "pbs_limits.h"
 #include "pbs_nodes.h"
 #include "pbs_pass.h"
 #include "plan_print.h"
@@ -41,7 +43,9 @@ struct pbs_view {
     double now;
     struct ccas_cluster *c;
     struct ccas_jobs *jobs;
+    struct ccas_pbs_queue *queue; /* what qstat said of the jobs (their comments) */
     struct ccas_pbs_nodes *nodes;
+    struct ccas_state *times; /* node times: scale-down's, and how long nodes wait for PBS */
     struct ccas_pbs_jobs_stats jstats;
 };
 
@@ -49,8 +53,22 @@ static void view_free (struct pbs_view *v)
 {
     ccas_pbs_nodes_destroy (v->nodes);
     ccas_jobs_destroy (v->jobs);
+    ccas_pbs_queue_destroy (v->queue);
     ccas_cluster_destroy (v->c);
     ccas_policy_destroy (v->policy);
+    ccas_state_destroy (v->times);
+}
+
+/* The node times of the state (as pass.c keeps them), made when missing. */
+static json_object *node_times (struct ccas_state *st)
+{
+    json_object *root = ccas_state_root (st);
+    json_object *times = NULL;
+    if (!json_object_object_get_ex (root, "times", &times) || !times) {
+        times = json_object_new_object ();
+        json_object_object_add (root, "times", times);
+    }
+    return times;
 }
 
 /* The model, PBS's queued jobs and its nodes, folded together.  When PBS
@@ -69,16 +87,18 @@ static int view_load (struct cli *cli, struct pbs_view *v)
         ccas_holds_apply (v->policy->holds, v->c, v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
     ccas_holds_expire (v->policy->holds, v->now, NULL, NULL);
+    if (!(v->times = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     json_object *doc = ccas_pbs_pbsnodes (&err);
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
     ccas_pbs_nodes_merge (v->nodes, v->c);
-    struct ccas_pbs_queue *queue = ccas_pbs_queue_create ();
-    if (!queue)
+    if (ccas_pbs_nodes_judge (v->nodes, v->c, node_times (v->times), v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
-    if (ccas_pbs_qstat (queue, &err) == 0)
-        v->jobs = ccas_pbs_queue_jobs (v->c, queue, &v->jstats, &err);
-    ccas_pbs_queue_destroy (queue);
+    if (!(v->queue = ccas_pbs_queue_create ()))
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (ccas_pbs_qstat_limits (v->queue, &err) == 0 && ccas_pbs_qstat (v->queue, &err) == 0)
+        v->jobs = ccas_pbs_queue_jobs (v->c, v->queue, &v->jstats, &err);
     if (!v->jobs)
         return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
     return EXIT_OK;
@@ -131,23 +151,68 @@ static void observe_joins (struct pbs_view *v, const struct ccas_pbs_actions *ac
         }
 }
 
+/* The jobs no node can be had for say why, where PBS shows it: their
+ * comment ("ccautoscale: " and the reason), one qalter per distinct reason.
+ * A job PBS itself holds back (a limit) keeps the scheduler's comment; a
+ * comment already so is not written again.  PBS's scheduler writes its own
+ * comment on its next cycle that cannot start the job. */
+static void comment_unmatched (struct pbs_view *v)
+{
+    struct ccas_resdict *reasons = ccas_resdict_create ();
+    const char **ids = calloc (v->jobs->n + 1, sizeof (*ids));
+    int *of = calloc (v->jobs->n + 1, sizeof (*of));
+    char text[512];
+    if (!reasons || !ids || !of)
+        goto done;
+    for (size_t i = 0; i < v->jobs->n; i++) {
+        const struct ccas_job *j = &v->jobs->v[i];
+        of[i] = -1;
+        if (j->matched || j->running || !j->reason ||
+            strncmp (j->reason, CCAS_PBS_LIMIT_PREFIX, strlen (CCAS_PBS_LIMIT_PREFIX)) == 0)
+            continue;
+        snprintf (text, sizeof (text), "ccautoscale: %s", j->reason);
+        const char *now = ccas_pbs_queue_comment (v->queue, i);
+        if (now && strcmp (now, text) == 0)
+            continue;
+        of[i] = ccas_resdict_intern (reasons, text);
+    }
+    for (int r = 0; r < (int)ccas_resdict_count (reasons); r++) {
+        size_t n = 0;
+        for (size_t i = 0; i < v->jobs->n; i++)
+            if (of[i] == r)
+                ids[n++] = v->jobs->v[i].id;
+        struct ccas_error err = {""};
+        const char *comment = ccas_resdict_name (reasons, r);
+        if (ccas_pbs_comment_jobs (comment, ids, n, &err) < 0)
+            ccas_log (LOG_WARNING, "pbs: %zu jobs not commented '%s': %s", n, comment, err.text);
+        else
+            ccas_log (LOG_INFO, "pbs: %zu job%s commented '%s'", n, n == 1 ? "" : "s", comment);
+    }
+done:
+    ccas_resdict_destroy (reasons);
+    free (ids);
+    free (of);
+}
+
 /* One pass; its report goes to `out`.  *held (may be NULL) says whether a
- * bucket was just held back, so that another pass may try the others at once. */
-static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
+ * bucket was just held back, so that another pass may try the others at once;
+ * `comment` says whether jobs no node can be had for are commented in PBS. */
+static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held, bool comment)
 {
     struct pbs_view v;
     struct ccas_error err = {""};
     struct ccas_plan *plan = NULL;
-    struct ccas_state *times = NULL;
     struct ccas_pbs_actions acts = {NULL, 0};
     const char *names[MAX_NODE_RESOURCES];
+    unsigned long commands = ccas_run_count ();
+    double waited = ccas_run_seconds ();
     int rc = view_load (cli, &v);
     if (rc != EXIT_OK)
         goto done;
-    if ((rc = pass_times_load (cli, v.c, &times)) != EXIT_OK)
+    if ((rc = pass_times_load (cli, v.c, &v.times)) != EXIT_OK)
         goto done;
     if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err)) ||
-        (rc = pass_scaledown (cli, plan, &times)) != EXIT_OK ||
+        (rc = pass_scaledown (cli, plan, &v.times)) != EXIT_OK ||
         ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
         rc = rc != EXIT_OK ? rc : cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
@@ -156,25 +221,32 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
         node_resource_names (cli->cfg, names, MAX_NODE_RESOURCES);
         pass_observe_failures (v.policy, plan, not_joined, v.nodes);
         ccas_pbs_apply_before (&acts, plan);
-        rc = pass_apply (cli, plan, times, "ccautoscale pbs autoscale", v.policy, held);
+        rc = pass_apply (cli, plan, v.times, "ccautoscale pbs autoscale", v.policy, held);
         ccas_pbs_apply_after (&acts, v.c, names);
         observe_joins (&v, &acts);
         if (ccas_policy_save (v.policy, &err) < 0)
             ccas_log (LOG_WARNING, "%s", err.text);
+        if (comment)
+            comment_unmatched (&v);
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;
     }
-    ccas_log (LOG_INFO, "pbs: %zu queued jobs (%zu skipped), %zu PBS nodes, %u new nodes, %zu PBS actions",
-              v.jstats.queued, v.jstats.skipped, v.nodes->n, ccas_plan_new_nodes (plan), acts.n);
+    ccas_log (LOG_INFO,
+              "pbs: %zu queued jobs (%zu skipped, %zu held back by PBS limits), %zu PBS nodes, %u new nodes, "
+              "%zu PBS actions, %lu PBS commands (%.2f s)",
+              v.jstats.queued, v.jstats.skipped, v.jstats.limited, v.nodes->n, ccas_plan_new_nodes (plan),
+              acts.n, ccas_run_count () - commands, ccas_run_seconds () - waited);
     if (cli->json) {
         json_object *extra = json_object_new_object ();
         json_object *js = json_object_new_object ();
         json_object_object_add (js, "queued", json_object_new_int64 ((int64_t)v.jstats.queued));
         json_object_object_add (js, "skipped", json_object_new_int64 ((int64_t)v.jstats.skipped));
+        json_object_object_add (js, "limited", json_object_new_int64 ((int64_t)v.jstats.limited));
         json_object_object_add (extra, "applied", json_object_new_boolean (apply));
         json_object_object_add (extra, "pbs_jobs", js);
         json_object_object_add (extra, "pbs", ccas_pbs_actions_json (&acts, apply));
         json_object_object_add (extra, "pbs_command_seconds", json_object_new_double (ccas_run_seconds ()));
+        json_object_object_add (extra, "pbs_commands", json_object_new_int64 ((int64_t)ccas_run_count ()));
         ccas_plan_write_json (plan, extra, out);
         json_object_put (extra);
     } else if (!cli->quiet) {
@@ -184,7 +256,6 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held)
 done:
     ccas_metrics_set ("ccautoscale_pbs_command_seconds", NULL, ccas_run_seconds ());
     ccas_pbs_actions_free (&acts);
-    ccas_state_destroy (times);
     ccas_plan_destroy (plan);
     view_free (&v);
     return rc;
@@ -253,11 +324,11 @@ int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)
     FILE *m = open_memstream (&first, &len);
     if (!m)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
-    rc = pbs_pass (cli, true, m, &held);
+    rc = pbs_pass (cli, true, m, &held, true);
     fclose (m);
     if (held && rc == EXIT_PARTIAL) {
         ccas_log (LOG_NOTICE, "pbs: a bucket was just held back; a second pass tries the others at once");
-        rc = pbs_pass (cli, true, stdout, NULL);
+        rc = pbs_pass (cli, true, stdout, NULL, true);
     } else
         fwrite (first, 1, len, stdout);
     free (first);
@@ -267,13 +338,15 @@ int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)
 int cmd_pbs_demand (struct cli *cli, int argc, char **argv)
 {
     int rc = no_args (cli, argc, argv);
-    return rc != EXIT_OK ? rc : pbs_pass (cli, false, stdout, NULL);
+    return rc != EXIT_OK ? rc : pbs_pass (cli, false, stdout, NULL, false);
 }
 
 /* ---- pbs analyze ---------------------------------------------------------------------------------- */
 
 static const struct cmd_option analyze_options[] = {
-    {"--job ID", "the PBS job (e.g. 12.server or 13[4].server) to explain (required)"},
+    {"--job ID",
+     "the PBS job to explain (required): 12.server, a subjob 13[4].server, or an array 13[].server "
+     "(its first queued subjob)"},
     {NULL, NULL},
 };
 
@@ -286,6 +359,29 @@ const struct cmd_help help_pbs_analyze = {
     .examples = "$ ccautoscale pbs analyze --job 12.server",
     .see_also = "ccautoscale-analyze(8), ccautoscale-pbs-demand(8)",
 };
+
+/* For an array's id ("4[].server", as qstat and qsub print it), its first
+ * queued subjob in PBS's order ("4[2].server"); NULL when `id` is not an
+ * array's or is itself among the jobs. */
+static const char *array_subjob (const struct ccas_jobs *jobs, const char *id)
+{
+    const char *br = strstr (id, "[]");
+    if (!br)
+        return NULL;
+    size_t head = (size_t)(br - id) + 1; /* "4[" */
+    const char *tail = br + 2;           /* ".server" */
+    for (size_t i = 0; i < jobs->n; i++)
+        if (strcmp (jobs->v[i].id, id) == 0)
+            return NULL;
+    for (size_t i = 0; i < jobs->n; i++) {
+        const char *j = jobs->v[i].id;
+        const char *close = strchr (j, ']');
+        if (!jobs->v[i].running && strncmp (j, id, head) == 0 && close && close > j + head &&
+            strcmp (close + 1, tail) == 0)
+            return j;
+    }
+    return NULL;
+}
 
 int cmd_pbs_analyze (struct cli *cli, int argc, char **argv)
 {
@@ -302,8 +398,12 @@ int cmd_pbs_analyze (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "--job ID is required");
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if ((rc = view_load (cli, &v)) == EXIT_OK)
-        rc = analyze_job (cli, v.c, v.jobs, job);
+    if ((rc = view_load (cli, &v)) == EXIT_OK) {
+        const char *sub = array_subjob (v.jobs, job);
+        if (sub && !cli->json && !cli->quiet)
+            printf ("job %s is an array: its first queued subjob, %s, stands for it\n\n", job, sub);
+        rc = analyze_job (cli, v.c, v.jobs, sub ? sub : job);
+    }
     view_free (&v);
     return rc;
 }

@@ -43,18 +43,20 @@ const struct cmd_help help_pbs_install_hook = {
     .description = "Creates the host resources ccautoscale uses (slot_type, group_id, ungrouped, vm_size,\n"
                    "nodearray, ccnodeid, instance_id as strings; ngpus and disk consumable), unless they\n"
                    "exist; creates the hook 'ccautoscale' (unless it exists), imports the script and its\n"
-                   "config (this program, this configuration, pbs.hook_timeout), sets event=periodic,\n"
+                   "config (this program, this configuration, pbs.hook_timeout, and $PBS_CONF_FILE when\n"
+                   "set: pbs_server does not hand it to its hooks), sets event=periodic,\n"
                    "freq=pbs.hook_freq, alarm=pbs.hook_timeout+20, enabled; and, as cyclecloud-pbspro\n"
                    "does, sets the server's node_group_enable=True and node_group_key=group_id and the\n"
-                   "scheduler's only_explicit_psets=True and do_not_span_psets=True, so that a job\n"
-                   "runs inside one placement group (nodes ccautoscale joins outside any have\n"
-                   "group_id=_none_, one placement set) and never spans groups.\n"
+                   "scheduler's do_not_span_psets=True, so that a job runs inside one placement group\n"
+                   "(nodes ccautoscale joins outside any have group_id=_none_, one placement set) and\n"
+                   "never spans groups; and only_explicit_psets=False (PBS's default), so that the\n"
+                   "nodes the site had, without group_id, make a placement set of their own and keep\n"
+                   "running jobs.\n"
                    "Then it checks, and warns about, what qmgr cannot set: the resources: line of\n"
                    "$PBS_HOME/sched_priv/sched_config (PBS_HOME from the environment or pbs.conf)\n"
                    "must name slot_type, group_id, ungrouped, disk, ngpus, nodearray and vm_size, or\n"
                    "the scheduler ignores them in a job's select (the warning prints the line to\n"
-                   "write; then send pbs_sched SIGHUP); and PBS nodes without group_id are in no\n"
-                   "placement set, so no job runs there (the warning names them).\n"
+                   "write; then send pbs_sched SIGHUP).\n"
                    "Run it as a PBS manager on the server host; run it again after an upgrade.",
     .options = options,
     .examples = "$ ccautoscale pbs install-hook --dry-run\n$ ccautoscale pbs install-hook",
@@ -120,6 +122,11 @@ static int write_hook_config (struct hook_ctx *h, char *path, size_t size)
     json_object_object_add (o, "program", json_object_new_string (self));
     json_object_object_add (o, "config", json_object_new_string (h->cli->config_path));
     json_object_object_add (o, "timeout", json_object_new_int ((int)h->cli->cfg->pbs.hook_timeout));
+    /* pbs_server gives its hooks no PBS_CONF_FILE: a site whose pbs.conf is
+     * not /etc/pbs.conf needs it handed on to the commands the pass runs */
+    const char *conf = getenv ("PBS_CONF_FILE");
+    if (conf && *conf)
+        json_object_object_add (o, "pbs_conf_file", json_object_new_string (conf));
     const char *text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY);
     snprintf (path, size, "%s/pbs_hook_config.json", h->cli->cfg->state_dir);
     int rc = 0;
@@ -155,7 +162,9 @@ static void install_hook (struct hook_ctx *h, const char *hook_file)
     qmgr (h, "set hook ccautoscale enabled = true");
     qmgr (h, "set server node_group_enable = True");
     qmgr (h, "set server node_group_key = group_id");
-    qmgr (h, "set sched only_explicit_psets = True");
+    /* nodes without group_id (the site's own) form a set of their own: with
+     * True they would be in none, and no job would run there */
+    qmgr (h, "set sched only_explicit_psets = False");
     qmgr (h, "set sched do_not_span_psets = True");
 }
 
@@ -183,40 +192,6 @@ static void check_sched_config (void)
             "not name them; make that line\n%s\nthen send pbs_sched SIGHUP\n",
             path, missing, line);
     free (text);
-}
-
-/* PBS nodes without group_id: only_explicit_psets leaves them in no placement
- * set, and do_not_span_psets lets no job run there. */
-static void check_nodes (void)
-{
-    struct ccas_error err = {""};
-    json_object *doc = ccas_pbs_pbsnodes (&err);
-    json_object *nodes = doc ? ccas_json_get (doc, "nodes") : NULL;
-    size_t n = 0;
-    if (!doc) {
-        fprintf (stderr, "ccautoscale: warning: cannot check the nodes' group_id: %s\n", err.text);
-        return;
-    }
-    if (nodes && json_object_is_type (nodes, json_type_object)) {
-        json_object_object_foreach (nodes, name, o)
-        {
-            json_object *avail = o ? ccas_json_get (o, "resources_available") : NULL;
-            if (avail && ccas_json_get (avail, "group_id"))
-                continue;
-            if (n++ == 0)
-                fprintf (stderr,
-                         "ccautoscale: warning: PBS nodes without group_id are in no placement set, and no "
-                         "job runs there; give each one, e.g.\n  qmgr -c \"set node NAME "
-                         "resources_available.group_id = _none_\"\nNodes:");
-            if (n <= 20)
-                fprintf (stderr, " %s", name);
-        }
-    }
-    if (n > 20)
-        fprintf (stderr, " and %zu more", n - 20);
-    if (n)
-        fprintf (stderr, "\n");
-    json_object_put (doc);
 }
 
 int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
@@ -248,7 +223,6 @@ int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv)
     create_resources (&h);
     install_hook (&h, hook_file);
     check_sched_config ();
-    check_nodes ();
     if (h.failures)
         return cli_fail (cli, EXIT_SCHEDULER,
                          "%d qmgr command%s failed; run again once fixed (each step is idempotent)",

@@ -660,31 +660,259 @@ static void test_join_ready_nodes (void **state)
  * marker; a join that stopped at any step (the node offline with the joining
  * comment) is taken up again; such a node is ours: given back without a
  * drain when idle, forgotten when its VM has gone. */
-/* A join that failed once is tried again and the node stays capacity; one
- * joining for longer than boot_timeout (1800 s by default) is given no work. */
+/* A Ready VM that does not serve PBS yet — no PBS node (its join fails),
+ * still joining, or joined with a mom that has not reported — is capacity
+ * that is booting until it has waited boot_timeout (1800 s by default), by
+ * ccautoscale's own clock (the times state): then it is given no work and
+ * replaced, deleted from PBS without a drain. */
 static void test_join_stuck (void **state)
 {
     (void)state;
     struct ccas_error err = {""};
     struct ccas_cluster *c = model (cc_nodes);
-    char doc[600];
-    long now = (long)time (NULL);
-    snprintf (doc, sizeof (doc),
-              "{\"nodes\": {"
-              " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", "
-              "\"last_state_change_time\": %ld,"
-              "            \"resources_available\": {}},"
-              " \"htc-2\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\", "
-              "\"last_state_change_time\": %ld,"
-              "            \"resources_available\": {}}}}",
-              now - 60, now - 4000);
-    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (json_tokener_parse (doc), &err);
+    double now = (double)time (NULL);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
+        json_tokener_parse (
+            "{\"nodes\": {"
+            " \"htc-1\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\","
+            "            \"resources_available\": {}},"
+            " \"htc-2\": {\"state\": \"offline\", \"comment\": \"ccautoscale: joining\","
+            "            \"resources_available\": {}},"
+            " \"htc-3\": {\"state\": \"state-unknown,down\", \"pbs_version\": \"unavailable\","
+            "            \"resources_available\": {\"ccnodeid\": \"id3\"}},"
+            " \"htc-4\": {\"state\": \"state-unknown,down\", \"pbs_version\": \"unavailable\","
+            "            \"resources_available\": {\"ccnodeid\": \"id4\"}}}}"),
+        &err);
     assert_non_null (pn);
     ccas_pbs_nodes_merge (pn, c);
+    /* never reported: booting capacity, not down */
+    assert_false (ccas_cluster_find_node (c, "htc-3")->sched_offline);
+    char text[600];
+    snprintf (text, sizeof (text),
+              "{\"id1\": {\"first_seen\": 0, \"pbs_waiting\": %.0f}, \"id2\": {\"first_seen\": 0, "
+              "\"pbs_waiting\": %.0f},"
+              " \"id3\": {\"first_seen\": 0, \"pbs_waiting\": %.0f}, \"id4\": {\"first_seen\": 0, "
+              "\"pbs_waiting\": %.0f},"
+              " \"id5\": {\"first_seen\": 0, \"pbs_waiting\": %.0f}}",
+              now - 60, now - 4000, now - 60, now - 4000, now - 4000);
+    json_object *times = json_tokener_parse (text);
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 3);
     assert_true (ccas_node_usable (ccas_cluster_find_node (c, "htc-1")));
     assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-2")));
+    assert_true (ccas_node_usable (ccas_cluster_find_node (c, "htc-3")));
+    assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-4")));
+    assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-5"))); /* no PBS node for an hour */
+    assert_string_equal (ccas_pbs_nodes_waiting_why (pn, ccas_cluster_find_node (c, "htc-5")),
+                         "PBS has no node for it (its join has not been done, or fails)");
+
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_true (terminated (plan, "htc-2"));
+    assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DELETE);
+    assert_true (terminated (plan, "htc-4"));
+    assert_int_equal (action_for (&a, "htc-4")->kind,
+                      CCAS_PBS_DELETE); /* no drain: its mom never ran a job */
+    assert_true (terminated (plan, "htc-5"));
+    assert_null (action_for (&a, "htc-5"));
+    assert_false (terminated (plan, "htc-1"));
+    assert_false (terminated (plan, "htc-3"));
+    for (size_t i = 0; i < plan->nterminates; i++)
+        if (strcmp (plan->terminates[i].node->name, "htc-4") == 0)
+            assert_non_null (strstr (plan->terminates[i].reason, "its pbs_mom has not reported"));
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    json_object_put (times);
     ccas_pbs_nodes_destroy (pn);
     model_free (c);
+}
+
+/* Every node reads down for ~2 s after any `qmgr create node`, and
+ * state-unknown,down for seconds after pbs_server starts, with an old
+ * last_state_change_time: a node whose mom reported still counts as capacity
+ * until ccautoscale has seen it down for CCAS_PBS_DOWN_GRACE seconds. */
+static void test_down_grace (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model (cc_nodes);
+    double now = (double)time (NULL);
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
+        json_tokener_parse (
+            "{\"nodes\": {"
+            " \"htc-1\": {\"state\": \"down\", \"pcpus\": 2, \"last_state_change_time\": 1,"
+            "            \"resources_available\": {\"ccnodeid\": \"id1\"}},"
+            " \"htc-2\": {\"state\": \"state-unknown,down\", \"pcpus\": 2,"
+            "            \"pbs_version\": \"23.06.06\", \"resources_available\": {\"ccnodeid\": \"id2\"}},"
+            " \"htc-3\": {\"state\": \"down\", \"pcpus\": 2, \"resources_available\": {\"ccnodeid\": "
+            "\"id3\"}},"
+            " \"htc-4\": {\"state\": \"free\", \"pcpus\": 2, \"resources_available\": {\"ccnodeid\": "
+            "\"id4\"}}}}"),
+        &err);
+    assert_non_null (pn);
+    ccas_pbs_nodes_merge (pn, c);
+    assert_true (ccas_cluster_find_node (c, "htc-1")->sched_offline); /* merge alone: down is down */
+    char text[300];
+    snprintf (text, sizeof (text),
+              "{\"id3\": {\"first_seen\": 0, \"pbs_down\": %.0f}, \"id4\": {\"pbs_down\": 5}}", now - 600);
+    json_object *times = json_tokener_parse (text);
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 0);
+    assert_false (ccas_cluster_find_node (c, "htc-1")->sched_offline); /* first seen down now */
+    assert_false (ccas_cluster_find_node (c, "htc-2")->sched_offline);
+    assert_true (ccas_cluster_find_node (c, "htc-3")->sched_offline); /* down for 10 minutes */
+    assert_false (ccas_cluster_find_node (c, "htc-4")->sched_offline);
+    json_object *t1 = ccas_json_get (times, "id1");
+    assert_non_null (ccas_json_get (t1, "pbs_down"));
+    assert_null (ccas_json_get (ccas_json_get (times, "id4"), "pbs_down")); /* up again: forgotten */
+    json_object_put (times);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+/* OpenPBS writes a tab after the colon and prints values that parse as JSON
+ * typed: the quote repair still engages, and a number or boolean is read as
+ * the text PBS printed. */
+static void test_json_openpbs (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    static const char doc[] = "{\n"
+                              "\t\"timestamp\":\t1795658608,\n"
+                              "\t\"nodes\":\t{\n"
+                              "\t\t\"n1\":\t{\n"
+                              "\t\t\t\"comment\":\t\"say \"hi\"\",\n"
+                              "\t\t\t\"state\":\t\"free\",\n"
+                              "\t\t\t\"resources_available\":\t{\n"
+                              "\t\t\t\t\"ccnodeid\":\t1e5,\n"
+                              "\t\t\t\t\"group_id\":\t123,\n"
+                              "\t\t\t\t\"ungrouped\":\ttrue,\n"
+                              "\t\t\t\t\"slot_type\":\tnull\n"
+                              "\t\t\t}\n"
+                              "\t\t}\n"
+                              "\t}\n"
+                              "}\n";
+    json_object *o = ccas_pbs_json_parse (doc, strlen (doc), "pbsnodes", "nodes", NULL, NULL, &err);
+    assert_non_null (o);
+    json_object *n1 = ccas_json_get (ccas_json_get (o, "nodes"), "n1");
+    assert_string_equal (ccas_pbs_json_text (n1, "comment"), "say \"hi\"");
+    json_object *avail = ccas_json_get (n1, "resources_available");
+    assert_string_equal (ccas_pbs_json_text (avail, "ccnodeid"), "1e5");
+    assert_string_equal (ccas_pbs_json_text (avail, "group_id"), "123");
+    assert_string_equal (ccas_pbs_json_text (avail, "ungrouped"), "true");
+    assert_null (ccas_pbs_json_text (avail, "slot_type"));
+    assert_null (ccas_pbs_json_text (n1, "resources_available"));
+    json_object_put (o);
+}
+
+/* A queue or server limit PBS would stop a job at makes no nodes: running
+ * jobs count first, then queued ones in PBS's order; per user, per group,
+ * overall, of jobs or of a resource; a stopped queue runs nothing. */
+static void test_limits (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model (NULL);
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    json_object *queues = json_tokener_parse (
+        "{\"Queue\": {\"workq\": {\"queue_type\": \"Execution\", \"started\": \"True\","
+        "  \"max_run\": \"[o:PBS_ALL=3], [u:PBS_GENERIC=2], [u:bob=5]\", \"max_queued\": \"[o:PBS_ALL=4]\"},"
+        " \"big\": {\"queue_type\": \"Execution\", \"max_run_res\": {\"ncpus\": \"[o:PBS_ALL=4]\"}},"
+        " \"off\": {\"queue_type\": \"Execution\", \"started\": \"False\"},"
+        " \"old\": {\"queue_type\": \"Execution\", \"max_user_run\": 1}}}");
+    json_object *server = json_tokener_parse ("{\"Server\": {\"vm\": {\"max_run\": \"[g:staff=10]\"}}}");
+    assert_int_equal (ccas_pbs_queue_limits (q, queues, server, &err), 0);
+    static const char jobs_text[] = "{\"Jobs\": {"
+                                    " \"1.s\": {\"job_state\": \"R\", \"queue\": \"workq\", \"euser\": "
+                                    "\"alice\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"2.s\": {\"job_state\": \"Q\", \"queue\": \"workq\", \"euser\": "
+                                    "\"alice\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"3.s\": {\"job_state\": \"Q\", \"queue\": \"workq\", \"euser\": "
+                                    "\"alice\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"4.s\": {\"job_state\": \"Q\", \"queue\": \"workq\", \"euser\": "
+                                    "\"bob\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"5.s\": {\"job_state\": \"Q\", \"queue\": \"workq\", \"euser\": "
+                                    "\"bob\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"6.s\": {\"job_state\": \"Q\", \"queue\": \"big\", \"euser\": "
+                                    "\"carol\", \"schedselect\": \"1:ncpus=3\","
+                                    "           \"Resource_List\": {\"ncpus\": 3}},"
+                                    " \"7.s\": {\"job_state\": \"Q\", \"queue\": \"big\", \"euser\": "
+                                    "\"carol\", \"schedselect\": \"1:ncpus=2\","
+                                    "           \"Resource_List\": {\"ncpus\": 2}},"
+                                    " \"8.s\": {\"job_state\": \"Q\", \"queue\": \"off\", \"euser\": "
+                                    "\"carol\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"9.s\": {\"job_state\": \"Q\", \"queue\": \"old\", \"euser\": "
+                                    "\"dan\", \"schedselect\": \"1:ncpus=1\"},"
+                                    " \"10.s\": {\"job_state\": \"Q\", \"queue\": \"old\", \"euser\": "
+                                    "\"dan\", \"schedselect\": \"1:ncpus=1\"}"
+                                    "}}";
+    assert_int_equal (ccas_pbs_queue_read (q, jobs_text, strlen (jobs_text), NULL, NULL, &err), 0);
+    struct ccas_pbs_jobs_stats st;
+    struct ccas_jobs *jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
+    assert_non_null (jobs);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    assert_true (find_job (jobs, "2.s")->matched);  /* alice: 1 running + 1 = 2 */
+    assert_false (find_job (jobs, "3.s")->matched); /* alice's third */
+    assert_non_null (
+        strstr (find_job (jobs, "3.s")->reason,
+                "PBS will not start it: queue workq max_run [u:PBS_GENERIC=2]: 2 running for user alice"));
+    assert_true (find_job (jobs, "4.s")->matched); /* bob has his own limit; the queue's 3rd */
+    assert_false (find_job (jobs, "5.s")->matched);
+    assert_non_null (strstr (find_job (jobs, "5.s")->reason, "[o:PBS_ALL=3]: 3 running"));
+    assert_true (find_job (jobs, "6.s")->matched);
+    assert_false (find_job (jobs, "7.s")->matched);
+    assert_non_null (
+        strstr (find_job (jobs, "7.s")->reason, "max_run_res.ncpus [o:PBS_ALL=4]: 3 ncpus in use"));
+    assert_non_null (strstr (find_job (jobs, "8.s")->reason, "queue off is stopped"));
+    assert_true (find_job (jobs, "9.s")->matched);
+    assert_non_null (
+        strstr (find_job (jobs, "10.s")->reason, "queue old max_user_run 1: 1 running for user dan"));
+    assert_int_equal (st.limited, 5);
+    assert_null (ccas_pbs_queue_comment (q, 0));
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_queue_destroy (q);
+
+    /* a limit PBS could not have written is an error naming it */
+    q = ccas_pbs_queue_create ();
+    json_object *bad = json_tokener_parse ("{\"Queue\": {\"w\": {\"max_run\": \"[x:PBS_ALL=3]\"}}}");
+    assert_int_equal (ccas_pbs_queue_limits (q, bad, NULL, &err), -1);
+    assert_non_null (strstr (err.text, "queue w max_run: '[x:PBS_ALL=3]'"));
+    ccas_pbs_queue_destroy (q);
+    json_object_put (bad);
+    json_object_put (queues);
+    json_object_put (server);
+    model_free (c);
+}
+
+/* A chunk's group_id must be the group of a node that exists: PBS runs the
+ * job nowhere else, and ccautoscale names the groups it makes itself. */
+static void test_jobs_group_id (void **state)
+{
+    (void)state;
+    struct matched m;
+    match_jobs (
+        &m,
+        "{\"nodes\": [{\"Name\": \"htc-1\", \"NodeId\": \"id1\", \"Template\": \"htc\","
+        " \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Ready\", \"TargetState\": \"Started\","
+        " \"Hostname\": \"htc-1\", \"PrivateIp\": \"10.0.0.4\", \"PlacementGroupId\": \"pg-1\"}]}",
+        "{\"nodes\": {\"htc-1\": {\"state\": \"free\", \"resources_available\": {\"ccnodeid\": \"id1\"}}}}",
+        "{\"Jobs\": {"
+        " \"1.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:group_id=123:ncpus=1\"},"
+        " \"2.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:group_id=pg-1\"},"
+        " \"3.s\": {\"job_state\": \"Q\", \"schedselect\": \"1:ncpus=1:slot_type=htc:group_id=_none_\"}"
+        "}}");
+    const struct ccas_job *j1 = find_job (m.jobs, "1.s");
+    assert_false (j1->matched);
+    assert_non_null (strstr (j1->reason, "group_id=123: no node is in a placement group of that name"));
+    const struct ccas_job *j2 = find_job (m.jobs, "2.s");
+    assert_true (j2->matched);
+    assert_string_equal (j2->slots[0]->name, "htc-1");
+    const struct ccas_job *j3 = find_job (m.jobs, "3.s");
+    assert_true (j3->matched);
+    assert_null (j3->slots[0]->placement_group);
+    matched_free (&m);
 }
 
 static void test_join_never_reopens (void **state)
@@ -817,6 +1045,10 @@ int main (void)
         cmocka_unit_test (test_jobs_ungrouped),
         cmocka_unit_test (test_jobs_default_grouping),
         cmocka_unit_test (test_join_stuck),
+        cmocka_unit_test (test_down_grace),
+        cmocka_unit_test (test_json_openpbs),
+        cmocka_unit_test (test_limits),
+        cmocka_unit_test (test_jobs_group_id),
         cmocka_unit_test (test_jobs_pack),
         cmocka_unit_test (test_pass_decisions),
         cmocka_unit_test (test_join_ready_nodes),

@@ -2,7 +2,7 @@
 # pbs.sh: a fake PBS server (tests/pbs/fakepbs) beside ccsim, for the PBS suites (after tap.sh and ccsim.sh).
 #
 #   pbs_start [CLUSTER_FILE] [jq expression for the config]
-#       starts ccsim, puts qstat, pbsnodes and qmgr in $TEST_TMP/pbsbin, writes
+#       starts ccsim, puts qstat, pbsnodes, qmgr and qalter in $TEST_TMP/pbsbin, writes
 #       $CCAS_CONF with pbs.bin_dir pointing there; exports FAKEPBS_STATE
 #   fakepbs ARGS...            the test's hand on the fake server (qsub, sched, finish, fail, state)
 #   pbs_reset                  start again from nothing (same cluster and config)
@@ -19,7 +19,7 @@ pbs_start () {
     local cluster=${1:-$PBS_CLUSTER} extra=${2:-$PBS_EXTRA}
     PBS_CLUSTER=$cluster PBS_EXTRA=$extra
     mkdir -p "$TEST_TMP/pbsbin" &&
-    for c in qstat pbsnodes qmgr; do ln -sf "$FAKEPBS_BIN" "$TEST_TMP/pbsbin/$c"; done &&
+    for c in qstat pbsnodes qmgr qalter; do ln -sf "$FAKEPBS_BIN" "$TEST_TMP/pbsbin/$c"; done &&
     FAKEPBS_STATE=$TEST_TMP/pbs.state.json && export FAKEPBS_STATE &&
     : >"$FAKEPBS_STATE" &&
     ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-1}" &&
@@ -49,7 +49,7 @@ fakepbs_site_resources () {
     done
     fakepbs qmgr "${args[@]}" "create resource ngpus type=long, flag=nh" "create resource disk type=size, flag=nh" \
         "set server node_group_enable = True" "set server node_group_key = group_id" \
-        "set sched only_explicit_psets = True" "set sched do_not_span_psets = True"
+        "set sched only_explicit_psets = False" "set sched do_not_span_psets = True"
 }
 
 # a failing pass says why in the test's log (its exit status is kept for test_expect_code)

@@ -29,8 +29,9 @@ test_expect_success 'a second pass creates nothing more for the same jobs (they 
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests"
 '
 
-test_expect_success 'the booted nodes join PBS: created offline, their resources, the marker, then online' '
-    ccsim_wait_ready 20 && pbs_pass &&
+test_expect_success 'the booted nodes join PBS: created offline, then one set of resources, marker and online' '
+    ccsim_wait_ready 20 && before=$(fakepbs state | jq "[.invocations[] | select(.[0] == \"qmgr\")] | length") &&
+    pbs_pass &&
     fakepbs state >st.json &&
     test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "joined" &&
     test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .mem, .slot_type, .vm_size, .ungrouped, .group_id] | @tsv" st.json)" \
@@ -38,20 +39,26 @@ test_expect_success 'the booted nodes join PBS: created offline, their resources
     test_equal "$(jq -r ".nodes[\"execute-1\"] | [.state, .comment] | @tsv" st.json)" "free	ccautoscale: joined" "execute-1" &&
     jq -r ".calls[] | join(\" \")" st.json | grep "execute-1" >calls &&
     test_equal "$(sed "s/ = [^,]*//g; s/resources_available\.//g" calls)" \
-"qmgr -c create node execute-1 state=offline, comment=\"ccautoscale: joining\"
-qmgr -c set node execute-1 ncpus, mem, ngpus, slot_type, vm_size, nodearray, group_id, ungrouped, instance_id
-qmgr -c set node execute-1 ccnodeid
-pbsnodes -r execute-1 -C ccautoscale: joined" "the join, step by step" &&
+"qmgr - create node execute-1 state, comment
+qmgr - set node execute-1 state -= offline, comment, ncpus, mem, ngpus, slot_type, vm_size, nodearray, group_id, ungrouped, instance_id, ccnodeid" \
+        "the join: created offline, then one set node (PBS sets all of it or none)" &&
+    test_equal "$(($(fakepbs state | jq "[.invocations[] | select(.[0] == \"qmgr\")] | length") - before))" 2 \
+        "qmgr calls for two joins (one batch of creates, one of sets)" &&
     test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes (one placement set: group_id _none_)"
 '
 
-test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id lands in one placement group' '
+test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id lands in one placement group, put online whole' '
     pbs_reset && fakepbs qsub -l select=4:ncpus=120 -l place=scatter:excl:group=group_id >/dev/null &&
     pbs_pass &&
     test_equal "$(vms hpc)" 4 "hpc VMs" &&
     test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" 1 "placement groups" &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId][0] // \"\"" | grep -c .)" 1 "in a named group" &&
     ccsim_wait_ready 20 && pbs_pass &&
+    test_equal "$(fakepbs state | jq -r "[.nodes[] | [.state, .comment] | join(\" \")] | unique | join(\",\")")" \
+        "offline ccautoscale: joining" "joined but held offline: PBS has not seen the whole group report" &&
+    test_equal "$(fakepbs sched)" 0 "jobs PBS starts on a group not yet whole" &&
+    pbs_pass &&
+    test_equal "$(fakepbs state | jq -r "[.nodes[] | .state] | unique | join(\",\")")" free "the group online, together" &&
     pg=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | join(\" \")") &&
     test -n "$pg" &&
     test_equal "$(fakepbs state | jq -r "[.nodes[] | .resources_available.group_id // \"null\"] | unique | join(\" \")")" "$pg" \
@@ -127,14 +134,23 @@ test_expect_success 'a size in words as PBS writes it' '
         "mem=1gw is 8 GiB: the 8 GiB machine type"
 '
 
-test_expect_success 'a job with the """ quirk and a warning before the JSON do not break the pass' '
-    pbs_reset && fakepbs set warn true &&
+test_expect_success 'older PBS Professional: a job with the """ quirk and a warning before the JSON do not break the pass' '
+    pbs_reset && fakepbs set warn true && fakepbs set oldpro true &&
     fakepbs qsub -a "pset=group_id=\"\"" -l select=1:ncpus=1 >/dev/null &&
     fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
+    "$TEST_TMP/pbsbin/qstat" -f -t -F json | grep -F "\"pset\":\"group_id=\"\"\"" &&
     pbs_pass &&
     test_equal "$(jq "[.jobs[] | select(.matched)] | length" pass.out)" 2 "jobs matched" &&
     test_equal "$(jq .pbs_jobs.skipped pass.out)" 0 "jobs skipped" &&
-    fakepbs set warn false
+    fakepbs set warn false && fakepbs set oldpro false
+'
+
+test_expect_success 'OpenPBS: a tab after the colon, values typed (a numeric comment and Job_Name, true), quotes escaped' '
+    pbs_reset && fakepbs qsub -a "comment=123" -a "Job_Name=true" -a "note=say \"hi\"" -l select=1:ncpus=1 >/dev/null &&
+    "$TEST_TMP/pbsbin/qstat" -f -t -F json >q.json && grep -P "\"comment\":\t123,$" q.json && grep -P "\"Job_Name\":\ttrue,$" q.json &&
+    grep -F "say \\\"hi\\\"" q.json &&
+    pbs_pass &&
+    test_equal "$(jq "[.jobs[] | select(.matched)] | length" pass.out)" 1 "jobs matched"
 '
 
 test_expect_success 'no capacity for the first machine type: the bucket is held and the same run tries the second' '

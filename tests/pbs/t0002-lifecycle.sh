@@ -29,23 +29,22 @@ test_expect_success 'start ccsim and the fake PBS (idle_timeout 3 s)' '
 '
 
 # PBS never starts a job on a node whose join stopped half-way: it is created
-# offline (our joining comment) and put online only by the last step
+# offline (our joining comment) and put online only by the last step, which
+# sets its resources and marker too, all or none
 joining () {
     test_equal "$(fakepbs state | jq -r ".nodes[\"execute-2\"] | [.state, .comment, .resources_available.ccnodeid // \"-\"] | @tsv")" \
         "offline	ccautoscale: joining	$1" "execute-2 after $2"
 }
 
-test_expect_success 'a failing join step (create, resources, marker, online) leaves the node offline, exits 5; the next pass goes on' '
+test_expect_success 'a failing join step (create, then the one set) leaves the node offline, exits 5; the next pass goes on' '
     fakepbs fail qmgr "create node execute-2" 1 &&
     test_expect_code 5 pbs_pass &&
-    grep "execute-2: joined failed" "$TEST_TMP/ccautoscale.log" &&
+    grep "execute-2: joined failed: qmgr: injected failure" "$TEST_TMP/ccautoscale.log" &&
     test_equal "$(pbs_node_state execute-2)" "" "execute-2 after a failed create" &&
     test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .resources_available.ngpus] | @tsv")" "free	2000000" "execute-1" &&
-    fakepbs fail qmgr "execute-2 resources_available.ncpus" 1 && test_expect_code 5 pbs_pass && joining - "failed resources" &&
-    fakepbs fail qmgr "execute-2 resources_available.ccnodeid" 1 && test_expect_code 5 pbs_pass && joining - "a failed marker" &&
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-2\"].resources_available.ncpus")" 2 "execute-2 resources" &&
-    fakepbs fail pbsnodes "-r execute-2" 1 && test_expect_code 5 pbs_pass &&
-    joining "$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"execute-2\") | .NodeId")" "a failed online" &&
+    fakepbs fail qmgr "set node execute-2" 1 && test_expect_code 5 pbs_pass && joining - "a failed set" &&
+    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-2\"].resources_available.ncpus // \"none\"")" none \
+        "execute-2 resources after a failed set (all or none)" &&
     test_equal "$(fakepbs sched)" 1 "jobs started: one, on execute-1" &&
     pbs_pass &&
     test_equal "$(pbs_node_state execute-2)" free "state" &&

@@ -21,7 +21,7 @@ test_expect_success 'install-hook --dry-run prints the qmgr commands and changes
     grep "^qmgr -c .create resource ccnodeid type=string, flag=h.$" dry.out &&
     grep "^qmgr -c .set hook ccautoscale alarm = 120.$" dry.out &&
     grep "^qmgr -c .set server node_group_key = group_id.$" dry.out &&
-    grep "^qmgr -c .set sched only_explicit_psets = True.$" dry.out &&
+    grep "^qmgr -c .set sched only_explicit_psets = False.$" dry.out &&
     grep "^qmgr -c .set sched do_not_span_psets = True.$" dry.out &&
     test_equal "$(fakepbs state | jq ".resources | length")" 0 "resources"
 '
@@ -38,19 +38,22 @@ test_expect_success 'install-hook creates the resources, imports the hook and it
     jq -r ".hooks.ccautoscale.script" st.json | grep -q "def main" &&
     jq -r ".hooks.ccautoscale.config" st.json | jq -e ".config == \"$CCAS_CONF\" and .timeout == 100" &&
     test_equal "$(jq -r ".server.node_group_key" st.json)" group_id "node_group_key" &&
-    test_equal "$(jq -r ".sched | [.only_explicit_psets, .do_not_span_psets] | join(\" \")" st.json)" "True True" "sched"
+    test_equal "$(jq -r ".sched | [.only_explicit_psets, .do_not_span_psets] | join(\" \")" st.json)" "False True" "sched"
 '
 
-test_expect_success 'install-hook warns about what qmgr cannot set: the sched_config resources: line, nodes without group_id' '
+test_expect_success 'install-hook warns about what qmgr cannot set: the sched_config resources: line' '
     grep "^ccautoscale: warning: $PBS_HOME/sched_priv/sched_config: the scheduler ignores slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size in a job.s select" install.err &&
-    grep -x "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size\"" install.err &&
-    grep -x "Nodes: static-1" install.err &&
-    grep "qmgr -c \"set node NAME resources_available.group_id = _none_\"" install.err
+    grep -x "resources: \"ncpus, mem, arch, host, vnode, aoe, eoe, slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size\"" install.err
 '
 
-test_expect_success 'install-hook again creates nothing twice and succeeds; with the line and group_id set, no warning' '
+test_expect_success 'a node the site had, without group_id, keeps running jobs after install-hook (its own placement set)' '
+    fakepbs qmgr "set node static-1 resources_available.ncpus = 2" &&
+    fakepbs qsub -l select=1:ncpus=1 >/dev/null &&
+    test_equal "$(fakepbs sched)" 1 "jobs started on static-1"
+'
+
+test_expect_success 'install-hook again creates nothing twice and succeeds; with the line set, no warning' '
     grep -x "resources: .*" install.err >"$PBS_HOME/sched_priv/sched_config" &&
-    fakepbs qmgr "set node static-1 resources_available.group_id = _none_" &&
     "$CCAS" pbs install-hook --hook-file "$HOOK" >again.out 2>again.err &&
     test_no_grep warning again.err &&
     fakepbs state | jq -r ".calls[] | join(\" \")" | grep -c "qmgr -c create" >creates &&
@@ -62,7 +65,7 @@ test_expect_success 'install-hook refuses a missing hook file with a clear messa
     grep "/nonexistent/hook.py: cannot read the hook script" err
 '
 
-for c in ok partial failure timeout missing argv; do
+for c in ok partial failure lines badconfig timeout missing argv conf; do
     test_expect_success "hook shim: $c" "python3 \"$top_srcdir/tests/pbs/test_hook.py\" $c"
 done
 

@@ -88,11 +88,12 @@ test_expect_success 'killed after the create was answered: nothing is created tw
     test_equal "$(creates)" 1 "creates carried out"
 '
 
-test_expect_success 'killed between a node'"'"'s resources and its marker: no marker, and the next pass joins it whole' '
+test_expect_success 'killed between a node'"'"'s creation and its one set (resources, marker, online): offline, and the next pass joins it whole' '
     pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 &&
     killed_at pbs:join-before-marker &&
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
-        "2 none" "resources set, marker not" &&
+    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .comment, .resources_available.ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
+        "offline ccautoscale: joining none" "created offline, not joined" &&
+    test_equal "$(fakepbs sched)" 0 "jobs PBS starts on it" &&
     pbs_pass && consistent "execute-1" &&
     test_equal "$(fakepbs state | jq -r "[.calls[] | select(.[0] == \"qmgr\" and (.[2] | test(\"create node execute-1\")))] | length")" 1 \
         "qmgr create node calls (the second pass sets, it does not create again)"

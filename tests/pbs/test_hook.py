@@ -4,10 +4,13 @@
 # non-zero if it fails:
 #   ok        the pass exits 0: the event is accepted, nothing logged as an error
 #   partial   exit 4 (some nodes could not be had) is not an error either
-#   failure   exit 5: accepted, and the program's last stderr line logged as an error
+#   failure   exit 5: accepted, and the program's one stderr line logged as an error
+#   lines     exit 5 with several lines on stderr: every line is logged, in order
+#   badconfig a config that is not JSON, or none: accepted, and the log says which file and what to do
 #   timeout   a pass longer than the hook's timeout is killed and said so
 #   missing   a program that does not exist is reported, the event still accepted
 #   argv      the program gets --config FILE pbs autoscale --quiet, and no shell
+#   conf      pbs_conf_file in the config reaches the program as PBS_CONF_FILE
 import importlib.util
 import json
 import os
@@ -51,12 +54,12 @@ def program(tmp, body):
     return path
 
 
-def run_hook(cfg):
+def run_hook(cfg, text=None):
     tmp = cfg.pop("_tmp")
     path = os.path.join(tmp, "hook.json")
     with open(path, "w") as f:
-        json.dump(cfg, f)
-    pbs = stand_in_pbs(path)
+        f.write(text if text is not None else json.dumps(cfg))
+    pbs = stand_in_pbs(path if text != "" else None)
     sys.modules["pbs"] = pbs
     spec = importlib.util.spec_from_file_location("__test__", HOOK)
     mod = importlib.util.module_from_spec(spec)
@@ -78,6 +81,24 @@ def case(name, tmp):
         pbs = run_hook({"_tmp": tmp, "program": prog})
         assert pbs.the_event.accepted
         assert errors(pbs) == ["ccautoscale: pbs autoscale exited 5: ccautoscale: qstat: exit 1: cannot connect"], pbs.logged
+    elif name == "lines":
+        prog = program(tmp, "printf 'ccautoscale: pbs: n1: joined failed: qmgr: Unknown node\\n"
+                            "ccautoscale: pbs: n2: joined failed: qmgr: Unknown node\\n' >&2; exit 5")
+        pbs = run_hook({"_tmp": tmp, "program": prog})
+        assert pbs.the_event.accepted
+        assert errors(pbs) == ["ccautoscale: pbs autoscale exited 5 (2 lines follow)",
+                               "ccautoscale:   ccautoscale: pbs: n1: joined failed: qmgr: Unknown node",
+                               "ccautoscale:   ccautoscale: pbs: n2: joined failed: qmgr: Unknown node"], pbs.logged
+    elif name == "badconfig":
+        pbs = run_hook({"_tmp": tmp}, text="{not json")
+        assert pbs.the_event.accepted
+        e = errors(pbs)
+        assert len(e) == 1 and e[0].startswith("ccautoscale: cannot read the hook config " + tmp), pbs.logged
+        assert "install-hook" in e[0], pbs.logged
+        pbs = run_hook({"_tmp": tmp}, text="")
+        assert pbs.the_event.accepted
+        assert errors(pbs) == ["ccautoscale: the hook has no config file: run 'ccautoscale pbs install-hook' "
+                               "again"], pbs.logged
     elif name == "timeout":
         pbs = run_hook({"_tmp": tmp, "program": program(tmp, "exec sleep 30"), "timeout": 1})
         assert pbs.the_event.accepted
@@ -93,6 +114,13 @@ def case(name, tmp):
         with open(out) as f:
             got = f.read().splitlines()
         assert got == ["--config", "/etc/x y.json", "pbs", "autoscale", "--quiet"], got
+        assert pbs.the_event.accepted and not errors(pbs)
+    elif name == "conf":
+        out = os.path.join(tmp, "env")
+        prog = program(tmp, 'echo "$PBS_CONF_FILE" >%s' % out)
+        pbs = run_hook({"_tmp": tmp, "program": prog, "pbs_conf_file": "/srv/pbs/pbs.conf"})
+        with open(out) as f:
+            assert f.read().strip() == "/srv/pbs/pbs.conf"
         assert pbs.the_event.accepted and not errors(pbs)
     else:
         raise SystemExit("unknown case %s" % name)
