@@ -59,6 +59,15 @@ static void view_free (struct pbs_view *v)
     ccas_state_destroy (v->times);
 }
 
+/* PBS could not be read: the pass stops.  Said at LOG_ERR, so that it is in
+ * ccautoscale's log (and syslog) as well as on stderr, where the hook hands
+ * it to PBS's server log. */
+static int pbs_fail (const char *what)
+{
+    ccas_log (LOG_ERR, "%s; nothing changed", what);
+    return EXIT_SCHEDULER;
+}
+
 /* The node times of the state (as pass.c keeps them), made when missing. */
 static json_object *node_times (struct ccas_state *st)
 {
@@ -91,7 +100,7 @@ static int view_load (struct cli *cli, struct pbs_view *v)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     json_object *doc = ccas_pbs_pbsnodes (&err);
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
-        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
+        return pbs_fail (err.text);
     ccas_pbs_nodes_merge (v->nodes, v->c);
     if (ccas_pbs_nodes_judge (v->nodes, v->c, node_times (v->times), v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
@@ -100,7 +109,7 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     if (ccas_pbs_qstat_limits (v->queue, &err) == 0 && ccas_pbs_qstat (v->queue, &err) == 0)
         v->jobs = ccas_pbs_queue_jobs (v->c, v->queue, &v->jstats, &err);
     if (!v->jobs)
-        return cli_fail (cli, EXIT_SCHEDULER, "%s; nothing changed", err.text);
+        return pbs_fail (err.text);
     return EXIT_OK;
 }
 
@@ -152,11 +161,34 @@ static void observe_joins (struct pbs_view *v, const struct ccas_pbs_actions *ac
 }
 
 /* The jobs no node can be had for say why, where PBS shows it: their
- * comment ("ccautoscale: " and the reason), one qalter per distinct reason.
+ * comment ("ccautoscale: " and the reason: the closest miss of a job that
+ * matched nothing, or the create that failed for one whose new nodes were
+ * not all made), one qalter per distinct reason.
  * A job PBS itself holds back (a limit) keeps the scheduler's comment; a
  * comment already so is not written again.  PBS's scheduler writes its own
  * comment on its next cycle that cannot start the job. */
-static void comment_unmatched (struct pbs_view *v)
+/* Why a matched job's nodes were not all had: the first of its new nodes a
+ * create did not add ("could not get a node: execute/Standard_F2s_v2: ..."),
+ * into `buf`; NULL when every one was added. */
+static const char *short_reason (const struct ccas_plan *plan, const struct ccas_job *j, char *buf,
+                                 size_t size)
+{
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_create *cr = &plan->creates[i];
+        if (cr->outcome == CCAS_PLANNED || cr->added >= (int)cr->count)
+            continue;
+        for (uint32_t k = cr->added > 0 ? (uint32_t)cr->added : 0; k < cr->count; k++)
+            for (uint32_t s = 0; s < j->nslots; s++)
+                if (j->slots[s] == cr->nodes[k]) {
+                    snprintf (buf, size, "could not get a node: %s/%s: %s", cr->bucket->na->name,
+                              cr->bucket->machine_type, cr->message ? cr->message : "the create failed");
+                    return buf;
+                }
+    }
+    return NULL;
+}
+
+static void comment_unmatched (struct pbs_view *v, const struct ccas_plan *plan)
 {
     struct ccas_resdict *reasons = ccas_resdict_create ();
     const char **ids = calloc (v->jobs->n + 1, sizeof (*ids));
@@ -166,11 +198,12 @@ static void comment_unmatched (struct pbs_view *v)
         goto done;
     for (size_t i = 0; i < v->jobs->n; i++) {
         const struct ccas_job *j = &v->jobs->v[i];
+        char shortfall[400];
+        const char *why = j->matched ? short_reason (plan, j, shortfall, sizeof (shortfall)) : j->reason;
         of[i] = -1;
-        if (j->matched || j->running || !j->reason ||
-            strncmp (j->reason, CCAS_PBS_LIMIT_PREFIX, strlen (CCAS_PBS_LIMIT_PREFIX)) == 0)
+        if (j->running || !why || strncmp (why, CCAS_PBS_LIMIT_PREFIX, strlen (CCAS_PBS_LIMIT_PREFIX)) == 0)
             continue;
-        snprintf (text, sizeof (text), "ccautoscale: %s", j->reason);
+        snprintf (text, sizeof (text), "ccautoscale: %s", why);
         const char *now = ccas_pbs_queue_comment (v->queue, i);
         if (now && strcmp (now, text) == 0)
             continue;
@@ -227,7 +260,7 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held, bool co
         if (ccas_policy_save (v.policy, &err) < 0)
             ccas_log (LOG_WARNING, "%s", err.text);
         if (comment)
-            comment_unmatched (&v);
+            comment_unmatched (&v, plan);
         if (rc == EXIT_OK && ccas_pbs_failures (&acts))
             rc = EXIT_SCHEDULER;
     }
