@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0004-faults.sh: faults on a real OpenPBS server — a VM whose mom never
+# reports, one whose name the server cannot resolve (both counted as booting
+# capacity, then replaced after boot_timeout: never the whole demand made
+# again), the pass killed with SIGKILL mid-join, a VM that fails after it
+# joined, pbs_server restarted during a pass, and CycleCloud out of capacity.
+# Passes are run by hand (the hook is off).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+. "$(dirname "$0")/../lib/openpbs.sh"
+openpbs_prereqs
+
+ready () {  # ccsim's VM $1 is Ready and its hook ran
+    vm_ready "$1" && grep -q "$1" "$OPENPBS_VM_LOG" "/etc/netns/$CCAS_PBS_NS/hosts" 2>/dev/null
+}
+
+pbs_node () {  # one node's state, comment and marker, tab-separated
+    pbs_nodes_json | jq -r --arg n "$1" '.nodes[$n] // {} | [.state // "-", .comment // "-", .resources_available.ccnodeid // "-"] | @tsv'
+}
+
+test_expect_success 'setup: OpenPBS, ccsim, install-hook; boot_timeout 25 s; the hook off (passes by hand)' '
+    openpbs_start ".boot_timeout = 25 | .capacity_failure_backoff = 15" && install_hook && hook_enable false &&
+    in_pbs qmgr -c "set server node_fail_requeue = 5"
+'
+
+test_expect_success 'a VM whose mom never reports counts as booting capacity: no VM made again for its job' '
+    touch "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
+    j1=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
+    pbs_pass && wait_for 20 ready execute-1 && rm "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
+    pbs_pass && pbs_node execute-1 | grep "^state-unknown,down" &&
+    for i in 1 2 3 4; do pbs_pass || return 1; sleep 2; done &&
+    test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its mom has not reported (was: the whole demand each pass)" &&
+    test_equal "$(job_state "$j1")" Q "the job waits"
+'
+
+test_expect_success 'after boot_timeout it is deleted from PBS and replaced; the job runs on the new VM' '
+    passes_until 60 grep -q "Ready but not serving PBS for .*its pbs_mom has not reported" "$TEST_TMP/ccautoscale.log" &&
+    passes_until 60 jobs_done "$j1" &&
+    test_equal "$(job_exit "$j1")" 0 "exit status" &&
+    test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the stuck one and its replacement" &&
+    passes_until 60 no_vms_left
+'
+
+# (hpc-1: a name no earlier VM had, so not yet in the server's hosts file)
+test_expect_success 'a VM whose name does not resolve on the server: create node fails, the pass says so; replaced after boot_timeout' '
+    ccsim_delete /ccsim/requests >/dev/null &&
+    touch "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
+    j2=$(qsub_as -l select=1:ncpus=1:slot_type=hpc -- /bin/sleep 1) &&
+    pbs_pass && wait_for 20 vm_ready hpc-1 &&
+    sleep 1 && rm "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
+    test_expect_code 5 pbs_pass && grep "hpc-1: joined failed: qmgr: Unknown node" "$TEST_TMP/ccautoscale.log" &&
+    { for i in 1 2 3; do pbs_pass; sleep 2; done; true; } &&
+    test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its join fails" &&
+    passes_until 60 jobs_done "$j2" &&
+    test_equal "$(job_exit "$j2")" 0 "exit status" &&
+    grep "Ready but not serving PBS for .*PBS has no node for it" "$TEST_TMP/ccautoscale.log" &&
+    test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the one that never joined and its replacement" &&
+    passes_until 60 no_vms_left
+'
+
+test_expect_success 'the pass killed with SIGKILL mid-join: the node stays offline, joining, no job runs there; the next pass joins it' '
+    j3=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
+    pbs_pass && n=$(vms) && wait_for 20 ready "$n" &&
+    test_expect_code 137 env CCAUTOSCALE_FAILPOINT=pbs:join-before-marker "$OPENPBS" run "$CCAS" pbs autoscale &&
+    test_equal "$(pbs_node "$n" | cut -f2-)" "ccautoscale: joining	-" "comment and marker" &&
+    pbs_node "$n" | grep -q offline &&
+    sleep 5 && test_equal "$(job_state "$j3")" Q "the job (PBS never used the half-joined node)" &&
+    pbs_pass && test_equal "$(pbs_node "$n" | cut -f2)" "ccautoscale: joined" "comment after the next pass" &&
+    passes_until 60 jobs_done "$j3" && test_equal "$(job_exit "$j3")" 0 "exit status"
+'
+
+test_expect_success 'a VM that fails after it joined: its job is requeued, the node deleted, the VM replaced; the job completes' '
+    ccsim_delete /ccsim/requests >/dev/null &&
+    n=$(vms) && j4=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 10) &&
+    passes_until 30 job_is "$j4" R &&
+    ccsim_post "/ccsim/nodes/$n/fail" >/dev/null &&
+    passes_until 60 grep -q "pbs: $n: deleted from PBS (failed" "$TEST_TMP/ccautoscale.log" &&
+    passes_until 90 jobs_done "$j4" &&
+    test_equal "$(job_exit "$j4")" 0 "exit status" &&
+    test "$(job_json "$j4" | jq -r ".Jobs[].exec_host" | cut -d/ -f1)" != "$n" &&
+    test_equal "$(ccsim_made | wc -l)" 1 "VMs made: one replacement" &&
+    ccsim_acted_once terminate "$n"
+'
+
+test_expect_success 'pbs_server restarted during a pass: the pass ends, running jobs go on, nodes reading down after the restart are not made again' '
+    ccsim_delete /ccsim/requests >/dev/null &&
+    j5=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 20) && passes_until 30 job_is "$j5" R &&
+    j6=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 5) &&
+    ccsim_hold_answer "/nodes/create" 6000 "$OPENPBS" run "$CCAS" pbs autoscale &&
+    in_pbs qterm -t quick && sleep 1 && in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
+    { wait "$held_pid"; true; } && cat held.out &&
+    wait_for 20 in_pbs qstat -B &&
+    pbs_pass && test_equal "$(ccsim_made | wc -l)" 1 "VMs made (the one for the second job only)" &&
+    passes_until 90 jobs_done "$j5" "$j6" &&
+    test_equal "$(job_exit "$j5") $(job_exit "$j6")" "0 0" "exit statuses"
+'
+
+test_expect_success 'CycleCloud out of capacity: both buckets held, the job stays queued with a comment naming the cause' '
+    passes_until 60 no_vms_left && ccsim_delete /ccsim/requests >/dev/null &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": -1}" &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_D2s_v5\", \"count\": -1}" &&
+    in_pbs qmgr -c "set server scheduling = False" &&
+    j7=$(qsub_as -l select=1:ncpus=1:slot_type=execute -- /bin/sleep 1) &&
+    test_expect_code 4 pbs_pass &&
+    jq -e ".\"execute/Standard_F2s_v2\".class == \"capacity\" and .\"execute/Standard_D2s_v5\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
+    test_equal "$(job_state "$j7")" Q "state" &&
+    job_json "$j7" | jq -r ".Jobs[].comment" | grep "^ccautoscale: .*capacity" &&
+    in_pbs qmgr -c "set server scheduling = True" &&
+    ccsim_delete /ccsim/faults >/dev/null &&
+    passes_until 90 jobs_done "$j7" && test_equal "$(job_exit "$j7")" 0 "exit status after the hold expired"
+'
+
+test_done
