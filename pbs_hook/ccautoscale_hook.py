@@ -11,6 +11,7 @@
 import json
 import os
 import subprocess
+import time
 
 import pbs
 
@@ -75,6 +76,7 @@ def run(cfg):
 
 def main():
     event = pbs.event()
+    start = time.monotonic()
     try:
         problem = run(load_config())
     except ConfigError as e:
@@ -85,7 +87,7 @@ def main():
         for line in problem:
             pbs.logmsg(pbs.LOG_ERROR, line)
     else:
-        pbs.logmsg(pbs.LOG_DEBUG, "ccautoscale: pass done")
+        pbs.logmsg(pbs.LOG_DEBUG, "ccautoscale: pass done in %.2f s" % (time.monotonic() - start))
     event.accept()
 
 

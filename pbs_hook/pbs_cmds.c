@@ -82,7 +82,8 @@ int ccas_pbs_qstat_limits (struct ccas_pbs_queue *q, struct ccas_error *err)
 
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err)
 {
-    char *argv[] = {"pbsnodes", "-a", "-F", "json", NULL};
+    /* -av: every vnode; -a alone lists one a host (vnodes sharing an address: one) */
+    char *argv[] = {"pbsnodes", "-av", "-F", "json", NULL};
     struct ccas_run_result r;
     if (run_for_output (argv, &r, err) < 0)
         return NULL;

@@ -40,7 +40,7 @@ int ccas_pbs_qstat (struct ccas_pbs_queue *q, struct ccas_error *err);
  * (ccas_pbs_queue_limits()); 0, or -1 with `err`. */
 int ccas_pbs_qstat_limits (struct ccas_pbs_queue *q, struct ccas_error *err);
 
-/* Run pbsnodes -a -F json and parse it the same way.  Returns the document
+/* Run pbsnodes -av -F json and parse it the same way.  Returns the document
  * (caller puts it) or NULL with `err`. */
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err);
 

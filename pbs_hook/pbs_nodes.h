@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* pbs_nodes.h: PBS's vnodes, and what they tell the cluster model.
  *
- * From `pbsnodes -a -F json`.  A PBS node belongs to a CycleCloud node when
- * its name is the VM's hostname (or name); it is *joined* when its
- * resources_available.ccnodeid — written last when joining — holds that
- * VM's node id.  ccautoscale's own comments start with "ccautoscale: " and
- * say what it is doing: a node ccautoscale creates is offline with
- * CCAS_PBS_JOINING_COMMENT from its creation until its last join step puts it
- * online (so that comment is also the proof that a node without the marker is
- * ours); a draining node carries CCAS_PBS_DRAIN_COMMENT; a node offline for any
- * other reason is the administrator's and is left alone.
+ * From `pbsnodes -av -F json` (-a alone lists one vnode a host).  A PBS node belongs to a CycleCloud node
+ * when its name is the VM's hostname (or name); it is *joined* when its resources_available.ccnodeid —
+ * written last when joining — holds that VM's node id.  ccautoscale's own comments start with "ccautoscale: "
+ * and say what it is doing: a node ccautoscale creates is offline with CCAS_PBS_JOINING_COMMENT from its
+ * creation until its last join step puts it online (so that comment is also the proof that a node without the
+ * marker is ours); a draining node carries CCAS_PBS_DRAIN_COMMENT; a node offline for any other reason is the
+ * administrator's and is left alone.
  *
  * A Ready VM serves PBS once it is joined and its pbs_mom has reported.  Until
  * then — no PBS node yet (a join not done, or failing: `qmgr create node` of a

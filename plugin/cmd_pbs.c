@@ -188,13 +188,26 @@ static const char *short_reason (const struct ccas_plan *plan, const struct ccas
     return NULL;
 }
 
+/* The id qalter takes for job `id`: PBS refuses to alter a subjob ("Invalid
+ * request 4[2].srv"), so a subjob's is its array's ("4[].srv", in `buf`). */
+static const char *alterable_id (const char *id, char *buf, size_t size)
+{
+    const char *open = strchr (id, '['), *close = open ? strchr (open, ']') : NULL;
+    if (!open || !close || close == open + 1)
+        return id;
+    snprintf (buf, size, "%.*s[]%s", (int)(open - id), id, close + 1);
+    return buf;
+}
+
 static void comment_unmatched (struct pbs_view *v, const struct ccas_plan *plan)
 {
     struct ccas_resdict *reasons = ccas_resdict_create ();
+    struct ccas_resdict *targets = ccas_resdict_create (); /* job or array ids, once each */
     const char **ids = calloc (v->jobs->n + 1, sizeof (*ids));
     int *of = calloc (v->jobs->n + 1, sizeof (*of));
-    char text[512];
-    if (!reasons || !ids || !of)
+    int *target = calloc (v->jobs->n + 1, sizeof (*target));
+    char text[512], idbuf[300];
+    if (!reasons || !targets || !ids || !of || !target)
         goto done;
     for (size_t i = 0; i < v->jobs->n; i++) {
         const struct ccas_job *j = &v->jobs->v[i];
@@ -207,13 +220,18 @@ static void comment_unmatched (struct pbs_view *v, const struct ccas_plan *plan)
         const char *now = ccas_pbs_queue_comment (v->queue, i);
         if (now && strcmp (now, text) == 0)
             continue;
+        /* an array's subjobs: its first unmatched one speaks for it */
+        int before = (int)ccas_resdict_count (targets);
+        target[i] = ccas_resdict_intern (targets, alterable_id (j->id, idbuf, sizeof (idbuf)));
+        if (target[i] < 0 || target[i] < before)
+            continue;
         of[i] = ccas_resdict_intern (reasons, text);
     }
     for (int r = 0; r < (int)ccas_resdict_count (reasons); r++) {
         size_t n = 0;
         for (size_t i = 0; i < v->jobs->n; i++)
             if (of[i] == r)
-                ids[n++] = v->jobs->v[i].id;
+                ids[n++] = ccas_resdict_name (targets, target[i]);
         struct ccas_error err = {""};
         const char *comment = ccas_resdict_name (reasons, r);
         if (ccas_pbs_comment_jobs (comment, ids, n, &err) < 0)
@@ -223,8 +241,10 @@ static void comment_unmatched (struct pbs_view *v, const struct ccas_plan *plan)
     }
 done:
     ccas_resdict_destroy (reasons);
+    ccas_resdict_destroy (targets);
     free (ids);
     free (of);
+    free (target);
 }
 
 /* One pass; its report goes to `out`.  *held (may be NULL) says whether a
@@ -302,7 +322,7 @@ const struct cmd_help help_pbs_autoscale = {
     .synopsis = "pbs autoscale [--json]",
     .summary = "one autoscale pass for PBS: create, join, drain, delete",
     .description = "What the periodic hook runs.  Reads queued jobs (qstat -f -t -F json) and nodes\n"
-                   "(pbsnodes -a -F json), matches every queued job and array subjob whole, in PBS's\n"
+                   "(pbsnodes -av -F json), matches every queued job and array subjob whole, in PBS's\n"
                    "order, and then:\n"
                    "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
                    "    ungrouped=false, none for ungrouped=true; place=pack is one node holding all\n"
