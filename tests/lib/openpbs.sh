@@ -11,6 +11,7 @@
 #                              server's own node is taken offline so that jobs
 #                              run only on the VMs; everything is stopped when
 #                              the test ends, however it ends
+#   pbs_wait SECONDS CMD...    wait_for, polling PBS once a second (see below)
 #   in_pbs CMD...              CMD inside the namespace, as root (qmgr, pbsnodes,
 #                              ccautoscale: they reach PBS and ccsim only there)
 #   qsub_as ARGS...            qsub as the unprivileged user, from a directory it
@@ -26,6 +27,7 @@
 #   vms                        ccsim's VM names, sorted, on one line
 #   vms_in NODEARRAY           how many VMs of a nodearray
 #   vms_ready; vm_ready NAME   how many VMs are Ready; whether NAME is
+#   vms_ready_are N            whether N are
 #   wait_no_vms SECONDS        every VM terminated and every node of ours deleted
 #   moms_running               the extra moms that still run (openpbs.sh status)
 #   hook_enable true|false     the periodic hook on or off
@@ -81,6 +83,22 @@ in_pbs () {
 
 curl () {
     ip netns exec "$CCAS_PBS_NS" curl "$@"
+}
+
+# wait_for (tap.sh), polling once a second: each PBS command takes one of the
+# ~500 reserved ports its authentication (resvport) binds, for 60 s of
+# TIME_WAIT after, and tap.sh's five polls a second ran out of them
+pbs_wait () {
+    local limit=$1 start
+    shift
+    start=$(date +%s)
+    while ! "$@" >/dev/null 2>&1; do
+        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+            echo "timed out after ${limit}s waiting for: $*" >&2
+            return 1
+        fi
+        sleep 1
+    done
 }
 
 # ccsim.sh's, with its wait inside the namespace (wait_for runs a new shell)
@@ -215,7 +233,7 @@ jobs_done () {
 wait_jobs_done () {
     local limit=$1
     shift
-    wait_for "$limit" jobs_done "$@" || {
+    pbs_wait "$limit" jobs_done "$@" || {
         echo "jobs not done after ${limit}s:" >&2
         jobs_of "$@" | jq -r '.[] | "\(.key) \(.value.job_state) \(.value.comment // "")"' >&2
         return 1
@@ -243,6 +261,10 @@ vms_ready () {
     ccsim_get /ccsim/state | jq '[.nodes[] | select(.Status == "Ready")] | length'
 }
 
+vms_ready_are () {
+    [ "$(vms_ready)" = "$1" ]
+}
+
 # VM $1 is Ready in ccsim
 vm_ready () {
     ccsim_get /ccsim/state | jq -e --arg n "$1" '.nodes[] | select(.Name == $n) | .Status == "Ready"' >/dev/null
@@ -253,7 +275,7 @@ no_vms_left () {
 }
 
 wait_no_vms () {
-    wait_for "$1" no_vms_left || {
+    pbs_wait "$1" no_vms_left || {
         echo "left after ${1}s: VMs [$(vms)], PBS nodes [$(our_nodes)]" >&2
         return 1
     }

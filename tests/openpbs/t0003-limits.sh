@@ -43,13 +43,13 @@ no_jobs () {  # nothing of the user's left in PBS but finished jobs
 test_expect_success 'server max_run_res.ncpus [o:PBS_ALL=3]: counts what runs, then what is queued, in order' '
     in_pbs qmgr -c "set server max_run_res.ncpus = [o:PBS_ALL=3]" &&
     a=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 60) &&
-    wait_for 30 job_is "$a" R &&
+    pbs_wait 30 job_is "$a" R &&
     b=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 1) && c=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
     ccas pbs demand --json >demand.json &&
     reason_of "$b" | grep "PBS will not start it: server vm max_run_res.ncpus \[o:PBS_ALL=3\]: 2 ncpus in use" &&
     test_equal "$(reason_of "$c")" matched "the third job (one more cpu fits the limit)" &&
     in_pbs qdel "$a" "$b" "$c" && in_pbs qmgr -c "unset server max_run_res.ncpus" &&
-    wait_for 30 no_jobs
+    pbs_wait 30 no_jobs
 '
 
 test_expect_success 'max_queued: qsub refuses the job beyond it, so there is nothing to make a node for' '
@@ -58,7 +58,7 @@ test_expect_success 'max_queued: qsub refuses the job beyond it, so there is not
     test_expect_code 1 qsub_as -l select=1:ncpus=1 -- /bin/true 2>qsub.err &&
     grep "would exceed queue .*per-user limit" qsub.err &&
     test_equal "$(jobs_of | jq "[.[] | select(.value.job_state != \"F\")] | length")" 1 "jobs PBS has" &&
-    in_pbs qdel "$(cat ids.q)"; in_pbs qmgr -c "unset queue workq max_queued" && wait_for 30 no_jobs
+    in_pbs qdel "$(cat ids.q)"; in_pbs qmgr -c "unset queue workq max_queued" && pbs_wait 30 no_jobs
 '
 
 test_expect_success 'a stopped queue: its jobs make no nodes, with the reason' '

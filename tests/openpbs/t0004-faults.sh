@@ -90,7 +90,7 @@ test_expect_success 'pbs_server restarted during a pass: the pass ends, running 
     ccsim_hold_answer "/nodes/create" 6000 "$OPENPBS" run "$CCAS" pbs autoscale &&
     in_pbs qterm -t quick && sleep 1 && in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
     { wait "$held_pid"; true; } && cat held.out &&
-    wait_for 20 in_pbs qstat -B &&
+    pbs_wait 20 in_pbs qstat -B &&
     pbs_pass && test_equal "$(ccsim_made | wc -l)" 1 "VMs made (the one for the second job only)" &&
     passes_until 90 jobs_done "$j5" "$j6" &&
     test_equal "$(job_exit "$j5") $(job_exit "$j6")" "0 0" "exit statuses"

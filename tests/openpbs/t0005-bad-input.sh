@@ -73,7 +73,7 @@ test_expect_success 'a vnode and a job ccautoscale did not make are left alone' 
     in_pbs qmgr -c "create node static-9" &&
     in_pbs qmgr -c "set node vm state -= offline" &&
     own=$(qsub_as -l select=1:ncpus=1:host=vm -- /bin/sleep 5) &&
-    wait_for 20 job_is "$own" R &&
+    pbs_wait 20 job_is "$own" R &&
     pbs_pass && pbs_pass &&
     test_equal "$(jq "[.pbs[][] | select(.node == \"static-9\" or .node == \"vm\")] | length" pass.out)" 0 "actions on them" &&
     pbs_nodes_json | jq -e ".nodes[\"static-9\"] != null" &&
