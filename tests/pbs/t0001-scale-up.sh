@@ -165,6 +165,20 @@ test_expect_success 'no capacity for the first machine type: the bucket is held 
     "$CCAS" pbs demand --json | jq -e ".jobs | length == 0 or all(.matched)"
 '
 
+test_expect_success 'no capacity anywhere a job may go: the job and an array say why in their comment (the array on its own id)' '
+    pbs_reset && id=$(fakepbs qsub -l select=1:ncpus=1:slot_type=execute) &&
+    arr=$(fakepbs qsub -J 1-3 -l select=1:ncpus=1:slot_type=execute) &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": -1}" &&
+    ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F4s_v2\", \"count\": -1}" &&
+    test_expect_code 4 pbs_pass &&
+    fakepbs state >st.json &&
+    jq -r --arg id "$id" ".jobs[\$id].comment" st.json | grep "^ccautoscale: could not get a node: execute/Standard_F4s_v2: " &&
+    jq -r ".jobs[\"${arr%\[\]*}[2]${arr#*\[\]}\"].comment" st.json | grep "^ccautoscale: " &&
+    test_equal "$(jq "[.calls[] | select(.[0] == \"qalter\") | .[3:][] | select(test(\"\\\\[[0-9]\"))] | length" st.json)" 0 \
+        "subjobs named to qalter" &&
+    ccsim_delete /ccsim/faults >/dev/null
+'
+
 test_expect_success 'unparseable qstat output: the pass stops, changes nothing and says why' '
     pbs_reset && ccsim_delete /ccsim/requests >/dev/null &&
     fakepbs qsub -l select=1:ncpus=1 >/dev/null && fakepbs set garbage true &&
