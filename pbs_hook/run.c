@@ -251,15 +251,10 @@ static int run (char *const argv[], const char *input, size_t inlen, double time
     snprintf (res->err, sizeof (res->err), "%s", se.buf ? se.buf : "");
     res->err[strcspn (res->err, "\n")] = '\0';
     res->errs = se.buf ? se.buf : strdup ("");
-    if (!res->errs) {
-        free (res->out);
-        res->out = NULL;
-    }
     close (out[0]);
     close (errp[0]);
     if (!res->out || !res->errs) {
-        free (res->out);
-        res->out = NULL;
+        ccas_run_result_release (res); /* frees both, either may be NULL */
         return ccas_errorf (err, "out of memory");
     }
     return 0;
