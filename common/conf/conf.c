@@ -237,7 +237,9 @@ static int bind_nodearrays (struct ccas_config *cfg)
 {
     json_object *map = ccas_json_get (cfg->root, "nodearrays");
     size_t n = map ? (size_t)json_object_object_length (map) : 0, i = 0;
-    if (n && !(cfg->nodearrays = calloc (n, sizeof (*cfg->nodearrays))))
+    if (!n)
+        return 0;
+    if (!(cfg->nodearrays = calloc (n, sizeof (*cfg->nodearrays))))
         return -1;
     json_object_object_foreach (map, name, settings)
     {

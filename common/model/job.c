@@ -233,7 +233,7 @@ static int parse_running (struct parser *p, json_object *obj, const char *path, 
 
 static int parse_job (struct parser *p, json_object *obj, size_t index)
 {
-    char path[64], idbuf[32];
+    char path[64] = "", idbuf[32];
     put_text (put_number (put_text (path, path + sizeof (path), "["), path + sizeof (path), index),
               path + sizeof (path), "]");
     if (!json_object_is_type (obj, json_type_object))
@@ -264,7 +264,7 @@ static int parse_job (struct parser *p, json_object *obj, size_t index)
     if (parse_flags (p, obj, path, j, &excl) < 0 || parse_running (p, obj, path, j) < 0)
         return -1;
     for (uint32_t i = 0; i < nchunks; i++) {
-        char cpath[96];
+        char cpath[96] = "";
         json_object *c = chunks ? json_object_array_get_idx (chunks, i) : obj;
         if (chunks) {
             char *b = put_number (

@@ -111,7 +111,9 @@ struct ccas_limit *ccas_limits_get (struct ccas_limits *r, const char *key, cons
         free (name);
         return NULL;
     }
-    *l = (struct ccas_limit){name, CCAS_UNLIMITED, CCAS_UNLIMITED};
+    l->what = name;
+    l->nodes = CCAS_UNLIMITED;
+    l->cores = CCAS_UNLIMITED;
     r->v[r->n++] = l;
     return l;
 }

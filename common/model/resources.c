@@ -343,8 +343,9 @@ static struct ccas_value rule_value (struct applier *a, const struct rule *rule)
         char buf[64];
         v = ccas_node_prop (n, (enum ccas_node_prop)rule->prop, buf, sizeof (buf));
         if (v.type == CCAS_V_STR && v.u.str == buf) {
-            char *copy = a->alloc (a->arg, strlen (buf) + 1);
-            v = ccas_value_str (copy ? strcpy (copy, buf) : NULL);
+            size_t len = strlen (buf) + 1;
+            char *copy = a->alloc (a->arg, len);
+            v = ccas_value_str (copy ? memcpy (copy, buf, len) : NULL);
         }
     } else if (rule->ref >= 0) {
         /* another resource of the node: defined first if a rule defines it */
