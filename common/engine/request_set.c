@@ -320,17 +320,11 @@ static int parse_entry (json_object *e, const struct ccas_cluster *c, json_objec
         return bad (err, w, "Name", "expected the array's name, got %s",
                     v ? ccas_json_brief (v, brief, sizeof (brief)) : "nothing");
     w->name = json_object_get_string (v);
-    json_object_object_foreach (e, key, val)
-    {
-        (void)val;
-        size_t i = 0;
-        while (attributes[i] && strcmp (attributes[i], key) != 0)
-            i++;
-        if (!attributes[i])
-            return bad (err, w, key,
-                        "unknown attribute (known: Name, TargetCount, TargetCoreCount, TargetGroupCount, "
-                        "GroupCoreCount, GroupInstanceCount, MachineType, Configuration, Extends, Dynamic)");
-    }
+    const char *unknown = ccas_json_unknown_key (e, attributes);
+    if (unknown)
+        return bad (err, w, unknown,
+                    "unknown attribute (known: Name, TargetCount, TargetCoreCount, TargetGroupCount, "
+                    "GroupCoreCount, GroupInstanceCount, MachineType, Configuration, Extends, Dynamic)");
     json_object_object_add (out, "requested", json_object_new_string (w->name));
     if (identity (e, c, out, w, err) < 0 || targets (e, out, w, err) < 0)
         return -1;

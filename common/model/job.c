@@ -120,16 +120,10 @@ static void join_key (char *buf, size_t size, const char *path, const char *key)
 static int check_keys (struct parser *p, json_object *obj, const char *path)
 {
     static const char *const known[] = {"id",        "node_count", "constraints", "packing", "exclusive",
-                                        "colocated", "chunks",     "state",       "nodes"};
-    json_object_object_foreach (obj, key, val)
-    {
-        bool ok = false;
-        (void)val;
-        for (size_t i = 0; i < sizeof (known) / sizeof (known[0]); i++)
-            ok = ok || strcmp (key, known[i]) == 0;
-        if (!ok)
-            return fail (p, path, "unknown key '%s'", key);
-    }
+                                        "colocated", "chunks",     "state",       "nodes",   NULL};
+    const char *key = ccas_json_unknown_key (obj, known);
+    if (key)
+        return fail (p, path, "unknown key '%s'", key);
     return 0;
 }
 

@@ -208,18 +208,12 @@ static int parse_modifier (json_object *obj, const char *path, struct rule *rule
 
 static int check_keys (json_object *obj, const char *path, struct ccas_error *err)
 {
-    static const char *const known[] = {"select",   "name",     "value",  "add",
-                                        "subtract", "multiply", "divide", "divide_floor"};
-    json_object_object_foreach (obj, key, val)
-    {
-        bool ok = false;
-        (void)val;
-        for (size_t i = 0; i < sizeof (known) / sizeof (known[0]); i++)
-            ok = ok || strcmp (key, known[i]) == 0;
-        if (!ok)
-            return ccas_errorf (err, "%s.%s: unknown key (a rule has select, name, value and one modifier)",
-                                path, key);
-    }
+    static const char *const known[] = {"select",   "name",   "value",        "add", "subtract",
+                                        "multiply", "divide", "divide_floor", NULL};
+    const char *key = ccas_json_unknown_key (obj, known);
+    if (key)
+        return ccas_errorf (err, "%s.%s: unknown key (a rule has select, name, value and one modifier)", path,
+                            key);
     return 0;
 }
 

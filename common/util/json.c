@@ -177,6 +177,22 @@ int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_j
     return rc;
 }
 
+const char *ccas_json_unknown_key (json_object *obj, const char *const *known)
+{
+    if (!obj || !json_object_is_type (obj, json_type_object))
+        return NULL;
+    json_object_object_foreach (obj, key, val)
+    {
+        (void)val;
+        size_t i = 0;
+        while (known[i] && strcmp (known[i], key) != 0)
+            i++;
+        if (!known[i])
+            return key;
+    }
+    return NULL;
+}
+
 json_object *ccas_json_get (json_object *obj, const char *key)
 {
     json_object *val = NULL;

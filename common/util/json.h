@@ -32,6 +32,11 @@ typedef int (*ccas_json_each_f) (json_object *elem, size_t index, void *arg);
 int ccas_json_array_each (const char *text, size_t len, const char *what, ccas_json_each_f fn, void *arg,
                           struct ccas_error *err);
 
+/* The name of the first member of `obj` that is not among `known` (a list
+ * ended by NULL), or NULL when every member is known or `obj` is not an
+ * object.  Borrowed from `obj`. */
+const char *ccas_json_unknown_key (json_object *obj, const char *const *known);
+
 /* Member `key` of `obj`, or NULL if `obj` is not an object, or the member is
  * absent or null.  Borrowed. */
 json_object *ccas_json_get (json_object *obj, const char *key);

@@ -463,6 +463,24 @@ static void test_type_name_and_brief (void **state)
     assert_string_equal (ccas_json_brief (NULL, buf, sizeof (buf)), "null");
 }
 
+/* The first unknown member, in the document's order; none, or not an object. */
+static void test_unknown_key (void **state)
+{
+    (void)state;
+    static const char *const known[] = {"a", "b", NULL};
+    json_object *o = json_tokener_parse ("{\"a\": 1, \"c\": 2, \"b\": 3, \"d\": 4}");
+    assert_string_equal (ccas_json_unknown_key (o, known), "c");
+    json_object_object_del (o, "c");
+    assert_string_equal (ccas_json_unknown_key (o, known), "d");
+    json_object_object_del (o, "d");
+    assert_null (ccas_json_unknown_key (o, known));
+    json_object_put (o);
+    o = json_tokener_parse ("[\"c\"]");
+    assert_null (ccas_json_unknown_key (o, known));
+    json_object_put (o);
+    assert_null (ccas_json_unknown_key (NULL, known));
+}
+
 static void test_paths (void **state)
 {
     static const struct {
@@ -491,19 +509,13 @@ static void test_paths (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_parse_refuses),
-        cmocka_unit_test (test_parse_located_errors),
-        cmocka_unit_test (test_parse_values),
-        cmocka_unit_test (test_load_file),
-        cmocka_unit_test (test_array_each_refuses),
-        cmocka_unit_test (test_array_each_streams),
-        cmocka_unit_test (test_array_each_stops),
-        cmocka_unit_test (test_get),
-        cmocka_unit_test (test_lenient_readers),
-        cmocka_unit_test (test_double_to_int64),
-        cmocka_unit_test (test_strict_getters),
-        cmocka_unit_test (test_type_name_and_brief),
-        cmocka_unit_test (test_paths),
+        cmocka_unit_test (test_parse_refuses),      cmocka_unit_test (test_parse_located_errors),
+        cmocka_unit_test (test_parse_values),       cmocka_unit_test (test_load_file),
+        cmocka_unit_test (test_array_each_refuses), cmocka_unit_test (test_array_each_streams),
+        cmocka_unit_test (test_array_each_stops),   cmocka_unit_test (test_get),
+        cmocka_unit_test (test_lenient_readers),    cmocka_unit_test (test_double_to_int64),
+        cmocka_unit_test (test_strict_getters),     cmocka_unit_test (test_type_name_and_brief),
+        cmocka_unit_test (test_unknown_key),        cmocka_unit_test (test_paths),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
