@@ -29,92 +29,52 @@
 #include "engine/apply.h"
 #include "engine/plan.h"
 #include "model/test/fixture.h"
+#include "sim_process.h"
 #include "util/state.h"
 
-extern char **environ;
-
 struct sim {
-    pid_t pid;
-    char dir[64];
-    char url[64];
+    struct sim_process proc;
     struct ccas_ccapi *api;
     struct ccas_http *ctl; /* for ccsim's own /ccsim endpoints */
     struct ccas_config *cfg;
 };
 
+static const char *const state_files[] = {"requests.json", NULL};
+
+static int stop_ccsim (void **state)
+{
+    struct sim *s = *state;
+    ccas_ccapi_destroy (s->api);
+    ccas_http_destroy (s->ctl);
+    ccas_config_destroy (s->cfg);
+    sim_process_stop (&s->proc, state_files);
+    free (s);
+    return 0;
+}
+
 static int start_ccsim (void **state)
 {
     struct sim *s = calloc (1, sizeof (*s));
-    const char *ccsim = getenv ("CCSIM");
-    char portfile[128];
     struct ccas_error err = {""};
-    if (!s || !ccsim)
-        goto fail;
-    snprintf (s->dir, sizeof (s->dir), "/tmp/ccas-apply.XXXXXX");
-    if (!mkdtemp (s->dir))
-        goto fail;
-    snprintf (portfile, sizeof (portfile), "%s/port", s->dir);
-    char *argv[] = {(char *)ccsim, "--cluster", CCSIM_CLUSTERS_DIR "/small.json",
-                    "--port-file", portfile,    "--boot-delay",
-                    "0",           NULL};
-    if (posix_spawn (&s->pid, ccsim, NULL, NULL, argv, environ) != 0) {
-        s->pid = 0;
-        goto fail;
+    if (!s || sim_process_start (&s->proc, "apply", CCSIM_CLUSTERS_DIR "/small.json") < 0) {
+        free (s);
+        return -1;
     }
-    int port = 0;
-    for (int i = 0; i < 500 && !port; i++) {
-        FILE *f = fopen (portfile, "r");
-        if (!f || fscanf (f, "%d", &port) != 1)
-            usleep (10000);
-        if (f)
-            fclose (f);
-    }
-    if (!port)
-        goto fail;
-    snprintf (s->url, sizeof (s->url), "http://127.0.0.1:%d", port);
-    struct ccas_ccapi_opts opts = {.url = s->url,
+    *state = s;
+    struct ccas_ccapi_opts opts = {.url = s->proc.url,
                                    .username = "u",
                                    .password = "p",
                                    .cluster = "test",
                                    .verify_certificates = true,
                                    .max_retries = 1};
-    struct ccas_http_opts hopts = {.base_url = s->url, .username = "u", .password = "p"};
-    if (!(s->api = ccas_ccapi_create (&opts, &err)) || !(s->ctl = ccas_http_create (&hopts, &err)))
-        goto fail;
+    struct ccas_http_opts hopts = {.base_url = s->proc.url, .username = "u", .password = "p"};
+    if (!(s->api = ccas_ccapi_create (&opts, &err)) || !(s->ctl = ccas_http_create (&hopts, &err))) {
+        stop_ccsim (state);
+        return -1;
+    }
     char extra[160];
-    snprintf (extra, sizeof (extra), "{\"state_dir\": \"%s\"}", s->dir);
+    snprintf (extra, sizeof (extra), "{\"state_dir\": \"%s\"}", s->proc.dir);
     s->cfg = fx_config (extra);
-    *state = s;
-    return 0;
-fail:
-    if (s && s->pid > 0) {
-        kill (s->pid, SIGTERM);
-        waitpid (s->pid, NULL, 0);
-    }
-    if (s) {
-        ccas_ccapi_destroy (s->api);
-        ccas_http_destroy (s->ctl);
-    }
-    free (s);
-    return -1;
-}
-
-static int stop_ccsim (void **state)
-{
-    struct sim *s = *state;
-    char path[128];
-    ccas_ccapi_destroy (s->api);
-    ccas_http_destroy (s->ctl);
-    ccas_config_destroy (s->cfg);
-    kill (s->pid, SIGTERM);
-    waitpid (s->pid, NULL, 0);
-    static const char *const names[] = {"port", "requests.json"};
-    for (size_t i = 0; i < sizeof (names) / sizeof (names[0]); i++) {
-        snprintf (path, sizeof (path), "%s/%s", s->dir, names[i]);
-        unlink (path);
-    }
-    rmdir (s->dir);
-    free (s);
     return 0;
 }
 
@@ -251,7 +211,7 @@ static struct ccas_cluster *model (struct sim *s, const char *ghost)
 static struct ccas_state *requests_state (struct sim *s)
 {
     struct ccas_error err = {""};
-    struct ccas_state *st = ccas_state_load (s->dir, "requests", &err);
+    struct ccas_state *st = ccas_state_load (s->proc.dir, "requests", &err);
     if (!st)
         fail_msg ("%s", err.text);
     return st;

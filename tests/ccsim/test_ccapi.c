@@ -19,76 +19,42 @@
 #include <cmocka.h>
 
 #include "ccapi/ccapi.h"
+#include "sim_process.h"
 #include "util/json.h"
 
-extern char **environ;
-
 struct sim {
-    pid_t pid;
-    char dir[64];
-    char url[64];
+    struct sim_process proc;
     struct ccas_ccapi *api;
 };
 
 static int start_ccsim (void **state)
 {
     struct sim *s = calloc (1, sizeof (*s));
-    const char *ccsim = getenv ("CCSIM");
-    char portfile[128];
-    if (!s || !ccsim)
-        goto fail;
-    snprintf (s->dir, sizeof (s->dir), "/tmp/ccas-ccapi.XXXXXX");
-    if (!mkdtemp (s->dir))
-        goto fail;
-    snprintf (portfile, sizeof (portfile), "%s/port", s->dir);
-    char *argv[] = {(char *)ccsim, "--cluster", CCSIM_CLUSTERS_DIR "/small.json",
-                    "--port-file", portfile,    "--boot-delay",
-                    "0",           NULL};
-    if (posix_spawn (&s->pid, ccsim, NULL, NULL, argv, environ) != 0) {
-        s->pid = 0;
-        goto fail;
+    struct ccas_error err = {""};
+    if (!s || sim_process_start (&s->proc, "ccapi", CCSIM_CLUSTERS_DIR "/small.json") < 0) {
+        free (s);
+        return -1;
     }
-    int port = 0;
-    for (int i = 0; i < 500 && !port; i++) {
-        FILE *f = fopen (portfile, "r");
-        if (!f || fscanf (f, "%d", &port) != 1)
-            usleep (10000);
-        if (f)
-            fclose (f);
-    }
-    if (!port)
-        goto fail;
-    snprintf (s->url, sizeof (s->url), "http://127.0.0.1:%d", port);
-    struct ccas_ccapi_opts opts = {.url = s->url,
+    struct ccas_ccapi_opts opts = {.url = s->proc.url,
                                    .username = "u",
                                    .password = "p",
                                    .cluster = "test",
                                    .verify_certificates = true,
                                    .max_retries = 1};
-    struct ccas_error err = {""};
-    if (!(s->api = ccas_ccapi_create (&opts, &err)))
-        goto fail;
+    if (!(s->api = ccas_ccapi_create (&opts, &err))) {
+        sim_process_stop (&s->proc, NULL);
+        free (s);
+        return -1;
+    }
     *state = s;
     return 0;
-fail:
-    if (s && s->pid > 0) {
-        kill (s->pid, SIGTERM);
-        waitpid (s->pid, NULL, 0);
-    }
-    free (s);
-    return -1;
 }
 
 static int stop_ccsim (void **state)
 {
     struct sim *s = *state;
-    char path[128];
     ccas_ccapi_destroy (s->api);
-    kill (s->pid, SIGTERM);
-    waitpid (s->pid, NULL, 0);
-    snprintf (path, sizeof (path), "%s/port", s->dir);
-    unlink (path);
-    rmdir (s->dir);
+    sim_process_stop (&s->proc, NULL);
     free (s);
     return 0;
 }

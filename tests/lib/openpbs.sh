@@ -89,16 +89,7 @@ curl () {
 # ~500 reserved ports its authentication (resvport) binds, for 60 s of
 # TIME_WAIT after, and tap.sh's five polls a second ran out of them
 pbs_wait () {
-    local limit=$1 start
-    shift
-    start=$(date +%s)
-    while ! "$@" >/dev/null 2>&1; do
-        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
-            echo "timed out after ${limit}s waiting for: $*" >&2
-            return 1
-        fi
-        sleep 1
-    done
+    WAIT_FOR_INTERVAL=1 wait_for "$@"
 }
 
 # ccsim.sh's, with its wait inside the namespace (wait_for runs a new shell)

@@ -147,7 +147,8 @@ EOF
     echo "$wrap"
 }
 
-# Wait up to $1 seconds for the command in the remaining arguments to succeed.
+# Wait up to $1 seconds for the command in the remaining arguments to
+# succeed, trying again every WAIT_FOR_INTERVAL seconds (default 0.2).
 wait_for () {
     local limit=$1 start
     shift
@@ -157,7 +158,7 @@ wait_for () {
             echo "timed out after ${limit}s waiting for: $*" >&2
             return 1
         fi
-        sleep 0.2
+        sleep "${WAIT_FOR_INTERVAL:-0.2}"
     done
 }
 
