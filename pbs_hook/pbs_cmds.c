@@ -351,11 +351,12 @@ static void batch_run (struct batch *b, struct ccas_pbs_op *ops)
         int whylen = (int)(len - (size_t)(why ? why - p : 0));
         if (op != SIZE_MAX) {
             struct ccas_pbs_op *x = &ops[op];
-            bool gone = x->kind == CCAS_PBS_OP_DELETE && strstr (p, "Unknown node") && whylen > 0;
             char msg[300];
             snprintf (msg, sizeof (msg), "%.*s", whylen, why);
             while (*msg && msg[strlen (msg) - 1] == ' ')
                 msg[strlen (msg) - 1] = '\0';
+            /* this line's message only: stderr goes on with the other directives' */
+            bool gone = x->kind == CCAS_PBS_OP_DELETE && strstr (msg, "Unknown node");
             if (gone)
                 ccas_log (LOG_INFO, "pbs: %s: PBS no longer has it", x->host);
             else {
