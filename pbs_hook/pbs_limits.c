@@ -19,6 +19,7 @@ struct limit {
     char name[128];  /* PBS_ALL, PBS_GENERIC or an entity */
     char res[64];    /* "" for a number of jobs */
     double value;
+    bool size;      /* the value was a size (bytes): amounts in use are shown as sizes */
     char text[200]; /* "max_run [o:PBS_ALL=2]" */
 };
 
@@ -64,22 +65,29 @@ bool ccas_pbs_limits_none (const struct ccas_pbs_limits *l)
     return !l || (l->n == 0 && l->nclosed == 0);
 }
 
-/* An amount: a plain number, or a size ("10gb") in bytes. */
-static int amount_of (const char *text, double *out)
+/* An amount: a plain number, or a size ("10gb") in bytes (then *size is
+ * set, when `size` is not NULL). */
+static int amount_of (const char *text, double *out, bool *size)
 {
     struct ccas_error e;
     char *end;
     double d = strtod (text, &end);
+    if (size)
+        *size = false;
     if (end != text && *end == '\0') {
         *out = d;
         return 0;
     }
-    return ccas_units_looks_like_size (text) ? ccas_units_parse (text, 1, out, &e) : -1;
+    if (!ccas_units_looks_like_size (text) || ccas_units_parse (text, 1, out, &e) < 0)
+        return -1;
+    if (size)
+        *size = true;
+    return 0;
 }
 
 static int add_limit (struct ccas_pbs_limits *l, const char *scope, char type, const char *name,
-                      size_t namelen, const char *res, double value, const char *attr, const char *text,
-                      struct ccas_error *err)
+                      size_t namelen, const char *res, double value, bool size, const char *attr,
+                      const char *text, struct ccas_error *err)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
@@ -96,6 +104,7 @@ static int add_limit (struct ccas_pbs_limits *l, const char *scope, char type, c
     snprintf (x->name, sizeof (x->name), "%.*s", (int)namelen, name);
     snprintf (x->res, sizeof (x->res), "%s", res);
     x->value = value;
+    x->size = size;
     snprintf (x->text, sizeof (x->text), "%s %s", attr, text);
     return 0;
 }
@@ -113,11 +122,13 @@ static int parse_entities (struct ccas_pbs_limits *l, const char *scope, const c
             return ccas_errorf (err, "%s: '%s': expected [o|u|g|p:NAME=VALUE]", attr, text);
         char value[64], entry[200];
         double v;
+        bool size;
         snprintf (value, sizeof (value), "%.*s", (int)(close - eq - 1), eq + 1);
         snprintf (entry, sizeof (entry), "%.*s", (int)(close - p + 1), p);
-        if (amount_of (value, &v) < 0)
+        if (amount_of (value, &v, &size) < 0)
             return ccas_errorf (err, "%s: '%s': '%s' is not a number or size", attr, text, value);
-        if (add_limit (l, scope, p[1], colon + 1, (size_t)(eq - colon - 1), res, v, attr, entry, err) < 0)
+        if (add_limit (l, scope, p[1], colon + 1, (size_t)(eq - colon - 1), res, v, size, attr, entry, err) <
+            0)
             return -1;
         p = close + 1;
     }
@@ -130,10 +141,11 @@ static int parse_plain (struct ccas_pbs_limits *l, const char *scope, char type,
 {
     const char *text = json_object_get_string (val);
     double v;
-    if (!text || amount_of (text, &v) < 0)
+    bool size;
+    if (!text || amount_of (text, &v, &size) < 0)
         return ccas_errorf (err, "%s: '%s' is not a number or size", attr, text ? text : "");
     const char *name = type == 'o' ? "PBS_ALL" : "PBS_GENERIC";
-    return add_limit (l, scope, type, name, strlen (name), res, v, attr, text, err);
+    return add_limit (l, scope, type, name, strlen (name), res, v, size, attr, text, err);
 }
 
 static int add_closed (struct ccas_pbs_limits *l, const char *queue, const char *why, struct ccas_error *err)
@@ -284,7 +296,7 @@ static double asks (const struct limit *x, const struct ccas_pbs_entity *e)
         return 1;
     const char *text = ccas_pbs_json_text (e->resources, x->res);
     double v;
-    return text && amount_of (text, &v) == 0 ? v : 0;
+    return text && amount_of (text, &v, NULL) == 0 ? v : 0;
 }
 
 /* The counter of limit `x` for job `e`: NULL when out of memory. */
@@ -333,8 +345,11 @@ const char *ccas_pbs_limits_admit (struct ccas_pbs_limits *l, const struct ccas_
         if (!binds (l, x, e) || (want = asks (x, e)) <= 0 || !(used = counter (l, x, e)))
             continue;
         if (*used + want > x->value) {
-            char amount[96];
-            if (x->res[0])
+            char amount[96], size[32];
+            if (x->res[0] && x->size)
+                snprintf (amount, sizeof (amount), "%s %s in use",
+                          ccas_units_format (*used, size, sizeof (size)), x->res);
+            else if (x->res[0])
                 snprintf (amount, sizeof (amount), "%g %s in use", *used, x->res);
             else
                 snprintf (amount, sizeof (amount), "%g running", *used);
