@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* test_pbs_pass.c: the PBS side of a pass (pbs_pass.c) — which nodes to
+ * join, drain, delete and forget, decided from the plan: busy nodes kept,
+ * idle ones drained before they are deleted, the administrator's left
+ * alone, a join never reopening a node, and the decisions as JSON. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/match.h"
+#include "engine/plan.h"
+#include "engine/scaledown.h"
+#include "fixture.h"
+#include "pbs_pass.h"
+
+/* pbsnodes-pass.json: htc-1 busy; htc-2 idle and online; htc-3 drained by
+ * us; htc-4 offline by the administrator; htc-5 not in PBS; htc-6 failed;
+ * old-9 registered for a VM gone; static-1 not ccautoscale's. */
+static void test_pass_decisions (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model ("cyclecloud-nodes.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-pass.json");
+    struct ccas_node *h1 = ccas_cluster_find_node (c, "htc-1");
+    assert_true (h1->busy);
+    assert_true (ccas_cluster_find_node (c, "htc-3")->sched_offline);
+
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    /* every node has been idle for an hour */
+    json_object *times = json_tokener_parse ("{\"id1\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id2\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id3\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id4\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id5\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
+    assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+
+    assert_null (action_for (&a, "htc-1")); /* busy: nothing */
+    assert_false (terminated (plan, "htc-1"));
+    assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN); /* idle, online: drain first */
+    assert_false (terminated (plan, "htc-2"));
+    assert_int_equal (action_for (&a, "htc-3")->kind,
+                      CCAS_PBS_DELETE); /* drained and idle: delete, terminate */
+    assert_true (terminated (plan, "htc-3"));
+    assert_null (action_for (&a, "htc-4")); /* the administrator's */
+    assert_false (terminated (plan, "htc-4"));
+    assert_true (terminated (plan, "htc-5")); /* never joined: terminate only */
+    assert_null (action_for (&a, "htc-5"));
+    assert_int_equal (action_for (&a, "htc-6")->kind, CCAS_PBS_DELETE); /* failed VM */
+    assert_true (terminated (plan, "htc-6"));
+    assert_int_equal (action_for (&a, "old-9")->kind, CCAS_PBS_FORGET);
+    assert_null (action_for (&a, "static-1")); /* not ours */
+
+    json_object *j = ccas_pbs_actions_json (&a, false);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "drain")), 1);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "delete")), 2);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "forget")), 1);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "join")), 0);
+    /* not applied: every action only planned, each saying why */
+    json_object *forget = json_object_array_get_idx (ccas_json_get (j, "forget"), 0);
+    assert_string_equal (ccas_json_str (forget, "node"), "old-9");
+    assert_string_equal (ccas_json_str (forget, "why"), "its VM has gone");
+    assert_string_equal (ccas_json_str (forget, "outcome"), "planned");
+    assert_null (ccas_json_get (forget, "error"));
+    json_object_put (j);
+    assert_int_equal (ccas_pbs_failures (&a), 0);
+    ccas_pbs_actions_free (&a);
+    ccas_pbs_actions_free (&a); /* twice is harmless */
+    json_object_put (times);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+static void test_join_ready_nodes (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model ("cyclecloud-nodes.json");
+    /* htc-2 is known to PBS without the marker (a join that failed half-way) */
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (
+        json_tokener_parse ("{\"nodes\": {\"htc-2\": {\"state\": \"free\", \"resources_available\": {}}}}"),
+        &err);
+    ccas_pbs_nodes_merge (pn, c);
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    size_t joins = 0;
+    for (size_t i = 0; i < a.n; i++)
+        joins += a.v[i].kind == CCAS_PBS_JOIN;
+    assert_int_equal (joins, 5);                     /* htc-1..5 Ready; htc-6 failed */
+    assert_non_null (action_for (&a, "htc-2")->pbs); /* re-joined, not created again */
+    assert_null (action_for (&a, "htc-1")->pbs);
+    assert_false (action_for (&a, "htc-1")->hold); /* in no placement group: online at once */
+    assert_string_equal (action_for (&a, "htc-1")->why, "ready");
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+/* The join's last step puts a node online, so a join must never reach a node
+ * that is draining or that the administrator took offline, even without the
+ * marker; a join that stopped at any step (the node offline with the joining
+ * comment) is taken up again; such a node is ours: given back without a
+ * drain when idle, forgotten when its VM has gone. */
+static void test_join_never_reopens (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model ("cyclecloud-nodes.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-reopen.json");
+    /* still joining is not offline for the matching: it is about to take work */
+    assert_false (ccas_cluster_find_node (c, "htc-5")->sched_offline);
+    assert_true (ccas_cluster_find_node (c, "htc-4")->sched_offline);
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    /* htc-2 (failed joins: in PBS, no marker) and htc-5 idle for an hour; the others busy a moment ago */
+    json_object *times = json_tokener_parse ("{\"id1\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id2\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id3\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id4\": {\"first_seen\": 0, \"last_busy\": 3500},"
+                                             " \"id5\": {\"first_seen\": 0, \"last_busy\": 0}}");
+    assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    size_t per_host[8] = {0};
+    for (size_t i = 0; i < a.n; i++)
+        if (strncmp (a.v[i].host, "htc-", 4) == 0)
+            per_host[a.v[i].host[4] - '0']++;
+    for (int h = 1; h <= 6; h++)
+        assert_true (per_host[h] <= 1); /* never drained and joined in one pass */
+    assert_int_equal (action_for (&a, "htc-1")->kind, CCAS_PBS_JOIN); /* marker set, online step failed */
+    assert_non_null (action_for (&a, "htc-1")->pbs);
+    assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN);
+    assert_null (action_for (&a, "htc-3"));                             /* draining */
+    assert_null (action_for (&a, "htc-4"));                             /* the administrator's */
+    assert_int_equal (action_for (&a, "htc-5")->kind, CCAS_PBS_DELETE); /* never online: no drain */
+    assert_true (terminated (plan, "htc-5"));
+    assert_int_equal (action_for (&a, "old-8")->kind, CCAS_PBS_FORGET);
+    assert_null (action_for (&a, "static-1")); /* not our comment */
+    ccas_pbs_actions_free (&a);
+    json_object_put (times);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+int main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_pass_decisions),
+        cmocka_unit_test (test_join_ready_nodes),
+        cmocka_unit_test (test_join_never_reopens),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
