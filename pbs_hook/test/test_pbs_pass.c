@@ -2,7 +2,9 @@
 /* test_pbs_pass.c: the PBS side of a pass (pbs_pass.c) — which nodes to
  * join, drain, delete and forget, decided from the plan: busy nodes kept,
  * idle ones drained before they are deleted, the administrator's left
- * alone, a join never reopening a node, and the decisions as JSON. */
+ * alone, a join never reopening a node; the decisions carried out by a
+ * stand-in qmgr (standin.h), a VM whose deletion from PBS failed kept, and
+ * the outcomes as JSON. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include "engine/scaledown.h"
 #include "fixture.h"
 #include "pbs_pass.h"
+#include "standin.h"
 
 /* pbsnodes-pass.json: htc-1 busy; htc-2 idle and online; htc-3 drained by
  * us; htc-4 offline by the administrator; htc-5 not in PBS; htc-6 failed;
@@ -165,12 +168,119 @@ static void test_join_never_reopens (void **state)
     model_free (c);
 }
 
-int main (void)
+/* Carried out: deletions, drains and forgets before the plan is applied,
+ * joins after; a node whose deletion from PBS failed is taken out of the
+ * plan's terminations (never a VM gone behind a registered node); each
+ * action's outcome and error in the JSON. */
+static void test_pass_apply (void **state)
 {
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model ("cyclecloud-nodes.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-pass.json");
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    json_object *times = json_tokener_parse ("{\"id2\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id3\": {\"first_seen\": 0, \"last_busy\": 0},"
+                                             " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
+    assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_true (terminated (plan, "htc-3"));
+    assert_true (terminated (plan, "htc-6"));
+    /* PBS refuses to delete htc-3; old-9 is gone already */
+    standin_reset ();
+    standin_set ("qmgr.err", "qmgr obj=htc-3 svr=default: Request invalid for state of node\n"
+                             "qmgr obj=old-9 svr=default: Unknown node\n");
+    standin_set ("qmgr.status", "1");
+    ccas_pbs_apply_before (&a, plan);
+    char *calls = standin_calls ();
+    assert_non_null (
+        strstr (calls, "< set node htc-2 state += offline, comment = \"ccautoscale: draining: "));
+    assert_non_null (strstr (calls, "< delete node htc-3\n"));
+    assert_non_null (strstr (calls, "< delete node htc-6\n"));
+    assert_non_null (strstr (calls, "< delete node old-9\n"));
+    assert_null (strstr (calls, "create node")); /* joins come after the plan */
+    free (calls);
+    assert_int_equal (action_for (&a, "htc-2")->outcome, CCAS_DONE);
+    assert_int_equal (action_for (&a, "htc-3")->outcome, CCAS_FAILED);
+    assert_string_equal (action_for (&a, "htc-3")->error, "qmgr: Request invalid for state of node");
+    assert_int_equal (action_for (&a, "old-9")->outcome, CCAS_DONE);
+    assert_false (terminated (plan, "htc-3")); /* still in PBS: the VM stays */
+    assert_true (terminated (plan, "htc-6"));
+    assert_int_equal (ccas_pbs_failures (&a), 1);
+    json_object *j = ccas_pbs_actions_json (&a, true);
+    json_object *del = ccas_json_get (j, "delete");
+    for (size_t i = 0; i < json_object_array_length (del); i++) {
+        json_object *e = json_object_array_get_idx (del, i);
+        bool h3 = strcmp (ccas_json_str (e, "node"), "htc-3") == 0;
+        assert_string_equal (ccas_json_str (e, "outcome"), h3 ? "failed" : "done");
+        if (h3)
+            assert_string_equal (ccas_json_str (e, "error"), "qmgr: Request invalid for state of node");
+    }
+    json_object_put (j);
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    json_object_put (times);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+
+    /* joins, after the plan: htc-1..5 Ready and not in PBS; qmgr refuses htc-4's resources */
+    c = model ("cyclecloud-nodes.json");
+    pn = ccas_pbs_nodes_from_json (json_tokener_parse ("{\"nodes\": {}}"), &err);
+    ccas_pbs_nodes_merge (pn, c);
+    jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    plan = ccas_plan_create (c, jobs, &err);
+    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    standin_reset ();
+    ccas_pbs_apply_before (&a, plan);
+    char *none = standin_calls ();
+    assert_string_equal (none, ""); /* nothing to do before: no qmgr */
+    free (none);
+    standin_set ("qmgr.2.err", "qmgr obj=htc-4 svr=default: Illegal attribute or resource value\n");
+    standin_set ("qmgr.2.status", "1");
+    static const char *const names[] = {"ncpus", NULL};
+    ccas_pbs_apply_after (&a, c, names);
+    assert_int_equal (ccas_pbs_failures (&a), 1);
+    assert_int_equal (action_for (&a, "htc-4")->outcome, CCAS_FAILED);
+    assert_int_equal (action_for (&a, "htc-5")->outcome, CCAS_DONE);
+    calls = standin_calls ();
+    assert_non_null (strstr (calls, "< create node htc-5 state = offline"));
+    assert_non_null (strstr (calls, "< set node htc-5 state -= offline, comment = \"ccautoscale: joined\", "
+                                    "resources_available.ncpus = 2,"));
+    free (calls);
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+static int setup (void **state)
+{
+    (void)state;
+    standin_setup ();
+    return 0;
+}
+
+static int teardown (void **state)
+{
+    (void)state;
+    standin_teardown ();
+    return 0;
+}
+
+int main (int argc, char **argv)
+{
+    standin_main (argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_pass_decisions),
         cmocka_unit_test (test_join_ready_nodes),
         cmocka_unit_test (test_join_never_reopens),
+        cmocka_unit_test (test_pass_apply),
     };
-    return cmocka_run_group_tests (tests, NULL, NULL);
+    return cmocka_run_group_tests (tests, setup, teardown);
 }
