@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* test_targets.c: the autoscale API's requests (request_set.c) and their
- * reconciliation (targets.c) — bad requests refused with the array and the
- * attribute named, normalization, request sets recorded, flagged, forgotten
- * and expired, counting nodes by their marks, growing by nodes, cores and
- * groups (with the machine-type fallback), and every autostop decision. */
+/* test_targets.c: the autoscale API's targets (targets.c) — counting nodes
+ * by their marks, growing by nodes, cores and groups (with the
+ * machine-type fallback), sets that expire or hold the same array, and
+ * every autostop decision.  The nodes are tests/data/targets-nodes.json;
+ * the requests themselves are test_request_set.c's. */
 #include "config.h"
 
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,405 +17,17 @@
 
 #include <cmocka.h>
 
-#include "conf/conf.h"
 #include "engine/plan.h"
 #include "engine/request_set.h"
 #include "engine/targets.h"
-#include "model/cluster.h"
+#include "request_fixture.h"
 #include "util/json.h"
 
-struct fixture {
-    char dir[64];
-    struct ccas_config *cfg;
-    struct ccas_cluster *c;
-};
-
-/* The cluster of match-status.json (htc: F2s_v2, F4s_v2; hpc: HB120rs_v3,
- * placement groups of 4; gpu), with `nodes` (a JSON list of node records,
- * or NULL) and the F4s_v2 bucket's availableCount set to `f4_room` (<0: as
- * the file says). */
-static struct fixture *setup_cluster (const char *nodes, int f4_room)
-{
-    struct ccas_error err = {""};
-    struct fixture *f = calloc (1, sizeof (*f));
-    char text[512];
-    snprintf (f->dir, sizeof (f->dir), "/tmp/ccas-targets.XXXXXX");
-    assert_non_null (mkdtemp (f->dir));
-    snprintf (text, sizeof (text),
-              "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
-              " \"logging\": {\"syslog\": false}, \"state_dir\": \"%s\"}",
-              f->dir);
-    f->cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
-    assert_non_null (f->cfg);
-    json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
-    assert_non_null (st);
-    if (f4_room >= 0) {
-        json_object *nas = ccas_json_get (st, "nodearrays");
-        for (size_t i = 0; i < json_object_array_length (nas); i++) {
-            json_object *bs = ccas_json_get (json_object_array_get_idx (nas, i), "buckets");
-            for (size_t k = 0; k < json_object_array_length (bs); k++) {
-                json_object *b = json_object_array_get_idx (bs, k);
-                if (strcmp (ccas_json_str (ccas_json_get (b, "definition"), "machineType"),
-                            "Standard_F4s_v2") == 0)
-                    json_object_object_add (b, "availableCount", json_object_new_int (f4_room));
-            }
-        }
-    }
-    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
-    assert_non_null (status);
-    struct ccas_record_list *list = NULL;
-    if (nodes) {
-        list = ccas_record_list_from_json (json_tokener_parse (nodes), &err);
-        assert_non_null (list);
-    }
-    f->c = ccas_cluster_create (f->cfg, status, list, &err);
-    assert_non_null (f->c);
-    return f;
-}
-
-static void teardown_cluster (struct fixture *f)
-{
-    char path[512];
-    DIR *d = opendir (f->dir);
-    ccas_cluster_destroy (f->c);
-    ccas_config_destroy (f->cfg);
-    for (struct dirent *de; d && (de = readdir (d));)
-        if (de->d_name[0] != '.' || (de->d_name[1] && strcmp (de->d_name, "..") != 0)) {
-            snprintf (path, sizeof (path), "%s/%s", f->dir, de->d_name);
-            unlink (path);
-        }
-    if (d)
-        closedir (d);
-    assert_int_equal (rmdir (f->dir), 0);
-    free (f);
-}
-
-/* Parse `request` against the fixture's cluster: the normalized arrays, or
- * NULL with `err`. */
-static json_object *parse (struct fixture *f, const char *request, struct ccas_error *err)
-{
-    json_object *doc = json_tokener_parse (request);
-    assert_non_null (doc);
-    json_object *out = ccas_request_parse (doc, "req.json", f->c, err);
-    json_object_put (doc);
-    return out;
-}
-
-/* ---- bad requests --------------------------------------------------------------------- */
-
-static void test_bad_requests (void **state)
-{
-    (void)state;
-    static const struct {
-        const char *request, *error;
-    } cases[] = {
-        {"{\"Name\": \"htc\"}",
-         "req.json: expected a list of node array definitions, got {\"Name\":\"htc\"}"},
-        {"[1]", "req.json: [0]: definition: expected a node array definition (an object)"},
-        {"[{\"TargetCount\": 1}]", "req.json: [0]: Name: expected the array's name, got nothing"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": 1, \"Colour\": \"red\"}]",
-         "req.json: array 'htc' ([0]): Colour: unknown attribute"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": 1, \"TargetCoreCount\": 4}]",
-         "req.json: array 'htc' ([0]): TargetCoreCount: cannot go with TargetCount"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": -3}]",
-         "req.json: array 'htc' ([0]): TargetCount: expected a non-negative integer, got -3"},
-        {"[{\"Name\": \"htc\", \"TargetCoreCount\": 2.5}]",
-         "req.json: array 'htc' ([0]): TargetCoreCount: expected a non-negative integer, got 2.5"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": 100000000}]",
-         "req.json: array 'htc' ([0]): TargetCount: 100000000 is more than any cluster holds"},
-        {"[{\"Name\": \"htc\", \"TargetGroupCount\": 2}]",
-         "req.json: array 'htc' ([0]): TargetGroupCount: a grouped target takes exactly one of "
-         "GroupCoreCount"},
-        {"[{\"Name\": \"htc\", \"TargetGroupCount\": 2, \"GroupCoreCount\": 8, \"GroupInstanceCount\": 2}]",
-         "req.json: array 'htc' ([0]): GroupInstanceCount: a grouped target takes exactly one"},
-        {"[{\"Name\": \"htc\", \"TargetGroupCount\": 2, \"GroupCoreCount\": 0}]",
-         "req.json: array 'htc' ([0]): GroupCoreCount: expected a positive integer, got 0"},
-        {"[{\"Name\": \"htc\", \"GroupCoreCount\": 8}]",
-         "req.json: array 'htc' ([0]): GroupCoreCount: goes with TargetGroupCount"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": 1, \"TargetGroupCount\": 1, \"GroupCoreCount\": 8}]",
-         "req.json: array 'htc' ([0]): TargetGroupCount: cannot go with TargetCount"},
-        {"[{\"Name\": \"big\", \"Extends\": \"htc\", \"TargetCount\": 1}]",
-         "req.json: array 'big' ([0]): Extends: a new array that extends a nodearray needs \"Dynamic\": "
-         "true"},
-        {"[{\"Name\": \"big\", \"TargetCount\": 1}]", "req.json: array 'big' ([0]): Name: cluster 'test' has "
-                                                      "no nodearray 'big' (it has 'htc', 'hpc', 'gpu'); "
-                                                      "a new array needs \"Dynamic\": true and Extends"},
-        {"[{\"Name\": \"big\", \"Extends\": \"nope\", \"Dynamic\": true}]",
-         "req.json: array 'big' ([0]): Extends: cluster 'test' has no nodearray 'nope' (it has 'htc', 'hpc', "
-         "'gpu')"},
-        {"[{\"Name\": \"big\", \"Dynamic\": true}]",
-         "req.json: array 'big' ([0]): Extends: a dynamic array needs Extends"},
-        {"[{\"Name\": \"hpc\", \"Extends\": \"htc\", \"Dynamic\": true}]",
-         "req.json: array 'hpc' ([0]): Dynamic: 'hpc' is a nodearray of cluster 'test': a dynamic array "
-         "needs a "
-         "name of its own"},
-        {"[{\"Name\": \"a b\", \"Extends\": \"htc\", \"Dynamic\": true}]",
-         "req.json: array 'a b' ([0]): Name: a dynamic array's name is"},
-        {"[{\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": \"yes\"}]",
-         "req.json: array 'big' ([0]): Dynamic: expected true or false, got \"yes\""},
-        {"[{\"Name\": \"htc\", \"MachineType\": \"Standard_X\"}]",
-         "req.json: array 'htc' ([0]): MachineType: nodearray 'htc' has no machine type 'Standard_X' (it has "
-         "'Standard_F2s_v2', 'Standard_F4s_v2')"},
-        {"[{\"Name\": \"htc\", \"MachineType\": []}]",
-         "req.json: array 'htc' ([0]): MachineType: expected a machine type or a list of them, got []"},
-        {"[{\"Name\": \"htc\", \"MachineType\": [\"Standard_F2s_v2\", \"standard_f2s_v2\"]}]",
-         "req.json: array 'htc' ([0]): MachineType: 'standard_f2s_v2' is listed twice"},
-        {"[{\"Name\": \"htc\", \"Configuration\": [1]}]",
-         "req.json: array 'htc' ([0]): Configuration: expected an object of settings, got [1]"},
-        {"[{\"Name\": \"htc\", \"Configuration\": {\"ccautoscale\": {\"array\": \"x\"}}}]",
-         "req.json: array 'htc' ([0]): Configuration.ccautoscale: reserved"},
-        {"[{\"Name\": \"htc\", \"TargetCount\": 1}, {\"Name\": \"gpu\"}, {\"Name\": \"htc\", "
-         "\"TargetCount\": 2}]",
-         "req.json: array 'htc' ([2]): Name: the array is listed twice in one request (also [0])"},
-        {"[{\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupCoreCount\": 480},"
-         " {\"Name\": \"hpc\", \"TargetGroupCount\": 2, \"GroupCoreCount\": 480}]",
-         "req.json: array 'hpc' ([1]): Name: this group size is listed twice in one request (also [0])"},
-    };
-    struct fixture *f = setup_cluster (NULL, -1);
-    int failed = 0;
-    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
-        struct ccas_error err = {""};
-        json_object *out = parse (f, cases[i].request, &err);
-        if (out || strstr (err.text, cases[i].error) == NULL) {
-            print_error ("case %zu: %s\n  want: %s\n  got:  %s\n", i, cases[i].request, cases[i].error,
-                         out ? "(accepted)" : err.text);
-            failed++;
-        }
-        json_object_put (out);
-    }
-    teardown_cluster (f);
-    assert_int_equal (failed, 0);
-}
-
-static void test_parse_normalizes (void **state)
-{
-    (void)state;
-    struct ccas_error err = {""};
-    struct fixture *f = setup_cluster (NULL, -1);
-    json_object *out =
-        parse (f,
-               "[{\"Name\": \"htc\", \"TargetCoreCount\": 16, \"MachineType\": "
-               "[\"standard_f4s_v2\", \"Standard_F2s_v2\"]},"
-               " {\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true, \"TargetCount\": 2,"
-               "  \"Configuration\": {\"app\": {\"version\": \"1.2.3\"}}},"
-               " {\"Name\": \"hpc\", \"TargetGroupCount\": 2, \"GroupCoreCount\": 480},"
-               " {\"Name\": \"htc-grouped\", \"Extends\": \"htc\", \"Dynamic\": true,"
-               "  \"TargetGroupCount\": 1, \"GroupInstanceCount\": 3, \"MachineType\": \"Standard_F2s_v2\"},"
-               " {\"Name\": \"gpu\"},"
-               " {\"Name\": \"hpc\", \"TargetCount\": 1},"
-               " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupCoreCount\": 960}]",
-               &err);
-    if (!out)
-        fail_msg ("%s", err.text);
-    /* one Name, a flat target and two group sizes: three arrays, hpc, hpc:480 and hpc:960 */
-    assert_int_equal (json_object_array_length (out), 7);
-    assert_string_equal (ccas_json_str (json_object_array_get_idx (out, 6), "name"), "hpc:960");
-    json_object *htc = json_object_array_get_idx (out, 0), *big = json_object_array_get_idx (out, 1);
-    json_object *hpc = json_object_array_get_idx (out, 2), *hg = json_object_array_get_idx (out, 3);
-    json_object *gpu = json_object_array_get_idx (out, 4);
-    assert_string_equal (ccas_json_str (htc, "kind"), "cores");
-    assert_int_equal (ccas_json_int (htc, "target", -1), 16);
-    assert_false (ccas_json_bool (htc, "dynamic", true));
-    /* machine types in the nodearray's own spelling, in the request's order */
-    assert_string_equal (
-        json_object_get_string (json_object_array_get_idx (ccas_json_get (htc, "machine_types"), 0)),
-        "Standard_F4s_v2");
-    assert_string_equal (ccas_json_str (big, "nodearray"), "htc");
-    assert_true (ccas_json_bool (big, "dynamic", false));
-    assert_string_equal (
-        ccas_json_str (ccas_json_get (ccas_json_get (big, "configuration"), "app"), "version"), "1.2.3");
-    /* a grouped target is the dynamic array "<Name>:<GroupCoreCount>" */
-    assert_string_equal (ccas_json_str (hpc, "name"), "hpc:480");
-    assert_string_equal (ccas_json_str (hpc, "requested"), "hpc");
-    assert_string_equal (ccas_json_str (hpc, "nodearray"), "hpc");
-    assert_true (ccas_json_bool (hpc, "dynamic", false));
-    assert_int_equal (ccas_json_int (hpc, "group_cores", 0), 480);
-    assert_string_equal (ccas_json_str (hg, "name"), "htc-grouped:3nodes");
-    assert_string_equal (ccas_json_str (hg, "nodearray"), "htc");
-    assert_string_equal (ccas_json_str (gpu, "kind"), "none");
-    json_object_put (out);
-    teardown_cluster (f);
-}
-
-/* ---- request sets ------------------------------------------------------------------------ */
-
-static void test_set_names (void **state)
-{
-    (void)state;
-    assert_int_equal (ccas_request_set_check_name ("standard", NULL), 0);
-    assert_int_equal (ccas_request_set_check_name ("nightly-2.x_y", NULL), 0);
-    assert_int_equal (ccas_request_set_check_name ("", NULL), -1);
-    assert_int_equal (ccas_request_set_check_name (NULL, NULL), -1);
-    assert_int_equal (ccas_request_set_check_name (".hidden", NULL), -1);
-    assert_int_equal (ccas_request_set_check_name ("a/b", NULL), -1);
-    assert_int_equal (ccas_request_set_check_name ("../x", NULL), -1);
-    assert_int_equal (ccas_request_set_check_name (
-                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL),
-                      -1);
-}
-
-static void test_set_record_flag_forget (void **state)
-{
-    (void)state;
-    struct ccas_error err = {""};
-    struct fixture *f = setup_cluster (NULL, -1);
-    struct ccas_request_set *s = ccas_request_set_load (f->dir, "standard", &err);
-    assert_non_null (s);
-    assert_int_equal (s->narrays, 0);
-    assert_false (ccas_request_set_live (s, 1000));
-    json_object *a =
-        parse (f,
-               "[{\"Name\": \"htc\", \"TargetCount\": 2},"
-               " {\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true, \"TargetCount\": 1},"
-               " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupInstanceCount\": 2}]",
-               &err);
-    assert_int_equal (ccas_request_set_replace (s, a, 1000, 60, &err), 0);
-    assert_true (s->changed);
-    assert_int_equal (s->narrays, 3);
-    assert_int_equal (s->nremoving, 0);
-    assert_true (ccas_request_set_live (s, 1059));
-    assert_false (ccas_request_set_live (s, 1060));
-    assert_int_equal (ccas_request_set_save (s, &err), 0);
-    assert_false (s->changed);
-    ccas_request_set_destroy (s);
-
-    /* read back; then a request without the dynamic arrays flags both */
-    s = ccas_request_set_load (f->dir, "standard", &err);
-    assert_non_null (s);
-    assert_int_equal (s->narrays, 3);
-    assert_non_null (ccas_request_set_find (s, "hpc:2nodes", "hpc"));
-    assert_null (ccas_request_set_find (s, "big", "gpu"));
-    assert_true (s->time == 1000 && s->expiration == 60);
-    a = parse (f, "[{\"Name\": \"htc\", \"TargetCount\": 1}]", &err);
-    assert_int_equal (ccas_request_set_replace (s, a, 2000, 300, &err), 0);
-    assert_int_equal (s->nremoving, 2);
-    assert_string_equal (s->removing[0].name, "big");
-    assert_true (s->removing[0].since == 2000);
-    /* requested again before its nodes stopped: simply requested again, the other keeps its time */
-    a = parse (f, "[{\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true, \"TargetCount\": 3}]", &err);
-    assert_int_equal (ccas_request_set_replace (s, a, 2100, 300, &err), 0);
-    assert_int_equal (s->nremoving, 1);
-    assert_string_equal (s->removing[0].name, "hpc:2nodes");
-    assert_true (s->removing[0].since == 2000);
-    assert_int_equal (ccas_request_set_forget (s, "hpc:2nodes", "gpu"), 0);
-    assert_int_equal (ccas_request_set_forget (s, "hpc:2nodes", "hpc"), 1);
-    assert_int_equal (s->nremoving, 0);
-    assert_int_equal (ccas_request_set_save (s, &err), 0);
-    ccas_request_set_destroy (s);
-
-    /* listing: every set's file, in name order; other files are not sets */
-    struct ccas_request_set *o = ccas_request_set_load (f->dir, "another", &err);
-    assert_int_equal (ccas_request_set_replace (o, json_tokener_parse ("[]"), 3000, 300, &err), 0);
-    assert_int_equal (ccas_request_set_save (o, &err), 0);
-    ccas_request_set_destroy (o);
-    char path[128];
-    snprintf (path, sizeof (path), "%s/autoscale-.x.json", f->dir);
-    FILE *fp = fopen (path, "w");
-    fputs ("{}", fp);
-    fclose (fp);
-    snprintf (path, sizeof (path), "%s/requests.json", f->dir);
-    fp = fopen (path, "w");
-    fputs ("{}", fp);
-    fclose (fp);
-    struct ccas_request_set **v = NULL;
-    size_t n = 0;
-    assert_int_equal (ccas_request_set_load_all (f->dir, &v, &n, &err), 0);
-    assert_int_equal (n, 2);
-    assert_string_equal (v[0]->name, "another");
-    assert_string_equal (v[1]->name, "standard");
-    assert_int_equal (v[1]->narrays, 1);
-    ccas_request_set_destroy_all (v, n);
-
-    /* a file that is not a request set's is an error naming it */
-    snprintf (path, sizeof (path), "%s/autoscale-broken.json", f->dir);
-    fp = fopen (path, "w");
-    fputs ("{\"arrays\": [{\"kind\": \"nodes\"}]}", fp);
-    fclose (fp);
-    assert_null (ccas_request_set_load (f->dir, "broken", &err));
-    assert_non_null (strstr (err.text, "autoscale-broken.json: arrays[0]: no name or nodearray"));
-    assert_int_equal (ccas_request_set_load_all (f->dir, &v, &n, &err), -1);
-    assert_null (ccas_request_set_load (f->dir, "../etc", &err));
-    teardown_cluster (f);
-}
-
-/* ---- targets ---------------------------------------------------------------------------- */
-
-#define READY(name, na, mt, extra)                                                                           \
-    "{\"Name\": \"" name "\", \"Template\": \"" na "\", \"MachineType\": \"" mt "\", \"Status\": \"Ready\"," \
-    " \"TargetState\": \"Started\", \"PrivateIp\": \"10.0.0.1\", \"InstanceId\": \"i-" name "\"" extra "}"
-#define MARK(arr, set)                                                                                       \
-    ", \"Configuration\": {\"ccautoscale\": {\"array\": \"" arr "\", \"request_set\": \"" set "\"}}"
-
-static const char *const nodes_json =
-    "[" READY ("htc-1", "htc", "Standard_F2s_v2", "") "," READY ("htc-2", "htc", "Standard_F4s_v2", "") "," READY ("htc-3", "htc", "Standard_F2s_v2", MARK ("big", "standard")) "," READY (
-        "htc-4", "htc", "Standard_F2s_v2",
-        MARK (
-            "old",
-            "standard")) "," READY ("htc-5", "htc", "Standard_F2s_v2",
-                                    MARK (
-                                        "big",
-                                        "other") ", \"KeepAlive\": "
-                                                 "true") "," READY ("h"
-                                                                    "t"
-                                                                    "c"
-                                                                    "-"
-                                                                    "8",
-                                                                    "h"
-                                                                    "t"
-                                                                    "c",
-                                                                    "S"
-                                                                    "t"
-                                                                    "a"
-                                                                    "n"
-                                                                    "d"
-                                                                    "a"
-                                                                    "r"
-                                                                    "d"
-                                                                    "_"
-                                                                    "F"
-                                                                    "2"
-                                                                    "s"
-                                                                    "_"
-                                                                    "v"
-                                                                    "2",
-                                                                    MARK (
-                                                                        "ghost",
-                                                                        "nowhere")) "," READY ("hpc-1", "hpc",
-                                                                                               "Standard_"
-                                                                                               "HB120rs_v3",
-                                                                                               MARK (
-                                                                                                   "hpc:"
-                                                                                                   "2nodes",
-                                                                                                   "standar"
-                                                                                                   "d") ", "
-                                                                                                        "\""
-                                                                                                        "Pl"
-                                                                                                        "ac"
-                                                                                                        "em"
-                                                                                                        "en"
-                                                                                                        "tG"
-                                                                                                        "ro"
-                                                                                                        "up"
-                                                                                                        "Id"
-                                                                                                        "\""
-                                                                                                        ": "
-                                                                                                        "\""
-                                                                                                        "g1"
-                                                                                                        "\"") "," READY ("hpc-2",
-                                                                                                                         "hpc",
-                                                                                                                         "Standard_HB120rs_v3",
-                                                                                                                         MARK (
-                                                                                                                             "hpc:2nodes",
-                                                                                                                             "standard") ", \"PlacementGroupId\": \"g1\"") "," READY ("hpc-3",
-                                                                                                                                                                                      "hpc",
-                                                                                                                                                                                      "Standard_HB120rs_v3",
-                                                                                                                                                                                      MARK (
-                                                                                                                                                                                          "hpc:2nodes",
-                                                                                                                                                                                          "standard") ", \"PlacementGroupId\": \"g2\"") ","
-                                                                                                                                                                                                                                        "{\"Name\": \"htc-6\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Deallocated\","
-                                                                                                                                                                                                                                        " \"TargetState\": \"Deallocated\"},"
-                                                                                                                                                                                                                                        "{\"Name\": \"htc-7\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Status\": \"Terminating\","
-                                                                                                                                                                                                                                        " \"TargetState\": \"Terminated\"}]";
+/* targets-nodes.json: htc-1 (F2s_v2) and htc-2 (F4s_v2) unmarked; htc-3 of
+ * array big, htc-4 of old (set standard); htc-5 of big in set other, with
+ * KeepAlive; htc-8 of ghost in a set that does not exist; hpc-1 and hpc-2
+ * in group g1 and hpc-3 in g2, array hpc:2nodes; htc-6 Deallocated; htc-7
+ * Terminating. */
 
 /* A set recorded at `time` for `expiration` s with `request` (and, flagged
  * for removal, the dynamic arrays of `before` it drops). */
@@ -449,7 +60,7 @@ static void test_counts_by_mark (void **state)
 {
     (void)state;
     struct ccas_error err = {""};
-    struct fixture *f = setup_cluster (nodes_json, -1);
+    struct fixture *f = setup_cluster ("targets-nodes.json", -1);
     struct ccas_request_set *s = set_with (
         f, "standard", "[{\"Name\": \"old\", \"Extends\": \"htc\", \"Dynamic\": true}]",
         "[{\"Name\": \"htc\", \"TargetCount\": 2}, {\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": "
@@ -483,7 +94,7 @@ static void test_grow_flat (void **state)
 {
     (void)state;
     struct ccas_error err = {""};
-    struct fixture *f = setup_cluster (nodes_json, -1);
+    struct fixture *f = setup_cluster ("targets-nodes.json", -1);
     struct ccas_request_set *s =
         set_with (f, "standard", NULL,
                   "[{\"Name\": \"htc\", \"TargetCount\": 4, \"MachineType\": [\"Standard_F4s_v2\", "
@@ -645,7 +256,7 @@ static void test_autostop (void **state)
 {
     (void)state;
     struct ccas_error err = {""};
-    struct fixture *f = setup_cluster (nodes_json, -1);
+    struct fixture *f = setup_cluster ("targets-nodes.json", -1);
     struct ccas_request_set *sets[2] = {
         set_with (f, "standard", "[{\"Name\": \"old\", \"Extends\": \"htc\", \"Dynamic\": true}]",
                   "[{\"Name\": \"htc\", \"TargetCoreCount\": 4}, {\"Name\": \"big\", \"Extends\": \"htc\","
@@ -708,16 +319,9 @@ static void test_autostop (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_bad_requests),
-        cmocka_unit_test (test_parse_normalizes),
-        cmocka_unit_test (test_set_names),
-        cmocka_unit_test (test_set_record_flag_forget),
-        cmocka_unit_test (test_counts_by_mark),
-        cmocka_unit_test (test_grow_flat),
-        cmocka_unit_test (test_grow_short_and_expired),
-        cmocka_unit_test (test_two_sets_hold_the_highest),
-        cmocka_unit_test (test_grow_groups_fallback),
-        cmocka_unit_test (test_autostop),
+        cmocka_unit_test (test_counts_by_mark),         cmocka_unit_test (test_grow_flat),
+        cmocka_unit_test (test_grow_short_and_expired), cmocka_unit_test (test_two_sets_hold_the_highest),
+        cmocka_unit_test (test_grow_groups_fallback),   cmocka_unit_test (test_autostop),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
