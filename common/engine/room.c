@@ -11,13 +11,17 @@
 #define G CCAS_ROOM_GROUP
 
 /* An entry's kept summary: a struct ccas_room without the staircase, which
- * res[0] and res[1] give (see stair_of()). */
+ * res[0] and res[1] give.  With thresholds, `level` is how many of them
+ * res[0] reaches and `clevel` the same for the counts (0 unless open), so
+ * that its staircase is res[1] below `level` and its count 1 below
+ * `clevel`; without, count[] is the leaf's. */
 struct slot {
     float res[CCAS_ROOM_NRES];
     uint16_t count[CCAS_ROOM_STAIRS];
     uint64_t buckets;
     uint32_t open, idle, grow, open_grow, idle_grow;
     uint8_t flags;
+    uint8_t level, clevel;
 };
 
 struct ccas_roomidx {
@@ -32,7 +36,14 @@ struct ccas_roomidx {
     float stairs[CCAS_ROOM_STAIRS];
     ccas_room_leaf_f leaf;
     void *arg;
+    /* groups whose entries were committed lower and whose tree nodes wait
+     * to be recomputed (see flush()): above the truth meanwhile, never below */
+    uint32_t *dirty;
+    uint32_t ndirty, dirtycap;
 };
+
+/* Groups a flush waits for at most. */
+#define DIRTY_MAX 1024
 
 void ccas_room_closed (struct ccas_room *s)
 {
@@ -91,26 +102,28 @@ static float maxf (float a, float b)
     return a > b ? a : b;
 }
 
-/* *p = the union of *p and *s.  The staircase and counts only when the index
- * keeps them (they are most of a summary's size). */
-static void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct ccas_room *s)
+/* *p = the union of *p and *s.  Fixed-length loops without tests inside, so
+ * that the compiler makes them vector instructions: a staircase or counts an
+ * index does not keep are -INFINITY or 0 everywhere, which a union leaves as
+ * they are. */
+static inline void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct ccas_room *s)
 {
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         p->res[r] = maxf (p->res[r], s->res[r]);
-    for (int l = 0; x->use_stairs && l < CCAS_ROOM_STAIRS; l++)
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
         p->stair[l] = maxf (p->stair[l], s->stair[l]);
     p->buckets |= s->buckets;
     p->flags |= s->flags;
     p->grow = max32 (p->grow, s->grow);
     if (x->sum_open) {
-        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+        for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
             p->count[l] = add16 (p->count[l], s->count[l]);
         p->open = sat_add (p->open, s->open);
         p->idle = sat_add (p->idle, s->idle);
         p->open_grow = sat_add (p->open_grow, s->open_grow);
         p->idle_grow = sat_add (p->idle_grow, s->idle_grow);
     } else {
-        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
+        for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
             p->count[l] = p->count[l] > s->count[l] ? p->count[l] : s->count[l];
         p->open = max32 (p->open, s->open);
         p->idle = max32 (p->idle, s->idle);
@@ -119,30 +132,52 @@ static void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct
     }
 }
 
-/* The same with an entry's kept summary (its staircase from its res). */
-static void add_slot (const struct ccas_roomidx *x, struct ccas_room *p, const struct slot *e)
+/* *p = the union of the kept summaries of entries [first, last), p closed
+ * before.  A staircase is a running maximum down from the highest level, so
+ * each entry adds to the level it reaches only (and likewise the counts). */
+static void union_slots (const struct ccas_roomidx *x, uint32_t first, uint32_t last, struct ccas_room *p)
 {
-    for (int r = 0; r < CCAS_ROOM_NRES; r++)
-        p->res[r] = maxf (p->res[r], e->res[r]);
-    for (int l = 0; x->use_stairs && l < CCAS_ROOM_STAIRS && e->res[0] >= x->stairs[l]; l++)
-        p->stair[l] = maxf (p->stair[l], e->res[1]);
-    p->buckets |= e->buckets;
-    p->flags |= e->flags;
-    p->grow = max32 (p->grow, e->grow);
-    if (x->sum_open) {
-        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
-            p->count[l] = add16 (p->count[l], e->count[l]);
-        p->open = sat_add (p->open, e->open);
-        p->idle = sat_add (p->idle, e->idle);
-        p->open_grow = sat_add (p->open_grow, e->open_grow);
-        p->idle_grow = sat_add (p->idle_grow, e->idle_grow);
-    } else {
-        for (int l = 0; x->use_counts && l < CCAS_ROOM_STAIRS; l++)
-            p->count[l] = p->count[l] > e->count[l] ? p->count[l] : e->count[l];
-        p->open = max32 (p->open, e->open);
-        p->idle = max32 (p->idle, e->idle);
-        p->open_grow = max32 (p->open_grow, e->open_grow);
-        p->idle_grow = max32 (p->idle_grow, e->idle_grow);
+    float top[CCAS_ROOM_STAIRS + 1];   /* the largest res[1] of an entry at each level */
+    uint32_t at[CCAS_ROOM_STAIRS + 1]; /* open entries at each count level */
+    for (int l = 0; l <= CCAS_ROOM_STAIRS; l++) {
+        top[l] = -INFINITY;
+        at[l] = 0;
+    }
+    for (uint32_t i = first; i < last; i++) {
+        const struct slot *e = &x->e[i];
+        for (int r = 0; r < CCAS_ROOM_NRES; r++)
+            p->res[r] = maxf (p->res[r], e->res[r]);
+        top[e->level] = maxf (top[e->level], e->res[1]);
+        at[e->clevel]++;
+        p->buckets |= e->buckets;
+        p->flags |= e->flags;
+        p->grow = max32 (p->grow, e->grow);
+        if (x->sum_open) {
+            p->open = sat_add (p->open, e->open);
+            p->idle = sat_add (p->idle, e->idle);
+            p->open_grow = sat_add (p->open_grow, e->open_grow);
+            p->idle_grow = sat_add (p->idle_grow, e->idle_grow);
+        } else {
+            p->open = max32 (p->open, e->open);
+            p->idle = max32 (p->idle, e->idle);
+            p->open_grow = max32 (p->open_grow, e->open_grow);
+            p->idle_grow = max32 (p->idle_grow, e->idle_grow);
+        }
+        if (x->use_counts && !x->use_stairs)
+            for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+                p->count[l] = x->sum_open ? add16 (p->count[l], e->count[l])
+                                          : (p->count[l] > e->count[l] ? p->count[l] : e->count[l]);
+    }
+    if (!x->use_stairs)
+        return;
+    float best = -INFINITY;
+    uint32_t n = 0;
+    for (int l = CCAS_ROOM_STAIRS - 1; l >= 0; l--) {
+        best = maxf (best, top[l + 1]);
+        p->stair[l] = best;
+        n += at[l + 1];
+        if (x->use_counts)
+            p->count[l] = !x->sum_open ? n > 0 : n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
     }
 }
 
@@ -164,11 +199,15 @@ static void slot_closed (struct slot *e)
 static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s, bool raise)
 {
     struct slot *e = &x->e[i];
-    uint16_t count[CCAS_ROOM_STAIRS];
-    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
-        count[l] = !x->use_counts ? 0 : !x->use_stairs ? s->count[l] : s->open && s->res[0] >= x->stairs[l];
+    uint8_t level = 0;
+    while (x->use_stairs && level < CCAS_ROOM_STAIRS && s->res[0] >= x->stairs[level])
+        level++;
+    uint8_t clevel = x->use_counts && s->open ? level : 0;
     if (!raise) {
-        memcpy (e->count, count, sizeof (count));
+        if (x->use_counts && !x->use_stairs)
+            memcpy (e->count, s->count, sizeof (e->count));
+        else
+            memset (e->count, 0, sizeof (e->count));
         memcpy (e->res, s->res, sizeof (e->res));
         e->buckets = s->buckets;
         e->open = s->open;
@@ -177,10 +216,12 @@ static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s,
         e->open_grow = s->open_grow;
         e->idle_grow = s->idle_grow;
         e->flags = s->flags;
+        e->level = level;
+        e->clevel = clevel;
         return;
     }
-    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
-        e->count[l] = e->count[l] > count[l] ? e->count[l] : count[l];
+    for (int l = 0; x->use_counts && !x->use_stairs && l < CCAS_ROOM_STAIRS; l++)
+        e->count[l] = e->count[l] > s->count[l] ? e->count[l] : s->count[l];
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         e->res[r] = maxf (e->res[r], s->res[r]);
     e->buckets |= s->buckets;
@@ -190,25 +231,96 @@ static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s,
     e->open_grow = max32 (e->open_grow, s->open_grow);
     e->idle_grow = max32 (e->idle_grow, s->idle_grow);
     e->flags |= s->flags;
+    e->level = level > e->level ? level : e->level; /* (res[0] is the larger of the two) */
+    e->clevel = clevel > e->clevel ? clevel : e->clevel;
 }
 
-/* Recompute tree node k from its children (or its entries); true if it changed. */
-static bool recompute (struct ccas_roomidx *x, uint32_t k)
+/* A closed summary, to start unions from. */
+static struct ccas_room closed_room (void)
 {
     struct ccas_room s;
     ccas_room_closed (&s);
+    return s;
+}
+
+/* Recompute tree node k from its children (or its entries); true if it changed.
+ * Summaries are copied whole (padding too) so that same() compares them. */
+static bool recompute (struct ccas_roomidx *x, uint32_t k)
+{
+    static struct ccas_room closed;
+    static bool closed_ready;
+    struct ccas_room s;
+    if (!closed_ready) {
+        closed = closed_room ();
+        closed_ready = true;
+    }
     if (k >= x->gcap) {
-        uint32_t first = (k - x->gcap) * G;
-        for (uint32_t i = first; i < first + G && i < x->n; i++)
-            add_slot (x, &s, &x->e[i]);
+        uint32_t first = (k - x->gcap) * G, last = first + G < x->n ? first + G : x->n;
+        memcpy (&s, &closed, sizeof (s));
+        union_slots (x, first, last, &s);
     } else {
-        add (x, &s, &x->t[2 * k]);
+        memcpy (&s, &x->t[2 * k], sizeof (s));
         add (x, &s, &x->t[2 * k + 1]);
     }
     if (same (&s, &x->t[k]))
         return false;
-    x->t[k] = s;
+    memcpy (&x->t[k], &s, sizeof (s));
     return true;
+}
+
+/* Group g's entries changed (lower, or no longer covered): its tree nodes
+ * are recomputed at the next flush().  Kept higher meanwhile, they only make
+ * a search look further; a search flushes first all the same. */
+static void flush (struct ccas_roomidx *x);
+
+static void mark (struct ccas_roomidx *x, uint32_t g)
+{
+    if (x->ndirty > 0 && x->dirty[x->ndirty - 1] == g)
+        return;
+    if (x->ndirty == x->dirtycap) {
+        uint32_t cap = x->dirtycap ? x->dirtycap * 2 : 16;
+        uint32_t *v = cap <= DIRTY_MAX ? realloc (x->dirty, cap * sizeof (*v)) : NULL;
+        if (v) {
+            x->dirty = v;
+            x->dirtycap = cap;
+        } else
+            flush (x);
+    }
+    if (x->ndirty < x->dirtycap)
+        x->dirty[x->ndirty++] = g;
+    else /* no list at all (out of memory): recompute it now */
+        for (uint32_t k = x->gcap + g; k >= 1 && recompute (x, k); k /= 2)
+            ;
+}
+
+static int cmp_u32 (const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Recompute the marked groups and their ancestors, level by level: groups
+ * of one job's new nodes are neighbours, and share every ancestor but the
+ * first few, which are then recomputed once, not once per entry. */
+static void flush (struct ccas_roomidx *x)
+{
+    uint32_t *v = x->dirty, n = x->ndirty, m = 0;
+    if (n == 0)
+        return;
+    if (n > 1)
+        qsort (v, n, sizeof (*v), cmp_u32);
+    for (uint32_t i = 0; i < n; i++) /* tree nodes, each once */
+        if (m == 0 || v[m - 1] != x->gcap + v[i])
+            v[m++] = x->gcap + v[i];
+    for (n = m; n > 0; n = m) {
+        m = 0;
+        for (uint32_t i = 0; i < n; i++) { /* (v[m] is written after v[i] is read) */
+            uint32_t k = v[i];
+            if (recompute (x, k) && k > 1 && (m == 0 || v[m - 1] != k / 2))
+                v[m++] = k / 2;
+        }
+    }
+    x->ndirty = 0;
 }
 
 struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *stairs, ccas_room_leaf_f leaf,
@@ -245,6 +357,7 @@ void ccas_room_destroy (struct ccas_roomidx *x)
         return;
     free (x->t);
     free (x->e);
+    free (x->dirty);
     free (x);
 }
 
@@ -299,8 +412,7 @@ int ccas_room_update (struct ccas_roomidx *x, uint32_t i)
         return -1;
     x->leaf (x->arg, i, &s);
     keep (x, i, &s, false);
-    for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
-        ;
+    mark (x, i / G);
     return 0;
 }
 
@@ -321,7 +433,7 @@ int ccas_room_raise (struct ccas_roomidx *x, uint32_t i)
     /* a max-tree only needs the entry added on its way up, until a node has it already */
     struct ccas_room r;
     ccas_room_closed (&r);
-    add_slot (x, &r, &x->e[i]);
+    union_slots (x, i, i + 1, &r);
     for (uint32_t k = x->gcap + i / G; k >= 1; k /= 2) {
         struct ccas_room before = x->t[k];
         add (x, &x->t[k], &r);
@@ -338,19 +450,20 @@ void ccas_room_truncate (struct ccas_roomidx *x, uint32_t n)
     uint32_t old = x->n;
     x->n = n; /* the entries past it are closed again when covered */
     for (uint32_t g = n / G; g <= (old - 1) / G; g++)
-        for (uint32_t k = x->gcap + g; k >= 1 && recompute (x, k); k /= 2)
-            ;
+        mark (x, g);
 }
 
 void ccas_room_clear (struct ccas_roomidx *x)
 {
     x->n = 0;
+    x->ndirty = 0;
     for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
         ccas_room_closed (&x->t[k]);
 }
 
-const struct ccas_room *ccas_room_root (const struct ccas_roomidx *x)
+const struct ccas_room *ccas_room_root (struct ccas_roomidx *x)
 {
+    flush (x);
     return &x->t[1];
 }
 
@@ -378,17 +491,16 @@ static bool enough (uint32_t open, uint32_t idle, uint32_t open_grow, uint32_t i
 }
 
 /* The same for nodes with enough of res[0] (count: see struct ccas_room). */
-static bool enough_big (const uint16_t *count, uint32_t grow, const struct ccas_room_need *n)
+static bool enough_big (uint16_t count, uint32_t grow, const struct ccas_room_need *n)
 {
-    if (n->count_level < 0)
-        return true;
-    uint32_t c = count[n->count_level] == UINT16_MAX ? UINT32_MAX : count[n->count_level];
+    uint32_t c = count == UINT16_MAX ? UINT32_MAX : count;
     return sat_add (c, grow < n->avail ? grow : n->avail) >= n->nodes;
 }
 
 bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n)
 {
-    if (!enough (s->open, s->idle, s->open_grow, s->idle_grow, n) || !enough_big (s->count, s->grow, n))
+    if (!enough (s->open, s->idle, s->open_grow, s->idle_grow, n) ||
+        (n->count_level >= 0 && !enough_big (s->count[n->count_level], s->grow, n)))
         return false;
     if (n->avail >= 1 && s->grow >= 1)
         return true;
@@ -401,9 +513,12 @@ bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n
 }
 
 /* Whether entry i passes (one entry: its res[0] and res[1] are its staircase). */
-static bool slot_passes (const struct slot *e, const struct ccas_room_need *n)
+static bool slot_passes (const struct ccas_roomidx *x, const struct slot *e, const struct ccas_room_need *n)
 {
-    if (!enough (e->open, e->idle, e->open_grow, e->idle_grow, n) || !enough_big (e->count, e->grow, n))
+    if (!enough (e->open, e->idle, e->open_grow, e->idle_grow, n))
+        return false;
+    if (n->count_level >= 0 &&
+        !enough_big (x->use_stairs ? n->count_level < e->clevel : e->count[n->count_level], e->grow, n))
         return false;
     if (n->avail >= 1 && e->grow >= 1)
         return true;
@@ -420,7 +535,7 @@ static int64_t scan_group (const struct ccas_roomidx *x, uint32_t g, uint32_t fr
                            const struct ccas_room_need *n)
 {
     for (uint32_t i = g * G > from ? g * G : from; i < (g + 1) * G && i < end; i++)
-        if (slot_passes (&x->e[i], n))
+        if (slot_passes (x, &x->e[i], n))
             return i;
     return -1;
 }
@@ -450,9 +565,9 @@ static int64_t descend (const struct ccas_roomidx *x, uint32_t k, uint32_t end,
     return -1;
 }
 
-int64_t ccas_room_first (const struct ccas_roomidx *x, uint32_t from, uint32_t end,
-                         const struct ccas_room_need *n)
+int64_t ccas_room_first (struct ccas_roomidx *x, uint32_t from, uint32_t end, const struct ccas_room_need *n)
 {
+    flush (x);
     if (end > x->n)
         end = x->n;
     if (from >= end)

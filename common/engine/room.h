@@ -18,7 +18,9 @@
  *
  * Invariant: every kept summary is at least the entry's summary in the state
  * the owner last committed (ccas_room_update()), or the largest raised since
- * (ccas_room_raise()), and every tree node the union of those below it.  An
+ * (ccas_room_raise()), and every tree node the union of those below it (as
+ * a search or ccas_room_root() sees it: the tree nodes above committed
+ * entries are recomputed then, once for all the entries committed since).  An
  * owner's entries only shrink between commits (resources are consumed, nodes
  * close), so the index is never below the truth and never skips an entry
  * that could take the request.  An owner that tries something and may roll
@@ -115,9 +117,10 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
                                        void *arg);
 void ccas_room_destroy (struct ccas_roomidx *x);
 
-/* Commit entry `i`: its summary is recomputed, with its group's, up the tree.
- * Call for each entry that changed once the change is final.  Returns 0, -1
- * when out of memory (growing the index). */
+/* Commit entry `i`: its summary is recomputed now, its group's and the tree
+ * above at the next search (or ccas_room_root()), once for all the entries
+ * committed since.  Call for each entry that changed once the change is
+ * final.  Returns 0, -1 when out of memory (growing the index). */
 int ccas_room_update (struct ccas_roomidx *x, uint32_t i);
 
 /* Raise entry `i`'s kept summary to what it is now, without lowering
@@ -133,11 +136,11 @@ void ccas_room_truncate (struct ccas_roomidx *x, uint32_t n);
 void ccas_room_clear (struct ccas_roomidx *x);
 
 /* The first entry in [from, end) whose kept summary passes `need`, or -1. */
-int64_t ccas_room_first (const struct ccas_roomidx *x, uint32_t from, uint32_t end,
+int64_t ccas_room_first (struct ccas_roomidx *x, uint32_t from, uint32_t end,
                          const struct ccas_room_need *need);
 
 /* The union of every entry.  Borrowed; valid until the next change. */
-const struct ccas_room *ccas_room_root (const struct ccas_roomidx *x);
+const struct ccas_room *ccas_room_root (struct ccas_roomidx *x);
 
 /* A summary that passes nothing, and a need that asks nothing. */
 void ccas_room_closed (struct ccas_room *s);
