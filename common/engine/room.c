@@ -14,10 +14,10 @@
  * res[0] and res[1] give.  With thresholds, `level` is how many of them
  * res[0] reaches and `clevel` the same for the counts (0 unless open), so
  * that its staircase is res[1] below `level` and its count 1 below
- * `clevel`; without, count[] is the leaf's. */
+ * `clevel`; an index that keeps counts without thresholds keeps the leaf's
+ * counts beside (struct ccas_roomidx.cnt). */
 struct slot {
     float res[CCAS_ROOM_NRES];
-    uint16_t count[CCAS_ROOM_STAIRS];
     uint64_t buckets;
     uint32_t open, idle, grow, open_grow, idle_grow;
     uint8_t flags;
@@ -25,11 +25,12 @@ struct slot {
 };
 
 struct ccas_roomidx {
-    struct ccas_room *t; /* t[1] is the root; group g (entries g*G..) is t[gcap + g] */
-    struct slot *e;      /* entries (room for gcap * G; only the first n are set) */
-    uint32_t gcap;       /* groups: a power of two */
-    uint32_t depth;      /* gcap = 1 << depth */
-    uint32_t n;          /* entries the tree covers */
+    struct ccas_room *t;               /* t[1] is the root; group g (entries g*G..) is t[gcap + g] */
+    struct slot *e;                    /* entries (room for gcap * G; only the first n are set) */
+    uint16_t (*cnt)[CCAS_ROOM_STAIRS]; /* the entries' counts, if kept without thresholds */
+    uint32_t gcap;                     /* groups: a power of two */
+    uint32_t depth;                    /* gcap = 1 << depth */
+    uint32_t n;                        /* entries the tree covers */
     bool sum_open;
     bool use_stairs;
     bool use_counts;
@@ -163,10 +164,10 @@ static void union_slots (const struct ccas_roomidx *x, uint32_t first, uint32_t 
             p->open_grow = max32 (p->open_grow, e->open_grow);
             p->idle_grow = max32 (p->idle_grow, e->idle_grow);
         }
-        if (x->use_counts && !x->use_stairs)
+        if (x->cnt)
             for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
-                p->count[l] = x->sum_open ? add16 (p->count[l], e->count[l])
-                                          : (p->count[l] > e->count[l] ? p->count[l] : e->count[l]);
+                p->count[l] = x->sum_open ? add16 (p->count[l], x->cnt[i][l])
+                                          : (p->count[l] > x->cnt[i][l] ? p->count[l] : x->cnt[i][l]);
     }
     if (!x->use_stairs)
         return;
@@ -204,10 +205,8 @@ static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s,
         level++;
     uint8_t clevel = x->use_counts && s->open ? level : 0;
     if (!raise) {
-        if (x->use_counts && !x->use_stairs)
-            memcpy (e->count, s->count, sizeof (e->count));
-        else
-            memset (e->count, 0, sizeof (e->count));
+        if (x->cnt)
+            memcpy (x->cnt[i], s->count, sizeof (x->cnt[i]));
         memcpy (e->res, s->res, sizeof (e->res));
         e->buckets = s->buckets;
         e->open = s->open;
@@ -220,8 +219,8 @@ static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s,
         e->clevel = clevel;
         return;
     }
-    for (int l = 0; x->use_counts && !x->use_stairs && l < CCAS_ROOM_STAIRS; l++)
-        e->count[l] = e->count[l] > s->count[l] ? e->count[l] : s->count[l];
+    for (int l = 0; x->cnt && l < CCAS_ROOM_STAIRS; l++)
+        x->cnt[i][l] = x->cnt[i][l] > s->count[l] ? x->cnt[i][l] : s->count[l];
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
         e->res[r] = maxf (e->res[r], s->res[r]);
     e->buckets |= s->buckets;
@@ -342,6 +341,8 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
     }
     x->t = malloc (2 * (size_t)x->gcap * sizeof (*x->t));
     x->e = malloc ((size_t)x->gcap * G * sizeof (*x->e));
+    if (x->use_counts && !x->use_stairs && !(x->cnt = malloc ((size_t)x->gcap * G * sizeof (*x->cnt))))
+        x->e = (free (x->e), NULL);
     if (!x->t || !x->e) {
         ccas_room_destroy (x);
         return NULL;
@@ -357,6 +358,7 @@ void ccas_room_destroy (struct ccas_roomidx *x)
         return;
     free (x->t);
     free (x->e);
+    free (x->cnt);
     free (x->dirty);
     free (x);
 }
@@ -377,6 +379,12 @@ static int grow_to (struct ccas_roomidx *x, uint32_t i)
         if (!e)
             return -1;
         x->e = e;
+        if (x->cnt) {
+            uint16_t (*cnt)[CCAS_ROOM_STAIRS] = realloc (x->cnt, (size_t)gcap * G * sizeof (*cnt));
+            if (!cnt)
+                return -1;
+            x->cnt = cnt;
+        }
         struct ccas_room *t = realloc (x->t, 2 * (size_t)gcap * sizeof (*t));
         if (!t)
             return -1; /* the entries have room to spare: harmless */
@@ -400,8 +408,11 @@ static int cover (struct ccas_roomidx *x, uint32_t i)
 {
     if (grow_to (x, i) < 0)
         return -1;
-    for (; x->n <= i; x->n++)
+    for (; x->n <= i; x->n++) {
         slot_closed (&x->e[x->n]);
+        if (x->cnt)
+            memset (x->cnt[x->n], 0, sizeof (x->cnt[x->n]));
+    }
     return 0;
 }
 
@@ -518,7 +529,7 @@ static bool slot_passes (const struct ccas_roomidx *x, const struct slot *e, con
     if (!enough (e->open, e->idle, e->open_grow, e->idle_grow, n))
         return false;
     if (n->count_level >= 0 &&
-        !enough_big (x->use_stairs ? n->count_level < e->clevel : e->count[n->count_level], e->grow, n))
+        !enough_big (x->cnt ? x->cnt[e - x->e][n->count_level] : n->count_level < e->clevel, e->grow, n))
         return false;
     if (n->avail >= 1 && e->grow >= 1)
         return true;

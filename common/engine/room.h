@@ -54,6 +54,15 @@ enum ccas_room_flag {
 
 struct ccas_room {
     float res[CCAS_ROOM_NRES]; /* free amounts, rounded up; -INFINITY: none */
+    uint64_t buckets;          /* bit (bucket order % 64) of the bucket of an open node;
+                                * every bit for a node in no bucket */
+    uint32_t open;             /* open nodes (usable, not owned by an exclusive job) */
+    uint32_t idle;             /* open nodes with no work */
+    uint32_t grow;             /* placement groups: how many more nodes it may take */
+    uint32_t open_grow;        /* open + grow (of one entry: the largest below) */
+    uint32_t idle_grow;        /* idle + grow (likewise) */
+    uint8_t flags;             /* enum ccas_room_flag */
+    /* (what every search reads comes first, the staircase and counts after) */
     /* stair[l]: the largest res[1] of an entry whose res[0] reaches the
      * index's l-th threshold (two resources judged together: a node with
      * cores but no memory and another with memory but no cores do not make
@@ -62,14 +71,6 @@ struct ccas_room {
     /* count[l]: open nodes whose res[0] reaches the l-th threshold (the most
      * in one group, for a bucket's groups); 65535 means at least that many */
     uint16_t count[CCAS_ROOM_STAIRS];
-    uint64_t buckets;   /* bit (bucket order % 64) of the bucket of an open node;
-                         * every bit for a node in no bucket */
-    uint32_t open;      /* open nodes (usable, not owned by an exclusive job) */
-    uint32_t idle;      /* open nodes with no work */
-    uint32_t grow;      /* placement groups: how many more nodes it may take */
-    uint32_t open_grow; /* open + grow (of one entry: the largest below) */
-    uint32_t idle_grow; /* idle + grow (likewise) */
-    uint8_t flags;      /* enum ccas_room_flag */
 };
 
 /* What a request asks of an entry.  An entry passes when
