@@ -62,12 +62,20 @@ struct buf {
     size_t len, cap;
 };
 
+/* A slot of the cache's table: the hash beside the constraint, so that a
+ * probe reads no constraint but the one whose hash is equal. */
+struct cache_slot {
+    uint64_t hash;
+    struct ccas_constraint *k; /* NULL: empty */
+};
+
 struct ccas_cons_cache {
     struct ccas_resdict *dict;
     struct ccas_shared *shared;
-    struct ccas_constraint **slots; /* hash table of interned constraints */
+    struct cache_slot *slots; /* hash table of interned constraints */
     size_t nslots, count;
     struct ccas_constraint **byid;
+    size_t byid_cap;
     struct ccas_arena *arena; /* constraints, their terms, values and strings */
     struct ccas_constraint any;
     struct buf key; /* scratch: the canonical form of what is looked up */
@@ -239,9 +247,9 @@ static struct ccas_constraint *cache_find (struct ccas_cons_cache *c, const stru
 {
     size_t mask = c->nslots - 1;
     size_t i = (size_t)h & mask;
-    while (c->slots[i]) {
-        struct ccas_constraint *k = c->slots[i];
-        if (k->hash == h && k->keylen == key->len && memcmp (k->key, key->p, key->len) == 0)
+    while (c->slots[i].k) {
+        struct ccas_constraint *k = c->slots[i].k;
+        if (c->slots[i].hash == h && k->keylen == key->len && memcmp (k->key, key->p, key->len) == 0)
             return k;
         i = (i + 1) & mask;
     }
@@ -251,19 +259,21 @@ static struct ccas_constraint *cache_find (struct ccas_cons_cache *c, const stru
 
 static int cache_add (struct ccas_cons_cache *c, struct ccas_constraint *k, size_t slot)
 {
-    if (c->count % 64 == 0) {
-        struct ccas_constraint **v = realloc (c->byid, (c->count + 64) * sizeof (*v));
+    if (c->count == c->byid_cap) { /* (doubling: a million shapes are not copied a million times) */
+        size_t cap = c->byid_cap ? c->byid_cap * 2 : 64;
+        struct ccas_constraint **v = realloc (c->byid, cap * sizeof (*v));
         if (!v)
             return -1;
         c->byid = v;
+        c->byid_cap = cap;
     }
-    c->slots[slot] = k;
+    c->slots[slot] = (struct cache_slot){k->hash, k};
     c->byid[c->count] = k;
     k->info.id = (uint32_t)c->count + 1; /* 0 is the always-true constraint */
     c->count++;
     if (c->count * 2 > c->nslots) {
         size_t nslots = c->nslots * 2;
-        struct ccas_constraint **slots = calloc (nslots, sizeof (*slots));
+        struct cache_slot *slots = calloc (nslots, sizeof (*slots));
         if (!slots)
             return 0; /* the table stays correct, only fuller */
         free (c->slots);
@@ -271,9 +281,9 @@ static int cache_add (struct ccas_cons_cache *c, struct ccas_constraint *k, size
         c->nslots = nslots;
         for (size_t i = 0; i < c->count; i++) {
             size_t s = (size_t)c->byid[i]->hash & (nslots - 1);
-            while (c->slots[s])
+            while (c->slots[s].k)
                 s = (s + 1) & (nslots - 1);
-            c->slots[s] = c->byid[i];
+            c->slots[s] = (struct cache_slot){c->byid[i]->hash, c->byid[i]};
         }
     }
     return 0;
