@@ -176,9 +176,9 @@ static void print_main_help (FILE *f, const char *prog)
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
            "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused.\n"
-           "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_NO_THP=1 keeps malloc\n"
-           "off transparent huge pages (by default demand, analyze, nodes, pbs and slurm restart\n"
-           "once with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which halves a big pass's time).\n",
+           "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_THP=1 puts malloc on\n"
+           "transparent huge pages (demand, analyze, nodes, pbs and slurm restart once with\n"
+           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1: faster where huge pages are cheap to fault in).\n",
            f);
 }
 
@@ -277,8 +277,8 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
     return c->fn (cli, argc, argv);
 }
 
-/* The commands whose time is a whole cluster's or queue's JSON: only they gain
- * from malloc on huge pages (thp.h); the rest would pay a second start-up
+/* The commands whose time is a whole cluster's or queue's JSON: only they may
+ * gain from malloc on huge pages (thp.h); the rest would pay a second start-up
  * (some 17 ms: libslurm, libcurl and TLS loaded twice) for nothing. */
 static bool reads_whole_cluster (const char *command)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* thp.c: re-execute once with glibc.malloc.hugetlb=1 (see thp.h). */
+/* thp.c: re-execute once with glibc.malloc.hugetlb=1 when asked to (see thp.h). */
 #include "config.h"
 
 #include <stdio.h>
@@ -46,7 +46,8 @@ void thp_reexec (char **argv)
         return;
     }
     const char *tunables = getenv ("GLIBC_TUNABLES"), *preload = getenv ("LD_PRELOAD");
-    if (getenv ("CCAUTOSCALE_NO_THP") || (tunables && strstr (tunables, "glibc.malloc.hugetlb")) ||
+    const char *wanted = getenv ("CCAUTOSCALE_THP");
+    if (!wanted || strcmp (wanted, "1") != 0 || (tunables && strstr (tunables, "glibc.malloc.hugetlb")) ||
         (preload && strstr (preload, "vgpreload")) || !kernel_allows ())
         return;
     char value[1024];

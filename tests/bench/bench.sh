@@ -101,9 +101,9 @@ figure "nodes --json (10k nodes): client CPU" "$(field nodes cpu_ms)" ms
 # first mix (gen-cluster + gen-jobs; the status gen-mix writes gives the same
 # plan as ccsim's).  Sizes: 10,000 and 100,000 jobs over 10,000 nodes; with
 # BENCH_1M=1 also 1,000,000 jobs over 100,000 nodes (each bucket's room grows
-# with the nodes), run twice each (some 2 minutes more).  At a million jobs a
-# third of the time is the kernel zeroing the gigabyte the run touches, which
-# on a shared VM varies twofold from run to run; the user CPU ratio is
+# with the nodes), run twice each (some 2 minutes more).  At a million jobs
+# about a tenth of the time is the kernel faulting in the gigabyte and more
+# the run touches, which varies on a shared VM; the user CPU ratio is
 # reported beside the wall ratio that is judged.  BENCH_MIXES picks mixes
 # (default: all).
 ccsim_stop
