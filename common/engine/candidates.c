@@ -307,21 +307,25 @@ static void choose_stairs (struct ccas_candidates *x, const struct ccas_jobs *jo
 {
     int ids[16];
     double amounts[16], total = 0;
-    size_t n = 0, nchunks = 0;
-    for (size_t i = 0; i < jobs->n; i++)
-        nchunks += jobs->v[i].nchunks;
-    struct amount *v = x->tracked[0] >= 0 ? calloc (nchunks + 1, sizeof (*v)) : NULL;
+    size_t n = 0;
+    /* the slots of each constraint first: a million chunks have far fewer
+     * constraints, and each constraint one amount to sort */
+    double *slots = x->tracked[0] >= 0 ? calloc (x->nneeds, sizeof (*slots)) : NULL;
+    struct amount *v = slots ? calloc (x->nneeds, sizeof (*v)) : NULL;
     for (size_t i = 0; v && i < jobs->n; i++) {
         const struct ccas_job *j = &jobs->v[i];
-        for (uint32_t ci = 0; !j->running && !j->ignore && ci < j->nchunks; ci++) {
-            size_t m = ccas_constraint_minimums (j->chunks[ci].cons, ids, amounts, 16);
-            for (size_t k = 0; k < m; k++)
-                if (ids[k] == x->tracked[0]) { /* (a chunk names a resource once) */
-                    v[n].v = ccas_room_minimum (amounts[k]);
-                    v[n++].weight = j->chunks[ci].count;
-                    total += j->chunks[ci].count;
-                }
-        }
+        for (uint32_t ci = 0; !j->running && !j->ignore && ci < j->nchunks; ci++)
+            slots[ccas_constraint_info (j->chunks[ci].cons)->id] += j->chunks[ci].count;
+    }
+    for (uint32_t id = 0; v && id < x->nneeds; id++) {
+        const struct ccas_constraint *k = slots[id] > 0 ? ccas_constraint_by_id (x->c->cons, id) : NULL;
+        size_t m = k ? ccas_constraint_minimums (k, ids, amounts, 16) : 0;
+        for (size_t a = 0; a < m; a++)
+            if (ids[a] == x->tracked[0]) { /* (a constraint names a resource once) */
+                v[n].v = ccas_room_minimum (amounts[a]);
+                v[n++].weight = slots[id];
+                total += slots[id];
+            }
     }
     x->use_stairs = n > 0; /* (levels count nodes even when no second resource is tracked) */
     if (x->use_stairs) {
@@ -330,7 +334,10 @@ static void choose_stairs (struct ccas_candidates *x, const struct ccas_jobs *jo
         int l = 0;
         for (size_t i = 0; i < n && l < CCAS_ROOM_STAIRS; i++) {
             sum += v[i].weight;
-            /* the amount where the slots so far first pass the next quantile */
+            /* the amount where the slots so far first pass the next quantile
+             * (of equal amounts, the last: what they weigh together) */
+            if (i + 1 < n && v[i + 1].v == v[i].v)
+                continue;
             if (sum >= total * l / CCAS_ROOM_STAIRS && (l == 0 || v[i].v > x->stairs[l - 1]))
                 x->stairs[l++] = v[i].v;
         }
@@ -338,6 +345,7 @@ static void choose_stairs (struct ccas_candidates *x, const struct ccas_jobs *jo
             x->stairs[l] = x->stairs[l - 1];
     }
     free (v);
+    free (slots);
 }
 
 struct ccas_candidates *ccas_candidates_create (struct ccas_cluster *c, const struct ccas_jobs *jobs,

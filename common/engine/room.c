@@ -508,36 +508,41 @@ static bool enough_big (uint16_t count, uint32_t grow, const struct ccas_room_ne
     return sat_add (c, grow < n->avail ? grow : n->avail) >= n->nodes;
 }
 
+/* What a summary must have unless it is a group that may grow: the amounts,
+ * a bucket and the flags (the tests that fail most, first and without
+ * branches between them). */
+static inline bool core (const float *res, uint64_t buckets, uint8_t flags, const struct ccas_room_need *n)
+{
+    bool amounts =
+        (res[0] >= n->res[0]) & (res[1] >= n->res[1]) & (res[2] >= n->res[2]) & (res[3] >= n->res[3]);
+    return amounts && (buckets & n->buckets) && (flags & n->flags) == n->flags;
+}
+
 bool ccas_room_passes (const struct ccas_room *s, const struct ccas_room_need *n)
 {
-    if (!enough (s->open, s->idle, s->open_grow, s->idle_grow, n) ||
+    if (n->avail >= 1 && s->grow >= 1) /* a group that can grow takes new nodes, which fit */
+        return enough (s->open, s->idle, s->open_grow, s->idle_grow, n) &&
+               (n->count_level < 0 || enough_big (s->count[n->count_level], s->grow, n));
+    if (!core (s->res, s->buckets, s->flags, n) || s->open < 1 ||
+        !enough (s->open, s->idle, s->open_grow, s->idle_grow, n) ||
         (n->count_level >= 0 && !enough_big (s->count[n->count_level], s->grow, n)))
         return false;
-    if (n->avail >= 1 && s->grow >= 1)
-        return true;
-    if (s->open < 1 || (s->flags & n->flags) != n->flags || !(s->buckets & n->buckets))
-        return false;
-    for (int r = 0; r < CCAS_ROOM_NRES; r++)
-        if (s->res[r] < n->res[r])
-            return false;
     return (n->stair < 0 || s->stair[n->stair] >= n->res[1]) && some_option (s->res, n);
 }
 
 /* Whether entry i passes (one entry: its res[0] and res[1] are its staircase). */
 static bool slot_passes (const struct ccas_roomidx *x, const struct slot *e, const struct ccas_room_need *n)
 {
-    if (!enough (e->open, e->idle, e->open_grow, e->idle_grow, n))
-        return false;
-    if (n->count_level >= 0 &&
-        !enough_big (x->cnt ? x->cnt[e - x->e][n->count_level] : n->count_level < e->clevel, e->grow, n))
-        return false;
+    uint16_t count = 0;
+    if (n->count_level >= 0)
+        count = x->cnt ? x->cnt[e - x->e][n->count_level] : n->count_level < e->clevel;
     if (n->avail >= 1 && e->grow >= 1)
-        return true;
-    if (e->open < 1 || (e->flags & n->flags) != n->flags || !(e->buckets & n->buckets))
+        return enough (e->open, e->idle, e->open_grow, e->idle_grow, n) &&
+               (n->count_level < 0 || enough_big (count, e->grow, n));
+    if (!core (e->res, e->buckets, e->flags, n) || e->open < 1 ||
+        !enough (e->open, e->idle, e->open_grow, e->idle_grow, n) ||
+        (n->count_level >= 0 && !enough_big (count, e->grow, n)))
         return false;
-    for (int r = 0; r < CCAS_ROOM_NRES; r++)
-        if (e->res[r] < n->res[r])
-            return false;
     return some_option (e->res, n);
 }
 
