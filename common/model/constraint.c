@@ -131,18 +131,25 @@ const struct ccas_constraint *ccas_constraint_any (struct ccas_cons_cache *c)
  * forms.  The cache keeps the form, not the JSON: a shape costs its terms and
  * a few strings, not a json-c tree. */
 
-static bool put (struct buf *b, const void *p, size_t n)
+/* Room for n more bytes and a NUL. */
+static bool grow (struct buf *b, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *q = realloc (b->p, cap);
-        if (!q)
-            return false;
-        b->p = q;
-        b->cap = cap;
-    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (b->len + n + 1 > cap)
+        cap *= 2;
+    char *q = realloc (b->p, cap);
+    if (!q)
+        return false;
+    b->p = q;
+    b->cap = cap;
+    return true;
+}
+
+/* (inline: a key is made for every job, of many small pieces) */
+static inline bool put (struct buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap && !grow (b, n))
+        return false;
     memcpy (b->p + b->len, p, n);
     b->len += n;
     b->p[b->len] = '\0';
@@ -221,8 +228,15 @@ static bool canonical (struct buf *b, json_object *j, int depth)
         bool ok = m != NULL && put (b, "{", 1);
         if (m) {
             json_object_object_foreach (j, key, val) m[k++] = (struct member){key, val};
-            if (n > 1)
+            if (n > 16)
                 qsort (m, n, sizeof (*m), cmp_member);
+            for (size_t i = 1; n <= 16 && i < n; i++) { /* a few members: by insertion */
+                struct member t = m[i];
+                size_t d = i;
+                for (; d > 0 && strcmp (m[d - 1].key, t.key) > 0; d--)
+                    m[d] = m[d - 1];
+                m[d] = t;
+            }
         }
         for (size_t i = 0; ok && i < n; i++)
             ok = put_str (b, m[i].key, strlen (m[i].key)) && canonical (b, m[i].val, depth + 1);
