@@ -434,23 +434,11 @@ int ccas_room_raise (struct ccas_roomidx *x, uint32_t i)
         return -1;
     x->leaf (x->arg, i, &s);
     /* the entry's own summary only goes up: raising it twice (or an entry
-     * made again where a rolled-back one was) counts it once */
+     * made again where a rolled-back one was) counts it once; the tree is
+     * recomputed above it at the next search, with the entries committed
+     * meanwhile (a job's new node is raised, then committed) */
     keep (x, i, &s, true);
-    if (x->sum_open) {
-        for (uint32_t k = x->gcap + i / G; k >= 1 && recompute (x, k); k /= 2)
-            ;
-        return 0;
-    }
-    /* a max-tree only needs the entry added on its way up, until a node has it already */
-    struct ccas_room r;
-    ccas_room_closed (&r);
-    union_slots (x, i, i + 1, &r);
-    for (uint32_t k = x->gcap + i / G; k >= 1; k /= 2) {
-        struct ccas_room before = x->t[k];
-        add (x, &x->t[k], &r);
-        if (same (&before, &x->t[k]))
-            break;
-    }
+    mark (x, i / G);
     return 0;
 }
 

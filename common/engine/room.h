@@ -19,8 +19,8 @@
  * Invariant: every kept summary is at least the entry's summary in the state
  * the owner last committed (ccas_room_update()), or the largest raised since
  * (ccas_room_raise()), and every tree node the union of those below it (as
- * a search or ccas_room_root() sees it: the tree nodes above committed
- * entries are recomputed then, once for all the entries committed since).  An
+ * a search or ccas_room_root() sees it: the tree nodes above entries
+ * committed or raised are recomputed then, once for all of them).  An
  * owner's entries only shrink between commits (resources are consumed, nodes
  * close), so the index is never below the truth and never skips an entry
  * that could take the request.  An owner that tries something and may roll
@@ -124,9 +124,9 @@ void ccas_room_destroy (struct ccas_roomidx *x);
  * final.  Returns 0, -1 when out of memory (growing the index). */
 int ccas_room_update (struct ccas_roomidx *x, uint32_t i);
 
-/* Raise entry `i`'s kept summary to what it is now, without lowering
- * anything (an entry made while trying something that may be rolled back).
- * Returns 0, -1 when out of memory. */
+/* Raise entry `i`'s kept summary to what it is now, without lowering it
+ * (an entry made while trying something that may be rolled back); the tree
+ * above it follows at the next search.  Returns 0, -1 when out of memory. */
 int ccas_room_raise (struct ccas_roomidx *x, uint32_t i);
 
 /* Commit that the list has `n` entries: entries past it (made for attempts
