@@ -9,6 +9,14 @@
 #include "engine/room.h"
 
 #define G CCAS_ROOM_GROUP
+/* Children of a tree node: a power of two.  Four children, contiguous, are
+ * read about as fast as two, and a tree of a million entries is then 9
+ * levels deep, not 17: half as many nodes to recompute above a commit, and
+ * to wait for on the way down. */
+#define LOGW 2
+#define W (1u << LOGW)
+/* Levels below the root at most (W^14 groups: 2^31 entries). */
+#define MAX_DEPTH 14
 
 /* An entry's kept summary: a struct ccas_room without the staircase, which
  * res[0] and res[1] give.  With thresholds, `level` is how many of them
@@ -25,11 +33,14 @@ struct slot {
 };
 
 struct ccas_roomidx {
-    struct ccas_room *t;               /* t[1] is the root; group g (entries g*G..) is t[gcap + g] */
+    /* t[0] is the root, node k's children are t[W*k + 1 .. W*k + W], level
+     * by level; group g (entries g*G..) is t[base + g], the deepest level */
+    struct ccas_room *t;
     struct slot *e;                    /* entries (room for gcap * G; only the first n are set) */
     uint16_t (*cnt)[CCAS_ROOM_STAIRS]; /* the entries' counts, if kept without thresholds */
-    uint32_t gcap;                     /* groups: a power of two */
-    uint32_t depth;                    /* gcap = 1 << depth */
+    uint32_t gcap;                     /* groups: a power of W */
+    uint32_t depth;                    /* gcap = W^depth */
+    uint32_t base;                     /* the first group's node */
     uint32_t n;                        /* entries the tree covers */
     bool sum_open;
     bool use_stairs;
@@ -234,6 +245,12 @@ static void keep (struct ccas_roomidx *x, uint32_t i, const struct ccas_room *s,
     e->clevel = clevel > e->clevel ? clevel : e->clevel;
 }
 
+/* The first tree node of level d (the root's is 0). */
+static size_t level_first (uint32_t d)
+{
+    return (((size_t)1 << (LOGW * d)) - 1) / (W - 1);
+}
+
 /* A closed summary, to start unions from. */
 static struct ccas_room closed_room (void)
 {
@@ -253,13 +270,15 @@ static bool recompute (struct ccas_roomidx *x, uint32_t k)
         closed = closed_room ();
         closed_ready = true;
     }
-    if (k >= x->gcap) {
-        uint32_t first = (k - x->gcap) * G, last = first + G < x->n ? first + G : x->n;
+    if (k >= x->base) {
+        uint32_t first = (k - x->base) * G, last = first + G < x->n ? first + G : x->n;
         memcpy (&s, &closed, sizeof (s));
         union_slots (x, first, last, &s);
     } else {
-        memcpy (&s, &x->t[2 * k], sizeof (s));
-        add (x, &s, &x->t[2 * k + 1]);
+        const struct ccas_room *c = &x->t[W * k + 1];
+        memcpy (&s, c, sizeof (s));
+        for (uint32_t j = 1; j < W; j++)
+            add (x, &s, &c[j]);
     }
     if (same (&s, &x->t[k]))
         return false;
@@ -288,7 +307,7 @@ static void mark (struct ccas_roomidx *x, uint32_t g)
     if (x->ndirty < x->dirtycap)
         x->dirty[x->ndirty++] = g;
     else /* no list at all (out of memory): recompute it now */
-        for (uint32_t k = x->gcap + g; k >= 1 && recompute (x, k); k /= 2)
+        for (uint32_t k = x->base + g; recompute (x, k) && k > 0; k = (k - 1) / W)
             ;
 }
 
@@ -309,14 +328,14 @@ static void flush (struct ccas_roomidx *x)
     if (n > 1)
         qsort (v, n, sizeof (*v), cmp_u32);
     for (uint32_t i = 0; i < n; i++) /* tree nodes, each once */
-        if (m == 0 || v[m - 1] != x->gcap + v[i])
-            v[m++] = x->gcap + v[i];
+        if (m == 0 || v[m - 1] != x->base + v[i])
+            v[m++] = x->base + v[i];
     for (n = m; n > 0; n = m) {
         m = 0;
         for (uint32_t i = 0; i < n; i++) { /* (v[m] is written after v[i] is read) */
             uint32_t k = v[i];
-            if (recompute (x, k) && k > 1 && (m == 0 || v[m - 1] != k / 2))
-                v[m++] = k / 2;
+            if (recompute (x, k) && k > 0 && (m == 0 || v[m - 1] != (k - 1) / W))
+                v[m++] = (k - 1) / W;
         }
     }
     x->ndirty = 0;
@@ -335,11 +354,12 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
     if ((x->use_stairs = stairs != NULL))
         memcpy (x->stairs, stairs, sizeof (x->stairs));
     x->gcap = 1;
-    while ((uint64_t)x->gcap * G < hint && x->depth < 28) {
-        x->gcap *= 2;
+    while ((uint64_t)x->gcap * G < hint && x->depth < MAX_DEPTH) {
+        x->gcap *= W;
         x->depth++;
     }
-    x->t = malloc (2 * (size_t)x->gcap * sizeof (*x->t));
+    x->base = (uint32_t)level_first (x->depth);
+    x->t = malloc (((size_t)x->base + x->gcap) * sizeof (*x->t));
     x->e = malloc ((size_t)x->gcap * G * sizeof (*x->e));
     if (x->use_counts && !x->use_stairs && !(x->cnt = malloc ((size_t)x->gcap * G * sizeof (*x->cnt))))
         x->e = (free (x->e), NULL);
@@ -347,7 +367,7 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
         ccas_room_destroy (x);
         return NULL;
     }
-    for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
+    for (size_t k = 0; k < (size_t)x->base + x->gcap; k++)
         ccas_room_closed (&x->t[k]);
     return x;
 }
@@ -363,18 +383,18 @@ void ccas_room_destroy (struct ccas_roomidx *x)
     free (x);
 }
 
-/* Double the groups until entry `i` fits, in place: the old tree becomes the
- * new root's left subtree (node k at depth d moves to k + 2^d, deepest level
- * first, each into space the level below has left).  The new entries are
- * left unwritten (cover() sets them as n reaches them): a doubling that is
- * half used touches half the memory, which at a million nodes is what the
- * kernel spends its time zeroing. */
+/* Multiply the groups by W until entry `i` fits, in place: the old tree
+ * becomes the new root's first subtree (the node at place p of level d moves
+ * to place p of level d + 1, deepest level first, each into space the level
+ * below has left).  The new entries are left unwritten (cover() sets them as
+ * n reaches them): an index that grows touches what it uses, which at a
+ * million nodes is what the kernel spends its time zeroing. */
 static int grow_to (struct ccas_roomidx *x, uint32_t i)
 {
     while (i / G >= x->gcap) {
-        if (x->depth >= 28)
+        if (x->depth >= MAX_DEPTH)
             return -1;
-        uint32_t gcap = x->gcap * 2;
+        uint32_t gcap = x->gcap * W;
         struct slot *e = realloc (x->e, (size_t)gcap * G * sizeof (*e));
         if (!e)
             return -1;
@@ -385,20 +405,21 @@ static int grow_to (struct ccas_roomidx *x, uint32_t i)
                 return -1;
             x->cnt = cnt;
         }
-        struct ccas_room *t = realloc (x->t, 2 * (size_t)gcap * sizeof (*t));
+        struct ccas_room *t = realloc (x->t, (level_first (x->depth + 1) + gcap) * sizeof (*t));
         if (!t)
             return -1; /* the entries have room to spare: harmless */
         x->t = t;
         for (uint32_t d = x->depth + 1; d-- > 0;) {
-            uint32_t first = 1u << d;
-            memcpy (&t[2 * first], &t[first], first * sizeof (*t));
-            for (uint32_t k = 2 * first + first; k < 4 * first; k++)
+            size_t from = level_first (d), to = level_first (d + 1), count = (size_t)1 << (LOGW * d);
+            memmove (&t[to], &t[from], count * sizeof (*t));
+            for (size_t k = to + count; k < to + count * W; k++)
                 ccas_room_closed (&t[k]);
         }
         x->gcap = gcap;
         x->depth++;
-        ccas_room_closed (&t[1]);
-        add (x, &t[1], &t[2]);
+        x->base = (uint32_t)level_first (x->depth);
+        ccas_room_closed (&t[0]);
+        add (x, &t[0], &t[1]);
     }
     return 0;
 }
@@ -456,14 +477,14 @@ void ccas_room_clear (struct ccas_roomidx *x)
 {
     x->n = 0;
     x->ndirty = 0;
-    for (size_t k = 0; k < 2 * (size_t)x->gcap; k++)
+    for (size_t k = 0; k < (size_t)x->base + x->gcap; k++)
         ccas_room_closed (&x->t[k]);
 }
 
 const struct ccas_room *ccas_room_root (struct ccas_roomidx *x)
 {
     flush (x);
-    return &x->t[1];
+    return &x->t[0];
 }
 
 /* Whether res meets all of one of the request's options (if it has any). */
@@ -544,24 +565,24 @@ static int64_t scan_group (const struct ccas_roomidx *x, uint32_t g, uint32_t fr
     return -1;
 }
 
-/* The first entry of tree node k's subtree. */
-static uint64_t subtree_start (const struct ccas_roomidx *x, uint32_t k)
+/* The first entry of the subtree of tree node k, at level d. */
+static uint64_t subtree_start (const struct ccas_roomidx *x, uint32_t k, uint32_t d)
 {
-    uint32_t d = 31 - (uint32_t)__builtin_clz (k); /* k's depth */
-    return ((uint64_t)(k - (1u << d)) << (x->depth - d)) * G;
+    return ((uint64_t)(k - level_first (d)) << (LOGW * (x->depth - d))) * G;
 }
 
-/* The first entry below tree node k (which passes) in [.., end) that passes, or -1. */
-static int64_t descend (const struct ccas_roomidx *x, uint32_t k, uint32_t end,
+/* The first entry below tree node k (which passes), at level d, in [.., end)
+ * that passes, or -1. */
+static int64_t descend (const struct ccas_roomidx *x, uint32_t k, uint32_t d, uint32_t end,
                         const struct ccas_room_need *n)
 {
-    if (k >= x->gcap)
-        return scan_group (x, k - x->gcap, 0, end, n);
-    for (uint32_t c = 2 * k; c <= 2 * k + 1; c++) {
-        if (subtree_start (x, c) >= end)
+    if (d == x->depth)
+        return scan_group (x, k - x->base, 0, end, n);
+    for (uint32_t c = W * k + 1; c <= W * k + W; c++) {
+        if (subtree_start (x, c, d + 1) >= end)
             return -1;
         if (ccas_room_passes (&x->t[c], n)) {
-            int64_t r = descend (x, c, end, n);
+            int64_t r = descend (x, c, d + 1, end, n);
             if (r >= 0)
                 return r;
         }
@@ -576,22 +597,22 @@ int64_t ccas_room_first (struct ccas_roomidx *x, uint32_t from, uint32_t end, co
         end = x->n;
     if (from >= end)
         return -1;
-    uint32_t k = x->gcap + from / G;
+    uint32_t k = x->base + from / G;
     if (ccas_room_passes (&x->t[k], n)) {
         int64_t r = scan_group (x, from / G, from, end, n);
         if (r >= 0)
             return r;
     }
-    /* up from the group: each right sibling on the way covers what comes next */
-    for (; k > 1; k /= 2) {
-        if (k & 1)
-            continue;
-        if (subtree_start (x, k + 1) >= end)
-            return -1;
-        if (ccas_room_passes (&x->t[k + 1], n)) {
-            int64_t r = descend (x, k + 1, end, n);
-            if (r >= 0)
-                return r;
+    /* up from the group: the siblings to the right on the way cover what comes next */
+    for (uint32_t d = x->depth; d > 0; d--, k = (k - 1) / W) {
+        for (uint32_t s = k + 1; (s - 1) / W == (k - 1) / W; s++) {
+            if (subtree_start (x, s, d) >= end)
+                return -1;
+            if (ccas_room_passes (&x->t[s], n)) {
+                int64_t r = descend (x, s, d, end, n);
+                if (r >= 0)
+                    return r;
+            }
         }
     }
     return -1;

@@ -8,7 +8,7 @@
  * has free of a few tracked resources, its bucket, whether it is open at all,
  * idle, inside or outside a placement group, and for a placement group how
  * many open members it has and how many more nodes it may take.  The index
- * keeps a binary tree over groups of CCAS_ROOM_GROUP consecutive entries;
+ * keeps a tree (four children a node) over groups of CCAS_ROOM_GROUP entries;
  * each tree node holds the union of the summaries below it (the largest of
  * each figure, all flags and buckets), so a subtree none of whose entries
  * could take the request is skipped whole.  Finding the next candidate costs
