@@ -505,6 +505,11 @@ const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x, co
     return n;
 }
 
+void ccas_candidates_prefetch (const struct ccas_candidates *x, const struct ccas_constraint *k)
+{
+    __builtin_prefetch (&x->needs[ccas_constraint_info (k)->id]);
+}
+
 bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b)
 {
     return need->buckets & bucket_bit (b);

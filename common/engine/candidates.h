@@ -48,6 +48,9 @@ void ccas_candidates_destroy (struct ccas_candidates *x);
 const struct ccas_room_need *ccas_candidates_need (struct ccas_candidates *x,
                                                    const struct ccas_constraint *k);
 
+/* Ask memory now for what ccas_candidates_need() reads for `k` (a hint). */
+void ccas_candidates_prefetch (const struct ccas_candidates *x, const struct ccas_constraint *k);
+
 /* Whether a node of bucket `b` may meet `need` as far as its bucket goes (a
  * bucket outside ruled out every node of it). */
 bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b);

@@ -630,6 +630,27 @@ static bool place (struct engine *e, struct ccas_job *j)
     return place_spread (e, j);
 }
 
+/* What the jobs a few places ahead will read first, asked of memory now:
+ * their constraints, then (once those have come) what the pass keeps for
+ * them.  Jobs of many shapes read each its own, scattered over a hundred
+ * megabytes at a million jobs, and waited for each in turn. */
+static const struct ccas_constraint *first_constraint (const struct ccas_job *j)
+{
+    return j->nchunks ? j->chunks[0].cons : NULL;
+}
+
+static void prefetch_job (struct engine *e, size_t i)
+{
+    enum { AHEAD = 8 };
+    const struct ccas_constraint *k;
+    if (i + 2 * AHEAD < e->jobs->n && (k = first_constraint (&e->jobs->v[i + 2 * AHEAD])))
+        __builtin_prefetch (ccas_constraint_info (k));
+    if (i + AHEAD < e->jobs->n && (k = first_constraint (&e->jobs->v[i + AHEAD]))) {
+        __builtin_prefetch (shape_of (e, k));
+        ccas_candidates_prefetch (e->cand, k);
+    }
+}
+
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
                 struct ccas_error *err)
 {
@@ -653,6 +674,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
     }
     for (size_t i = 0; i < jobs->n; i++) {
         struct ccas_job *j = &jobs->v[i];
+        prefetch_job (&e, i);
         if (j->running || j->ignore)
             continue;
         st.jobs++;
@@ -680,7 +702,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
             goto done;
         }
     }
-    for (size_t i = 0; i < c->nnodes; i++) {
+    for (size_t i = 0; stats && i < c->nnodes; i++) { /* (a read of every node: only when asked) */
         if (c->nodes[i]->kind == CCAS_NODE_NEW)
             st.new_nodes++;
         else if (c->nodes[i]->njobs > 0)
