@@ -578,6 +578,8 @@ static int64_t descend (const struct ccas_roomidx *x, uint32_t k, uint32_t d, ui
 {
     if (d == x->depth)
         return scan_group (x, k - x->base, 0, end, n);
+    for (uint32_t c = W * k + 1; c <= W * k + W; c++) /* (read in parallel, not in turn) */
+        __builtin_prefetch (&x->t[c]);
     for (uint32_t c = W * k + 1; c <= W * k + W; c++) {
         if (subtree_start (x, c, d + 1) >= end)
             return -1;
