@@ -48,10 +48,11 @@ struct ccas_roomidx {
     float stairs[CCAS_ROOM_STAIRS];
     ccas_room_leaf_f leaf;
     void *arg;
-    /* groups whose entries were committed lower and whose tree nodes wait
-     * to be recomputed (see flush()): above the truth meanwhile, never below */
+    /* groups whose entries changed and whose tree nodes wait to be
+     * recomputed (see flush(), which every reader of the tree calls first) */
     uint32_t *dirty;
     uint32_t ndirty, dirtycap;
+    struct ccas_room closed; /* a closed summary, to start unions from */
 };
 
 /* Groups a flush waits for at most. */
@@ -114,10 +115,9 @@ static float maxf (float a, float b)
     return a > b ? a : b;
 }
 
-/* *p = the union of *p and *s.  Fixed-length loops without tests inside, so
- * that the compiler makes them vector instructions: a staircase or counts an
- * index does not keep are -INFINITY or 0 everywhere, which a union leaves as
- * they are. */
+/* *p = the union of *p and *s.  Fixed-length loops without tests inside: a
+ * staircase or counts an index does not keep are -INFINITY or 0 everywhere,
+ * which a union leaves as they are. */
 static inline void add (const struct ccas_roomidx *x, struct ccas_room *p, const struct ccas_room *s)
 {
     for (int r = 0; r < CCAS_ROOM_NRES; r++)
@@ -251,28 +251,14 @@ static size_t level_first (uint32_t d)
     return (((size_t)1 << (LOGW * d)) - 1) / (W - 1);
 }
 
-/* A closed summary, to start unions from. */
-static struct ccas_room closed_room (void)
-{
-    struct ccas_room s;
-    ccas_room_closed (&s);
-    return s;
-}
-
 /* Recompute tree node k from its children (or its entries); true if it changed.
  * Summaries are copied whole (padding too) so that same() compares them. */
 static bool recompute (struct ccas_roomidx *x, uint32_t k)
 {
-    static struct ccas_room closed;
-    static bool closed_ready;
     struct ccas_room s;
-    if (!closed_ready) {
-        closed = closed_room ();
-        closed_ready = true;
-    }
     if (k >= x->base) {
         uint32_t first = (k - x->base) * G, last = first + G < x->n ? first + G : x->n;
-        memcpy (&s, &closed, sizeof (s));
+        memcpy (&s, &x->closed, sizeof (s));
         union_slots (x, first, last, &s);
     } else {
         const struct ccas_room *c = &x->t[W * k + 1];
@@ -286,9 +272,9 @@ static bool recompute (struct ccas_roomidx *x, uint32_t k)
     return true;
 }
 
-/* Group g's entries changed (lower, or no longer covered): its tree nodes
- * are recomputed at the next flush().  Kept higher meanwhile, they only make
- * a search look further; a search flushes first all the same. */
+/* Group g's entries changed (committed, raised, or no longer covered): its
+ * tree nodes are recomputed at the next flush(), which every search and
+ * ccas_room_root() make first. */
 static void flush (struct ccas_roomidx *x);
 
 static void mark (struct ccas_roomidx *x, uint32_t g)
@@ -351,6 +337,7 @@ struct ccas_roomidx *ccas_room_create (int mode, uint32_t hint, const float *sta
     x->use_counts = mode & CCAS_ROOM_COUNTS;
     x->leaf = leaf;
     x->arg = arg;
+    ccas_room_closed (&x->closed);
     if ((x->use_stairs = stairs != NULL))
         memcpy (x->stairs, stairs, sizeof (x->stairs));
     x->gcap = 1;
