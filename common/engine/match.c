@@ -106,7 +106,7 @@ static struct ccas_bucket **shared_list (struct engine *e, const struct ranked *
     *p++ = '.'; /* no key is empty */
     *p = '\0';
     int id = ccas_resdict_find (e->lists, key);
-    if (id >= 0) {
+    if (id >= 0 && e->list_v) { /* (a known key always has its list) */
         list = e->list_v[id];
         goto done;
     }
@@ -123,7 +123,7 @@ static struct ccas_bucket **shared_list (struct engine *e, const struct ranked *
         goto done;
     for (uint32_t i = 0; i < n; i++)
         list[i] = r[i].b;
-    if ((id = ccas_resdict_intern (e->lists, key)) < 0) {
+    if (!e->list_v || (id = ccas_resdict_intern (e->lists, key)) < 0) {
         free (list);
         list = NULL;
         goto done;
@@ -446,7 +446,7 @@ static const char *keep (struct engine *e, const char *text)
     if (!e->reasons && !(e->reasons = ccas_resdict_create ()))
         return "out of memory";
     int id = ccas_resdict_find (e->reasons, text);
-    if (id >= 0)
+    if (id >= 0 && e->reason_text) /* (a known text always has its copy) */
         return e->reason_text[id];
     size_t n = ccas_resdict_count (e->reasons);
     if (n == e->reason_cap) {
@@ -459,7 +459,7 @@ static const char *keep (struct engine *e, const char *text)
     }
     size_t size = strlen (text) + 1;
     char *p = ccas_jobs_alloc (e->jobs, size);
-    if (!p || (id = ccas_resdict_intern (e->reasons, text)) < 0)
+    if (!p || !e->reason_text || (id = ccas_resdict_intern (e->reasons, text)) < 0)
         return "out of memory";
     memcpy (p, text, size);
     return e->reason_text[id] = p;
@@ -712,7 +712,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
         *stats = st;
     rc = 0;
 done:
-    for (size_t i = 0; e.lists && i < ccas_resdict_count (e.lists); i++)
+    for (size_t i = 0; e.lists && e.list_v && i < ccas_resdict_count (e.lists); i++)
         free (e.list_v[i]);
     free (e.list_v);
     ccas_resdict_destroy (e.lists);

@@ -193,11 +193,20 @@ static void union_slots (const struct ccas_roomidx *x, uint32_t first, uint32_t 
     }
 }
 
-/* Summaries are built from closed ones (padding included: memset), so that
- * memcmp compares them. */
+/* Member by member: a bytewise compare of the whole struct would read its
+ * padding, and the arrays hold floats that == judges (no NaN is stored). */
 static bool same (const struct ccas_room *a, const struct ccas_room *b)
 {
-    return memcmp (a, b, sizeof (*a)) == 0;
+    if (a->buckets != b->buckets || a->open != b->open || a->idle != b->idle || a->grow != b->grow ||
+        a->open_grow != b->open_grow || a->idle_grow != b->idle_grow || a->flags != b->flags)
+        return false;
+    for (int r = 0; r < CCAS_ROOM_NRES; r++)
+        if (a->res[r] != b->res[r])
+            return false;
+    for (int l = 0; l < CCAS_ROOM_STAIRS; l++)
+        if (a->stair[l] != b->stair[l] || a->count[l] != b->count[l])
+            return false;
+    return true;
 }
 
 static void slot_closed (struct slot *e)

@@ -227,7 +227,8 @@ static bool canonical (struct buf *b, json_object *j, int depth)
         struct member few[16], *m = n <= 16 ? few : malloc (n * sizeof (*m));
         bool ok = m != NULL && put (b, "{", 1);
         if (m) {
-            json_object_object_foreach (j, key, val) m[k++] = (struct member){key, val};
+            json_object_object_foreach (j, key, val) if (k < n) m[k++] = (struct member){key, val};
+            n = k; /* (the members the walk gave, however many it said) */
             if (n > 16)
                 qsort (m, n, sizeof (*m), cmp_member);
             for (size_t i = 1; n <= 16 && i < n; i++) { /* a few members: by insertion */
