@@ -16,19 +16,27 @@
 #include "util/failpoint.h"
 #include "util/file.h"
 
-char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct ccas_error *err)
+int ccas_file_open_stat (const char *path, struct stat *st, struct ccas_error *err)
 {
-    struct stat st;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         ccas_errorf (err, "%s: %s", path, strerror (errno));
-        return NULL;
+        return -1;
     }
-    if (fstat (fd, &st) < 0) {
+    if (fstat (fd, st) < 0) {
         ccas_errorf (err, "%s: %s", path, strerror (errno));
         close (fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+char *ccas_file_read (const char *path, size_t max_bytes, size_t *lenp, struct ccas_error *err)
+{
+    struct stat st;
+    int fd = ccas_file_open_stat (path, &st, err);
+    if (fd < 0)
+        return NULL;
     if (S_ISDIR (st.st_mode)) {
         ccas_errorf (err, "%s: is a directory", path);
         close (fd);

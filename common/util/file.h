@@ -14,6 +14,12 @@
 
 #include "util/error.h"
 
+/* Opens `path` read-only (close-on-exec) and fstats the open descriptor into
+ * *st, so that the file checked is the file read.  Returns the descriptor,
+ * which the caller closes, or -1 with `err` set (naming `path`). */
+struct stat;
+int ccas_file_open_stat (const char *path, struct stat *st, struct ccas_error *err);
+
 /* Read a whole file (or pipe), refusing more than `max_bytes`.  Returns
  * malloc'ed bytes, NUL-terminated (caller frees), and their length. */
 char *ccas_file_read (const char *path, size_t max_bytes, size_t *len, struct ccas_error *err);

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/file.h"
 #include "util/secret.h"
 
 void ccas_secret_no_dump (void)
@@ -66,17 +66,9 @@ char *ccas_secret_read_file (const char *path, struct ccas_error *err)
 {
     char buf[4096];
     struct stat st;
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ccas_errorf (err, "%s: %s", path, strerror (errno));
+    int fd = ccas_file_open_stat (path, &st, err);
+    if (fd < 0)
         return NULL;
-    }
-    /* fstat on the open descriptor so the file checked is the file read */
-    if (fstat (fd, &st) < 0) {
-        ccas_errorf (err, "%s: %s", path, strerror (errno));
-        close (fd);
-        return NULL;
-    }
     if (check_stat (path, &st, "a password", err) < 0) {
         close (fd);
         return NULL;

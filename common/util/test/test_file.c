@@ -74,6 +74,33 @@ static void test_read_refuses (void **state)
     unlink (path);
 }
 
+/* The descriptor and the stat are of one file: the one opened. */
+static void test_open_stat (void **state)
+{
+    (void)state;
+    char path[128];
+    struct stat st, by_path;
+    struct ccas_error err = {""};
+
+    path_of (path, sizeof (path), "absent");
+    assert_int_equal (ccas_file_open_stat (path, &st, &err), -1);
+    assert_true (strncmp (err.text, path, strlen (path)) == 0);
+    assert_non_null (strstr (err.text, "No such file or directory"));
+
+    path_of (path, sizeof (path), "present");
+    write_bytes (path, "abc", 3);
+    int fd = ccas_file_open_stat (path, &st, &err);
+    assert_true (fd >= 0);
+    assert_int_equal (stat (path, &by_path), 0);
+    assert_int_equal (st.st_ino, by_path.st_ino);
+    assert_int_equal (st.st_size, 3);
+    assert_true (fcntl (fd, F_GETFD) & FD_CLOEXEC);
+    char buf[4];
+    assert_int_equal (read (fd, buf, sizeof (buf)), 3);
+    close (fd);
+    unlink (path);
+}
+
 static void test_read_regular (void **state)
 {
     static const struct {
@@ -411,6 +438,7 @@ int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_read_refuses),
+        cmocka_unit_test (test_open_stat),
         cmocka_unit_test (test_read_regular),
         cmocka_unit_test (test_read_pipe),
         cmocka_unit_test (test_read_sizeless_file),
