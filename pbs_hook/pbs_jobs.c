@@ -295,6 +295,28 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
     return rc;
 }
 
+/* The table's entry for `id`, a key just interned: the one made for it before,
+ * or a new zeroed entry (*fresh set) the caller fills in.  NULL when out of
+ * memory. */
+static struct shape *shape_entry (struct shapes *sh, int id, bool *fresh)
+{
+    *fresh = false;
+    if ((size_t)id < sh->n)
+        return &sh->v[id];
+    if (sh->n == sh->cap) {
+        size_t cap = sh->cap ? sh->cap * 2 : 16;
+        struct shape *v = realloc (sh->v, cap * sizeof (*v));
+        if (!v)
+            return NULL;
+        sh->v = v;
+        sh->cap = cap;
+    }
+    struct shape *s = &sh->v[sh->n++];
+    memset (s, 0, sizeof (*s));
+    *fresh = true;
+    return s;
+}
+
 static const struct shape *shape_of (struct ccas_cluster *c, struct shapes *sh, const char *select,
                                      const char *place)
 {
@@ -309,20 +331,10 @@ static const struct shape *shape_of (struct ccas_cluster *c, struct shapes *sh, 
         free (key);
     if (id < 0)
         return NULL;
-    if ((size_t)id < sh->n)
-        return &sh->v[id];
-    if (sh->n == sh->cap) {
-        size_t cap = sh->cap ? sh->cap * 2 : 16;
-        struct shape *v = realloc (sh->v, cap * sizeof (*v));
-        if (!v)
-            return NULL;
-        sh->v = v;
-        sh->cap = cap;
-    }
-    struct shape *s = &sh->v[sh->n++];
+    bool fresh;
+    struct shape *s = shape_entry (sh, id, &fresh);
     struct ccas_error err = {""};
-    memset (s, 0, sizeof (*s));
-    if (compile_shape (c, select, place, s, &err) < 0)
+    if (s && fresh && compile_shape (c, select, place, s, &err) < 0)
         s->error = strdup (err.text);
     return s;
 }
@@ -344,20 +356,14 @@ static const struct shape *never_shape (struct ccas_cluster *c, struct shapes *s
         ccas_errorf (err, "out of memory");
         return NULL;
     }
-    if ((size_t)id < sh->n)
-        return &sh->v[id];
-    if (sh->n == sh->cap) {
-        size_t cap = sh->cap ? sh->cap * 2 : 16;
-        struct shape *v = realloc (sh->v, cap * sizeof (*v));
-        if (!v) {
-            ccas_errorf (err, "out of memory");
-            return NULL;
-        }
-        sh->v = v;
-        sh->cap = cap;
+    bool fresh;
+    struct shape *s = shape_entry (sh, id, &fresh);
+    if (!s) {
+        ccas_errorf (err, "out of memory");
+        return NULL;
     }
-    struct shape *s = &sh->v[sh->n++];
-    memset (s, 0, sizeof (*s));
+    if (!fresh)
+        return s;
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "never", json_object_new_string (why));
     s->nchunks = 1;
