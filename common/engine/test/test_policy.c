@@ -19,7 +19,7 @@
 #include "conf/conf.h"
 #include "engine/policy.h"
 #include "model/cluster.h"
-#include "util/json.h"
+#include "model/test/fixture.h"
 
 #define CAPACITY_MSG                                                                                         \
     "AllocationFailed: Allocation failed. We do not have sufficient capacity for the requested VM size"
@@ -32,39 +32,26 @@ struct fixture {
 
 static struct fixture *setup_fixture (double backoff)
 {
-    struct ccas_error err = {""};
     struct fixture *f = calloc (1, sizeof (*f));
+    char extra[512];
     snprintf (f->dir, sizeof (f->dir), "/tmp/ccas-policy.XXXXXX");
-    assert_non_null (mkdtemp (f->dir));
-    char text[512];
-    snprintf (text, sizeof (text),
-              "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
-              " \"logging\": {\"syslog\": false}, \"state_dir\": \"%s\", \"capacity_failure_backoff\": %g,"
+    fx_dir_make (f->dir);
+    snprintf (extra, sizeof (extra),
+              "{\"state_dir\": \"%s\", \"capacity_failure_backoff\": %g,"
               " \"breaker\": {\"threshold\": 2, \"cooldown\": 600}}",
               f->dir, backoff);
-    f->cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
-    assert_non_null (f->cfg);
-    json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
-    struct ccas_status *status = ccas_status_from_json (st, "test", &err);
-    assert_non_null (status);
-    f->c = ccas_cluster_create (f->cfg, status, NULL, &err);
-    assert_non_null (f->c);
+    f->cfg = fx_config (extra);
+    f->c = fx_cluster (f->cfg, "match-status.json", NULL, NULL);
     return f;
 }
 
 static void teardown_fixture (struct fixture *f)
 {
-    char path[128];
     ccas_cluster_destroy (f->c);
     ccas_config_destroy (f->cfg);
-    snprintf (path, sizeof (path), "%s/breakers.json", f->dir);
-    unlink (path);
-    snprintf (path, sizeof (path), "%s/holds.json", f->dir);
-    unlink (path);
-    rmdir (f->dir);
+    fx_dir_remove (f->dir);
     free (f);
 }
-
 static bool file_exists (const struct fixture *f, const char *name)
 {
     char path[128];

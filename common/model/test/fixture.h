@@ -6,9 +6,12 @@
 #ifndef CCAS_TEST_FIXTURE_H
 #define CCAS_TEST_FIXTURE_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccapi/ccapi.h"
 #include "conf/conf.h"
@@ -181,6 +184,31 @@ static inline struct ccas_node *fx_node (const struct ccas_cluster *c, const cha
     if (!n)
         fail_msg ("no node %s", name);
     return n;
+}
+
+/* A fresh directory for a test's state files, made from `tmpl` (a mkdtemp
+ * template, XXXXXX at the end, overwritten); fails the test if it cannot. */
+static inline void fx_dir_make (char *tmpl)
+{
+    if (!mkdtemp (tmpl))
+        fail_msg ("mkdtemp %s failed", tmpl);
+}
+
+/* Removes the files a test left in `dir` (no subfolders), then `dir`. */
+static inline void fx_dir_remove (const char *dir)
+{
+    DIR *d = opendir (dir);
+    struct dirent *e;
+    char path[512];
+    while (d && (e = readdir (d)) != NULL) {
+        if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+            continue;
+        snprintf (path, sizeof (path), "%s/%s", dir, e->d_name);
+        unlink (path);
+    }
+    if (d)
+        closedir (d);
+    rmdir (dir);
 }
 
 #endif /* !CCAS_TEST_FIXTURE_H */
