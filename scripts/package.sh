@@ -36,7 +36,11 @@ if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
 tmp=$(mktemp -d)
 ccsim_pid=""
 cleanup () {
-    [ -n "$ccsim_pid" ] && kill "$ccsim_pid" 2>/dev/null
+    # ccsim writes its state into $tmp as it exits: wait, or rm races it
+    if [ -n "$ccsim_pid" ]; then
+        kill "$ccsim_pid" 2>/dev/null
+        wait "$ccsim_pid" 2>/dev/null
+    fi
     $sudo dpkg --purge ccautoscale ccsim >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
