@@ -430,7 +430,7 @@ static bool record_in_set (const struct ccas_record *r, const struct ccas_create
     if (s->placement_group &&
         (!r->placement_group_id || strcmp (r->placement_group_id, s->placement_group) != 0))
         return false;
-    return true;
+    return ccas_record_made_with (r, s->node_attributes);
 }
 
 /* Rebuild a result from the nodes a request made, after its answer was lost. */
@@ -447,12 +447,19 @@ static struct ccas_create_result *recovered_result (const struct ccas_create_req
         ccas_errorf (err, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < req->nsets; i++)
-        for (size_t k = 0; k < nodes->nnodes && res->sets[i].added < req->sets[i].count; k++)
-            if (!used[k] && record_in_set (&nodes->nodes[k], &req->sets[i])) {
-                used[k] = true;
-                res->sets[i].added++;
-            }
+    /* sets with a Configuration first: a set without one would take their
+     * nodes too, and two sets may share a nodearray, type and group */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < req->nsets; i++) {
+            bool configured = ccas_json_get (req->sets[i].node_attributes, "Configuration") != NULL;
+            for (size_t k = 0;
+                 configured == (pass == 0) && k < nodes->nnodes && res->sets[i].added < req->sets[i].count;
+                 k++)
+                if (!used[k] && record_in_set (&nodes->nodes[k], &req->sets[i])) {
+                    used[k] = true;
+                    res->sets[i].added++;
+                }
+        }
     free (used);
     res->recovered = true;
     res->nodes = nodes;

@@ -24,6 +24,29 @@ bool ccas_record_is_settled (const struct ccas_record *n)
     return n->status && n->target_state && strcmp (n->status, n->target_state) == 0;
 }
 
+/* Every member of object `want` is in `have` with an equal value; objects
+ * inside are judged the same way, anything else by json_object_equal. */
+static bool settings_within (json_object *want, json_object *have)
+{
+    if (!json_object_is_type (want, json_type_object) || !json_object_is_type (have, json_type_object))
+        return json_object_equal (want, have) != 0;
+    json_object_object_foreach (want, key, value)
+    {
+        json_object *other = NULL;
+        if (!json_object_object_get_ex (have, key, &other) || !settings_within (value, other))
+            return false;
+    }
+    return true;
+}
+
+bool ccas_record_made_with (const struct ccas_record *n, json_object *node_attributes)
+{
+    json_object *want = ccas_json_get (node_attributes, "Configuration");
+    if (!want)
+        return true;
+    return n->raw && settings_within (want, ccas_json_get (n->raw, "Configuration"));
+}
+
 int ccas_record_parse (json_object *rec, struct ccas_record *out, struct ccas_error *err)
 {
     char brief[64];

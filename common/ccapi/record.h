@@ -50,6 +50,12 @@ bool ccas_record_is_ready (const struct ccas_record *n);   /* Status Ready with 
 bool ccas_record_is_failed (const struct ccas_record *n);  /* Status Failed */
 bool ccas_record_is_settled (const struct ccas_record *n); /* Status equals TargetState */
 
+/* Whether node `n` was made with `node_attributes` (a create set's, may be
+ * NULL): its Configuration holds every setting of theirs, nested objects
+ * compared key by key, since CycleCloud merges a create's Configuration over
+ * the nodearray's.  True when they carry no Configuration. */
+bool ccas_record_made_with (const struct ccas_record *n, json_object *node_attributes);
+
 /* Take ownership of `root`, a nodes response: `{"nodes": [...], "operation": {...}}`, or a
  * bare array of node records.  Takes ownership of `root`. */
 struct ccas_record_list *ccas_record_list_from_json (json_object *root, struct ccas_error *err);

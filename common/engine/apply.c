@@ -12,6 +12,7 @@
 #include "engine/apply.h"
 #include "engine/report.h"
 #include "util/events.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
@@ -208,30 +209,47 @@ static bool record_is (const struct ccas_record *r, const struct ccas_plan_creat
         return false;
     if ((pg == NULL) != (r->placement_group_id == NULL))
         return false;
-    return !pg || strcmp (pg, r->placement_group_id) == 0;
+    if (pg && strcmp (pg, r->placement_group_id) != 0)
+        return false;
+    return ccas_record_made_with (r, s->node_attributes);
 }
 
-/* Give each planned node the identity of a node the server made for its set. */
+/* Give set `s`'s nodes, up to as many as the server added for it, the
+ * identities of nodes made for it that no other set has taken. */
+static void name_set_nodes (struct ccas_plan *plan, struct ccas_plan_create *s,
+                            const struct ccas_record_list *list, bool *used)
+{
+    uint32_t k = 0, added = s->added > 0 ? (uint32_t)s->added : 0;
+    for (size_t r = 0; r < list->nnodes && k < s->count && k < added; r++) {
+        const struct ccas_record *rec = &list->nodes[r];
+        if (used[r] || !record_is (rec, s))
+            continue;
+        used[r] = true;
+        struct ccas_node *n = s->nodes[k++];
+        n->name = ccas_plan_strdup (plan, rec->name);
+        n->node_id = ccas_plan_strdup (plan, rec->node_id);
+        n->hostname = ccas_plan_strdup (plan, rec->hostname);
+        n->status = ccas_plan_strdup (plan, rec->status);
+    }
+}
+
+/* Give each planned node the identity of a node the server made for its set.
+ * Two sets may share a nodearray, type and group (their Configurations
+ * differ), and the server lists nodes in no promised order: so a set takes
+ * only nodes whose Configuration holds its own, sets with a Configuration
+ * choose first, and no set takes more than the server says it added. */
 static void name_new_nodes (struct ccas_plan *plan, const struct ccas_record_list *list)
 {
     bool *used = calloc (list->nnodes + 1, sizeof (*used));
     if (!used)
         return;
-    for (size_t i = 0; i < plan->ncreates; i++) {
-        struct ccas_plan_create *s = &plan->creates[i];
-        uint32_t k = 0;
-        for (size_t r = 0; r < list->nnodes && k < s->count; r++) {
-            const struct ccas_record *rec = &list->nodes[r];
-            if (used[r] || !record_is (rec, s))
-                continue;
-            used[r] = true;
-            struct ccas_node *n = s->nodes[k++];
-            n->name = ccas_plan_strdup (plan, rec->name);
-            n->node_id = ccas_plan_strdup (plan, rec->node_id);
-            n->hostname = ccas_plan_strdup (plan, rec->hostname);
-            n->status = ccas_plan_strdup (plan, rec->status);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < plan->ncreates; i++) {
+            struct ccas_plan_create *s = &plan->creates[i];
+            bool configured = ccas_json_get (s->node_attributes, "Configuration") != NULL;
+            if (configured == (pass == 0))
+                name_set_nodes (plan, s, list, used);
         }
-    }
     free (used);
 }
 

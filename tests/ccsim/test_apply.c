@@ -430,6 +430,73 @@ static void test_lost_answer_recovered (void **state)
     unsetenv ("CCAS_TEST_NO_SLEEP");
 }
 
+/* The group a named node of set `set` was made with (its Configuration's
+ * autoscale.group), as ccsim has it. */
+static void check_group (struct sim *s, const struct ccas_plan_create *set, const char *group)
+{
+    for (uint32_t k = 0; k < set->count && set->nodes[k]->name; k++) {
+        json_object *rec = sim_node (s, set->nodes[k]->name);
+        const char *g =
+            ccas_json_str (ccas_json_get (ccas_json_get (rec, "Configuration"), "autoscale"), "group");
+        if (!g || strcmp (g, group) != 0)
+            fail_msg ("%s was made for group %s, named for a node of group %s", set->nodes[k]->name,
+                      g ? g : "(none)", group);
+        json_object_put (rec);
+    }
+}
+
+/* Two sets in one nodearray, type and group, told apart only by their
+ * Configuration: the first gets no capacity, the second its nodes.  Each
+ * planned node is named after a node made for its own set — whether the
+ * create's answer arrives or is lost and rebuilt from the request id. */
+static void two_configured_sets (struct sim *s, bool lose_answer)
+{
+    struct ccas_error err = {""};
+    struct ccas_apply_stats stats;
+    setenv ("CCAS_TEST_NO_SLEEP", "1", 1);
+    struct ccas_cluster *c = model (s, NULL);
+    add_new (c, "htc", "Standard_F2s_v2", NULL, 4);
+    json_object *g1 = fx_parse ("{\"Configuration\": {\"autoscale\": {\"group\": \"g1\"}}}");
+    json_object *g2 = fx_parse ("{\"Configuration\": {\"autoscale\": {\"group\": \"g2\"}}}");
+    for (size_t i = c->nnodes - 4; i < c->nnodes; i++)
+        c->nodes[i]->create_attributes = i < c->nnodes - 2 ? g1 : g2;
+    struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
+    assert_int_equal (p->ncreates, 2);
+    struct ccas_plan_create *first = &p->creates[0], *second = &p->creates[1];
+    bool first_is_g1 =
+        ccas_json_get (first->node_attributes, "Configuration") == ccas_json_get (g1, "Configuration");
+    struct ccas_state *req = requests_state (s);
+    sim_fault (s, "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": 1}");
+    if (lose_answer)
+        sim_fault (s,
+                   "{\"kind\": \"drop\", \"when\": \"after\", \"match\": \"/nodes/create\", \"count\": 1}");
+    assert_int_equal (ccas_apply (p, s->api, req, &stats, &err), 0);
+
+    assert_int_equal (first->added, 0);
+    assert_int_equal (second->added, 2);
+    check_named (s, first, 0);
+    check_named (s, second, 2);
+    check_group (s, second, first_is_g1 ? "g2" : "g1");
+    assert_int_equal (stats.created, 2);
+    assert_int_equal (sim_node_count (s), 2);
+    ccas_state_destroy (req);
+    ccas_plan_destroy (p);
+    ccas_cluster_destroy (c);
+    json_object_put (g1);
+    json_object_put (g2);
+    unsetenv ("CCAS_TEST_NO_SLEEP");
+}
+
+static void test_sets_told_apart_by_configuration (void **state)
+{
+    two_configured_sets (*state, false);
+}
+
+static void test_sets_told_apart_after_lost_answer (void **state)
+{
+    two_configured_sets (*state, true);
+}
+
 /* The answer is lost and so is every lookup: the run fails without
  * creating again, keeps the request recorded and sends nothing after it;
  * the next run's reconcile finds the nodes by request id. */
@@ -617,6 +684,8 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_creates_in_one_request, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_partial_success_per_set, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_lost_answer_recovered, start_ccsim, stop_ccsim),
+        cmocka_unit_test_setup_teardown (test_sets_told_apart_by_configuration, start_ccsim, stop_ccsim),
+        cmocka_unit_test_setup_teardown (test_sets_told_apart_after_lost_answer, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_lost_answer_reconciled_next_run, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_reconcile, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_terminations_and_starts, start_ccsim, stop_ccsim),

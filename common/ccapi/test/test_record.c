@@ -254,6 +254,40 @@ static void test_predicates (void **state)
     }
 }
 
+/* A node was made with a create's attributes when its Configuration holds
+ * theirs: CycleCloud merges them over the nodearray's, nested objects too. */
+static void test_made_with (void **state)
+{
+    static const struct {
+        const char *record, *attributes;
+        bool made_with;
+    } cases[] = {
+        {"{}", NULL, true},
+        {"{}", "{\"KeepAlive\": true}", true}, /* no Configuration: any node */
+        {"{}", "{\"Configuration\": {\"a\": 1}}", false},
+        {"{\"Configuration\": {\"a\": 1, \"b\": 2}}", "{\"Configuration\": {\"a\": 1}}", true},
+        {"{\"Configuration\": {\"a\": 2}}", "{\"Configuration\": {\"a\": 1}}", false},
+        {"{\"Configuration\": {\"x\": {\"enabled\": true, \"group\": \"g1\"}}}",
+         "{\"Configuration\": {\"x\": {\"group\": \"g1\"}}}", true},
+        {"{\"Configuration\": {\"x\": {\"enabled\": true, \"group\": \"g2\"}}}",
+         "{\"Configuration\": {\"x\": {\"group\": \"g1\"}}}", false},
+        {"{\"Configuration\": {\"x\": \"g1\"}}", "{\"Configuration\": {\"x\": {\"group\": \"g1\"}}}", false},
+        {"{\"Configuration\": {\"l\": [1, 2]}}", "{\"Configuration\": {\"l\": [1, 2]}}", true},
+        {"{\"Configuration\": {\"l\": [1, 2, 3]}}", "{\"Configuration\": {\"l\": [1, 2]}}", false},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        json_object *raw = json_tokener_parse (cases[i].record);
+        json_object *attrs = cases[i].attributes ? json_tokener_parse (cases[i].attributes) : NULL;
+        struct ccas_record r = {.name = "n", .raw = raw};
+        if (ccas_record_made_with (&r, attrs) != cases[i].made_with)
+            fail_msg ("case %zu: %s made with %s: expected %d", i, cases[i].record,
+                      cases[i].attributes ? cases[i].attributes : "nothing", cases[i].made_with);
+        json_object_put (raw);
+        json_object_put (attrs);
+    }
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +295,7 @@ int main (void)
         cmocka_unit_test (test_parse_one_bad), cmocka_unit_test (test_nodes_typed),
         cmocka_unit_test (test_every_field),   cmocka_unit_test (test_list_shapes),
         cmocka_unit_test (test_parse_array),   cmocka_unit_test (test_predicates),
+        cmocka_unit_test (test_made_with),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
