@@ -44,11 +44,6 @@ int ccas_pbs_qstat_limits (struct ccas_pbs_queue *q, struct ccas_error *err);
  * (caller puts it) or NULL with `err`. */
 json_object *ccas_pbs_pbsnodes (struct ccas_error *err);
 
-/* group_id of a node outside any placement group: PBS's placement sets (as
- * install-hook sets them: do_not_span_psets) keep a job inside one group_id
- * value, and this is the one of every node outside a placement group. */
-#define CCAS_PBS_NO_GROUP "_none_"
-
 enum ccas_pbs_op_kind { CCAS_PBS_OP_JOIN, CCAS_PBS_OP_DRAIN, CCAS_PBS_OP_DELETE };
 
 /* One change to one PBS node. */

@@ -118,7 +118,7 @@ static void add_group_id (const struct ccas_cluster *c, json_object *o, const ch
 {
     if (!v)
         return;
-    if (strcmp (v, "_none_") == 0) {
+    if (strcmp (v, CCAS_PBS_NO_GROUP) == 0) {
         json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (0));
         return;
     }
@@ -132,7 +132,7 @@ static void add_group_id (const struct ccas_cluster *c, json_object *o, const ch
         msg, sizeof (msg),
         "group_id=%s: no node is in a placement group of that name, and the nodes ccautoscale makes get "
         "group_id '%s' or the name of the placement group it makes for them",
-        v, "_none_");
+        v, CCAS_PBS_NO_GROUP);
     json_object_object_add (o, "never", json_object_new_string (msg));
 }
 

@@ -34,6 +34,11 @@
 #include "model/job.h"
 #include "pbs_json.h"
 
+/* group_id of a node outside any placement group: PBS's placement sets (as
+ * install-hook sets them: do_not_span_psets) keep a job inside one group_id
+ * value, and this is the one of every node outside a placement group. */
+#define CCAS_PBS_NO_GROUP "_none_"
+
 struct ccas_pbs_jobs_stats {
     size_t seen;    /* entries in Jobs */
     size_t queued;  /* made into core jobs */
