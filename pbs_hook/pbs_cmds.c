@@ -121,12 +121,18 @@ static void format_number (const char *name, const struct ccas_value *v, char *b
     }
 }
 
-/* A text qmgr reads back as itself between double quotes: none of its own
- * quotes, no '&' and no control character (qmgr's quote parser refuses them). */
+/* A character qmgr's quote parser refuses between double quotes (and qalter
+ * with it): its own quotes, '&' and control characters. */
+static bool breaks_quotes (char c)
+{
+    return c == '"' || c == '&' || (unsigned char)c < 0x20;
+}
+
+/* A text qmgr reads back as itself between double quotes. */
 static bool quotable (const char *text)
 {
     for (const char *p = text; *p; p++)
-        if (*p == '"' || *p == '&' || (unsigned char)*p < 0x20)
+        if (breaks_quotes (*p))
             return false;
     return true;
 }
@@ -158,17 +164,12 @@ static int format_value (const char *name, const struct ccas_value *v, char *buf
 }
 
 /* A text made fit for qmgr's and qalter's double quotes: quotes become
- * apostrophes, control characters spaces. */
+ * apostrophes, '&' a plus, control characters spaces. */
 static void quote_safe (char *text)
 {
-    for (char *p = text; *p; p++) {
-        if (*p == '"')
-            *p = '\'';
-        else if (*p == '&')
-            *p = '+';
-        else if ((unsigned char)*p < 0x20)
-            *p = ' ';
-    }
+    for (char *p = text; *p; p++)
+        if (breaks_quotes (*p))
+            *p = *p == '"' ? '\'' : *p == '&' ? '+' : ' ';
 }
 
 struct setlist {
