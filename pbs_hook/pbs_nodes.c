@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/scaledown.h"
 #include "pbs_json.h"
 #include "pbs_nodes.h"
 #include "util/json.h"
@@ -134,20 +135,6 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
     }
 }
 
-/* The node's entry in the times object, made when missing (as scaledown makes it). */
-static json_object *times_entry (json_object *times, const char *id, double now)
-{
-    json_object *t = NULL;
-    if (json_object_object_get_ex (times, id, &t) && t && json_object_is_type (t, json_type_object))
-        return t;
-    if (!(t = json_object_new_object ()))
-        return NULL;
-    json_object_object_add (t, "first_seen", json_object_new_double (now));
-    if (json_object_object_add (times, id, t) < 0)
-        return NULL;
-    return t;
-}
-
 /* The time kept under `key`, set to `now` when missing. */
 static double since (json_object *t, const char *key, double now)
 {
@@ -189,7 +176,7 @@ int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, 
         if (!n->node_id || n->kind != CCAS_NODE_READY)
             continue;
         struct ccas_pbs_node *p = nodes->by_node[i];
-        json_object *t = times_entry (times, n->node_id, now);
+        json_object *t = ccas_scaledown_node_times (times, n->node_id, now);
         if (!t)
             return -1;
         const char *why = ccas_pbs_nodes_waiting_why (nodes, n);

@@ -12,15 +12,16 @@
 #include "model/resdict.h"
 #include "util/log.h"
 
-/* The node's times, creating the entry the first time it is seen. */
-static json_object *times_of (json_object *times, const struct ccas_node *n, double now)
+json_object *ccas_scaledown_node_times (json_object *times, const char *node_id, double now)
 {
     json_object *t = NULL;
-    if (!json_object_object_get_ex (times, n->node_id, &t) || !t) {
-        t = json_object_new_object ();
-        json_object_object_add (t, "first_seen", json_object_new_double (now));
-        json_object_object_add (times, n->node_id, t);
-    }
+    if (json_object_object_get_ex (times, node_id, &t) && t && json_object_is_type (t, json_type_object))
+        return t;
+    if (!(t = json_object_new_object ()))
+        return NULL;
+    json_object_object_add (t, "first_seen", json_object_new_double (now));
+    if (json_object_object_add (times, node_id, t) < 0)
+        return NULL;
     return t;
 }
 
@@ -65,7 +66,7 @@ int ccas_scaledown_mark_stuck (struct ccas_cluster *c, json_object *times, doubl
         note_times (c->cfg, n, times, now);
         if (!n->node_id || n->kind != CCAS_NODE_BOOTING)
             continue;
-        json_object *t = times_of (times, n, now);
+        json_object *t = ccas_scaledown_node_times (times, n->node_id, now);
         if (!t)
             return -1;
         if (boot_timed_out (c->cfg, n, t, now) && !n->busy) {
@@ -144,7 +145,7 @@ int ccas_scaledown_plan (struct ccas_plan *plan, json_object *times, double now,
         struct ccas_node *n = c->nodes[i];
         if (!n->node_id || n->kind == CCAS_NODE_GOING)
             continue;
-        json_object *t = times_of (times, n, now);
+        json_object *t = ccas_scaledown_node_times (times, n->node_id, now);
         if (!t)
             return ccas_errorf (err, "out of memory");
         if (n->busy || n->matched || n->njobs > 0) {

@@ -12,6 +12,11 @@
 #include "model/cluster.h"
 #include "util/error.h"
 
+/* Node `node_id`'s entry in `times` (the state object below), made with
+ * "first_seen": `now` the first time the node is seen (or when the entry is
+ * not an object).  Borrowed from `times`; NULL when out of memory. */
+json_object *ccas_scaledown_node_times (json_object *times, const char *node_id, double now);
+
 /* Before matching: give every existing node its times (node.create_time,
  * last_match_time, create_time_remaining), and mark the nodes booting for
  * longer than boot_timeout (boot_timed_out), so that no job waits on a node
