@@ -68,18 +68,6 @@ static int pbs_fail (const char *what)
     return EXIT_SCHEDULER;
 }
 
-/* The node times of the state (as pass.c keeps them), made when missing. */
-static json_object *node_times (struct ccas_state *st)
-{
-    json_object *root = ccas_state_root (st);
-    json_object *times = NULL;
-    if (!json_object_object_get_ex (root, "times", &times) || !times) {
-        times = json_object_new_object ();
-        json_object_object_add (root, "times", times);
-    }
-    return times;
-}
-
 /* The model, PBS's queued jobs and its nodes, folded together.  When PBS
  * cannot be read the pass stops here, before anything changes. */
 static int view_load (struct cli *cli, struct pbs_view *v)
@@ -102,7 +90,7 @@ static int view_load (struct cli *cli, struct pbs_view *v)
     if (!doc || !(v->nodes = ccas_pbs_nodes_from_json (doc, &err)))
         return pbs_fail (err.text);
     ccas_pbs_nodes_merge (v->nodes, v->c);
-    if (ccas_pbs_nodes_judge (v->nodes, v->c, node_times (v->times), v->now) < 0)
+    if (ccas_pbs_nodes_judge (v->nodes, v->c, pass_node_times (v->times), v->now) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     if (!(v->queue = ccas_pbs_queue_create ()))
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");

@@ -16,8 +16,7 @@
 #include "util/log.h"
 #include "util/metrics.h"
 
-/* The node times object of the state, made when missing. */
-static json_object *times_of_state (struct ccas_state *state)
+json_object *pass_node_times (struct ccas_state *state)
 {
     json_object *root = ccas_state_root (state);
     json_object *times = NULL;
@@ -35,7 +34,7 @@ int pass_times_load (struct cli *cli, struct ccas_cluster *c, struct ccas_state 
     struct ccas_error err = {""};
     if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    int stuck = ccas_scaledown_mark_stuck (c, times_of_state (*times_state), (double)time (NULL));
+    int stuck = ccas_scaledown_mark_stuck (c, pass_node_times (*times_state), (double)time (NULL));
     if (stuck < 0)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     if (stuck)
@@ -49,7 +48,7 @@ int pass_scaledown (struct cli *cli, struct ccas_plan *plan, struct ccas_state *
     struct ccas_error err = {""};
     if (!*times_state && !(*times_state = ccas_state_load (cli->cfg->state_dir, "nodes", &err)))
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    if (ccas_scaledown_plan (plan, times_of_state (*times_state), (double)time (NULL), &err) < 0)
+    if (ccas_scaledown_plan (plan, pass_node_times (*times_state), (double)time (NULL), &err) < 0)
         return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
     return EXIT_OK;
 }

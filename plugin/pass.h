@@ -8,6 +8,10 @@
 #include "engine/policy.h"
 #include "util/state.h"
 
+/* The node times object {node_id: {...}} of a state loaded from "nodes",
+ * made when missing.  Borrowed from `state`. */
+json_object *pass_node_times (struct ccas_state *state);
+
 /* Before matching: load the node times kept in the state directory into
  * *times_state (unless loaded) and mark the nodes booting past boot_timeout,
  * so that matching gives them no work.  The caller saves the state when the
