@@ -18,6 +18,7 @@
 
 #include "run.h"
 #include "util/clock.h"
+#include "util/file.h"
 
 extern char **environ;
 
@@ -188,16 +189,10 @@ static int input_file (const char *name, const char *input, size_t len, struct c
     int fd = memfd_create ("ccautoscale-input", MFD_CLOEXEC);
     if (fd < 0)
         return ccas_errorf (err, "%s: cannot make its input: %s", name, strerror (errno));
-    for (size_t done = 0; done < len;) {
-        ssize_t n = write (fd, input + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            ccas_errorf (err, "%s: cannot write its input: %s", name, strerror (errno));
-            close (fd);
-            return -1;
-        }
-        done += (size_t)n;
+    if (ccas_file_write_all (fd, input, len) < 0) {
+        ccas_errorf (err, "%s: cannot write its input: %s", name, strerror (errno));
+        close (fd);
+        return -1;
     }
     if (lseek (fd, 0, SEEK_SET) < 0) {
         ccas_errorf (err, "%s: cannot rewind its input: %s", name, strerror (errno));

@@ -125,13 +125,15 @@ int ccas_file_make_dirs (const char *dir, struct ccas_error *err)
     return make_dir (buf, err);
 }
 
-static int write_all (int fd, const char *data, size_t len)
+int ccas_file_write_all (int fd, const char *data, size_t len)
 {
     while (len > 0) {
         ssize_t n = write (fd, data, len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n == 0)
+            errno = EIO; /* nothing written and no error: never loop on it */
+        if (n <= 0)
             return -1;
         data += n;
         len -= (size_t)n;
@@ -191,7 +193,7 @@ int ccas_file_write_replace (const char *path, const char *data, size_t len, uns
     int fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
-    if (fchmod (fd, mode) < 0 || write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {
+    if (fchmod (fd, mode) < 0 || ccas_file_write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {
         ccas_errorf (err, "%s: cannot write: %s", tmp, strerror (errno));
         close (fd);
         unlink (tmp);

@@ -20,6 +20,10 @@
 struct stat;
 int ccas_file_open_stat (const char *path, struct stat *st, struct ccas_error *err);
 
+/* Write all `len` bytes of `data` to `fd`, through short writes and
+ * signals.  0, or -1 with errno. */
+int ccas_file_write_all (int fd, const char *data, size_t len);
+
 /* Read a whole file (or pipe), refusing more than `max_bytes`.  Returns
  * malloc'ed bytes, NUL-terminated (caller frees), and their length. */
 char *ccas_file_read (const char *path, size_t max_bytes, size_t *len, struct ccas_error *err);
