@@ -292,7 +292,7 @@ struct ccas_slurm_nodes *ccas_slurm_nodes_load (struct ccas_error *err)
     }
     /* SHOW_ALL: powered-down cloud nodes are hidden otherwise */
     if (slurm_load_node ((time_t)0, &nodes->msg, SHOW_ALL) != SLURM_SUCCESS) {
-        ccas_errorf (err, "cannot load Slurm nodes: %s", slurm_strerror (COMPAT_SLURM_ERRNO ()));
+        ccas_errorf (err, "cannot load Slurm nodes: %s", ccas_slurm_last_error ());
         free (nodes);
         return NULL;
     }
@@ -466,8 +466,7 @@ int ccas_slurm_update (const char *hostlist, enum ccas_slurm_update what, const 
     if (reason)
         msg.reason_uid = 0;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
-        return ccas_errorf (err, "slurm update of '%s': %s", hostlist,
-                            slurm_strerror (COMPAT_SLURM_ERRNO ()));
+        return ccas_errorf (err, "slurm update of '%s': %s", hostlist, ccas_slurm_last_error ());
     return 0;
 }
 
@@ -502,7 +501,6 @@ int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostnam
     msg.node_addr = (char *)addr;
     msg.node_hostname = (char *)hostname;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
-        return ccas_errorf (err, "slurm update of '%s' address: %s", name,
-                            slurm_strerror (COMPAT_SLURM_ERRNO ()));
+        return ccas_errorf (err, "slurm update of '%s' address: %s", name, ccas_slurm_last_error ());
     return 0;
 }
