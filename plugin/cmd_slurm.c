@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,19 +187,6 @@ static const char *slurm_conf_path (void)
     return NULL;
 }
 
-/* `word` is one of the comma-separated words of `list` (any case). */
-static bool has_word (const char *list, const char *word)
-{
-    size_t len = strlen (word);
-    for (const char *p = list; p && *p;) {
-        size_t n = strcspn (p, ",");
-        if (n == len && strncasecmp (p, word, len) == 0)
-            return true;
-        p += n + (p[n] ? 1 : 0);
-    }
-    return false;
-}
-
 /* What in the running slurmctld's settings works against ccautoscale, one
  * line each ("" for nothing). */
 static void conf_notes (const struct ccas_slurm_controller *ctl, const struct ccas_slurm_traits *t, char *buf,
@@ -208,11 +194,11 @@ static void conf_notes (const struct ccas_slurm_controller *ctl, const struct cc
 {
     size_t len = 0;
     buf[0] = '\0';
-    if (has_word (ctl->suspend_exc_states, "CLOUD"))
+    if (ccas_slurm_list_has (ctl->suspend_exc_states, "CLOUD"))
         len += (size_t)snprintf (buf + len, size - len,
                                  "note: SuspendExcStates includes CLOUD: slurmctld never powers a cloud node"
                                  " down, so no VM is given back\n");
-    if (len < size && t->cloud_settings_defunct && has_word (ctl->params, "cloud_reg_addrs"))
+    if (len < size && t->cloud_settings_defunct && ccas_slurm_list_has (ctl->params, "cloud_reg_addrs"))
         len += (size_t)snprintf (buf + len, size - len,
                                  "note: SlurmctldParameters=cloud_reg_addrs is defunct since Slurm 23.11"
                                  " (slurmctld sets a cloud node's address when it registers): remove it\n");

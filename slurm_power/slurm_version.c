@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "slurm_version.h"
 
@@ -46,13 +47,12 @@ int ccas_slurm_version_parse (const char *text, unsigned *version, struct ccas_e
     return 0;
 }
 
-/* `word` is one of the comma-separated words of `list` (a word may carry "=value"). */
-static bool has_word (const char *list, const char *word)
+bool ccas_slurm_list_has (const char *list, const char *word)
 {
     size_t len = strlen (word);
     for (const char *p = list; p && *p;) {
         size_t n = strcspn (p, ",");
-        if (n >= len && strncmp (p, word, len) == 0 && (n == len || p[len] == '='))
+        if (n >= len && strncasecmp (p, word, len) == 0 && (n == len || p[len] == '='))
             return true;
         p += n + (p[n] ? 1 : 0);
     }
@@ -68,6 +68,6 @@ void ccas_slurm_traits_init (struct ccas_slurm_traits *t, unsigned version, cons
     bool since_23_11 = version >= CCAS_SLURM_VERSION (23, 11, 0);
     t->reconfigure_applies_nodes = since_23_11;
     t->cloud_settings_defunct = since_23_11;
-    t->sets_cloud_addrs = since_23_11 || has_word (params, "cloud_reg_addrs");
+    t->sets_cloud_addrs = since_23_11 || ccas_slurm_list_has (params, "cloud_reg_addrs");
     t->live_suspend_exc = version >= CCAS_SLURM_VERSION (23, 2, 0);
 }

@@ -44,6 +44,11 @@ struct ccas_slurm_traits {
  * `*version`.  Returns 0, or -1 with `err` (quoting `text`). */
 int ccas_slurm_version_parse (const char *text, unsigned *version, struct ccas_error *err);
 
+/* `word` is one of the comma-separated words of a Slurm list such as
+ * SlurmctldParameters or SuspendExcStates: in any case (slurmctld reads
+ * them so), alone or with "=value". */
+bool ccas_slurm_list_has (const char *list, const char *word);
+
 /* The traits of Slurm `version` (CCAS_SLURM_VERSION form) whose slurmctld
  * runs with SlurmctldParameters `params` (NULL or "" for none known). */
 void ccas_slurm_traits_init (struct ccas_slurm_traits *t, unsigned version, const char *params);

@@ -63,6 +63,9 @@ static void test_traits_by_release (void **state)
     assert_true (t.sets_cloud_addrs);
     ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (22, 5, 8), "cloud_reg_addrs_x,cloud_dns");
     assert_false (t.sets_cloud_addrs);
+    /* slurmctld reads SlurmctldParameters in any case */
+    ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (22, 5, 8), "cloud_dns,CLOUD_REG_ADDRS");
+    assert_true (t.sets_cloud_addrs);
     ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (22, 5, 8), NULL);
     assert_false (t.sets_cloud_addrs);
     ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (23, 2, 0), "");
@@ -77,12 +80,26 @@ static void test_traits_by_release (void **state)
     assert_true (t.reconfigure_applies_nodes && t.sets_cloud_addrs && t.live_suspend_exc);
 }
 
+/* A word of a Slurm list: whole, in any case, alone or with a value. */
+static void test_list_has (void **state)
+{
+    (void)state;
+    assert_true (ccas_slurm_list_has ("CLOUD,DOWN", "CLOUD"));
+    assert_true (ccas_slurm_list_has ("down,cloud", "CLOUD"));
+    assert_true (ccas_slurm_list_has ("power_save_interval=1,cloud_dns", "power_save_interval"));
+    assert_false (ccas_slurm_list_has ("cloudy,down", "CLOUD"));
+    assert_false (ccas_slurm_list_has ("xcloud", "cloud"));
+    assert_false (ccas_slurm_list_has ("", "cloud"));
+    assert_false (ccas_slurm_list_has (NULL, "cloud"));
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_parse_refuses_what_is_not_a_version),
         cmocka_unit_test (test_parse),
         cmocka_unit_test (test_traits_by_release),
+        cmocka_unit_test (test_list_has),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
