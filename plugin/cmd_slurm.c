@@ -226,19 +226,16 @@ static int conf_slurm (struct cli *cli, const char *given, struct ccas_slurm_tra
     }
     const char *conf = slurm_conf_path ();
     notes[0] = '\0';
-    if (conf && ccas_slurm_init (&err) == 0 && ccas_slurm_controller_load (&ctl, &err) == 0 &&
-        ccas_slurm_version_parse (ctl.version, &v, &err) == 0) {
-        ccas_slurm_traits_init (t, v, ctl.params);
+    if (conf && ccas_slurm_init (&err) == 0 && ccas_slurm_traits_load (t, &ctl, &err) == 0) {
         conf_notes (&ctl, t, notes, size);
         ccas_log (LOG_INFO, "files for Slurm %s, as slurmctld reports it", t->text);
         return EXIT_OK;
     }
+    ccas_slurm_traits_built (t);
     if (conf && !cli->quiet)
         fprintf (stderr,
                  "%s: %s (slurm.conf %s): writing for Slurm %s, the libslurm ccautoscale was built against\n",
-                 cli->prog, err.text, conf, ccas_slurm_built_version ());
-    ccas_slurm_version_parse (ccas_slurm_built_version (), &v, NULL);
-    ccas_slurm_traits_init (t, v, NULL);
+                 cli->prog, err.text, conf, t->text);
     return EXIT_OK;
 }
 

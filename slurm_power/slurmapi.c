@@ -87,6 +87,25 @@ int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_e
     return 0;
 }
 
+void ccas_slurm_traits_built (struct ccas_slurm_traits *t)
+{
+    unsigned v = 0;
+    ccas_slurm_version_parse (ccas_slurm_built_version (), &v, NULL);
+    ccas_slurm_traits_init (t, v, NULL);
+}
+
+int ccas_slurm_traits_load (struct ccas_slurm_traits *t, struct ccas_slurm_controller *ctl,
+                            struct ccas_error *err)
+{
+    unsigned v = 0;
+    if (ccas_slurm_controller_load (ctl, err) < 0 || ccas_slurm_version_parse (ctl->version, &v, err) < 0) {
+        ccas_slurm_traits_built (t);
+        return -1;
+    }
+    ccas_slurm_traits_init (t, v, ctl->params);
+    return 0;
+}
+
 /* ---- hostlists ----------------------------------------------------------------------- */
 
 void ccas_slurm_names_free (char **names, size_t n)

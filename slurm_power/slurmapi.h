@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slurm_version.h"
 #include "util/error.h"
 
 struct ccas_slurm_nodes;
@@ -46,6 +47,17 @@ struct ccas_slurm_controller {
 /* Ask slurmctld (one RPC; ccas_slurm_init() first).  Returns 0, or -1 with
  * `err` (slurmctld not answering). */
 int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_error *err);
+
+/* The traits (slurm_version.h) of the Slurm whose headers ccautoscale was
+ * built with. */
+void ccas_slurm_traits_built (struct ccas_slurm_traits *t);
+
+/* The traits of the slurmctld that answers: its version and
+ * SlurmctldParameters, *ctl holding what it said.  Returns 0; or -1 with
+ * `err` when it does not answer or its version cannot be read, and then
+ * `t` holds ccas_slurm_traits_built()'s. */
+int ccas_slurm_traits_load (struct ccas_slurm_traits *t, struct ccas_slurm_controller *ctl,
+                            struct ccas_error *err);
 
 /* ---- hostlists ----------------------------------------------------------------- */
 

@@ -560,17 +560,11 @@ static void load_traits (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_slurm_controller ctl;
-    unsigned v = 0;
-    if (ccas_slurm_controller_load (&ctl, &err) == 0 &&
-        ccas_slurm_version_parse (ctl.version, &v, &err) == 0) {
-        ccas_slurm_traits_init (&r->slurm, v, ctl.params);
+    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0)
         r->keep_power_save = ctl.keep_power_save_settings;
-    } else {
+    else
         ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
-                  ccas_slurm_built_version ());
-        ccas_slurm_version_parse (ccas_slurm_built_version (), &v, NULL);
-        ccas_slurm_traits_init (&r->slurm, v, NULL);
-    }
+                  r->slurm.text);
     if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
         ccas_log (LOG_DEBUG, "slurmctld %s sets NodeAddr and NodeHostname when a node registers: left to it",
                   r->slurm.text);
