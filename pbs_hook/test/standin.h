@@ -5,8 +5,8 @@
  *
  *   1. main() calls standin_main() first: run under one of those names (a
  *      symlink to the program), it plays that command and exits;
- *   2. the tests' setup calls standin_setup(): a scratch directory with the
- *      symlinks, made the PBS bin_dir (and $CCAS_STANDIN_DIR, which the
+ *   2. standin_setup() is the tests' group setup: a scratch directory with
+ *      the symlinks, made the PBS bin_dir (and $CCAS_STANDIN_DIR, which the
  *      commands read);
  *   3. a test says what a call prints and returns with standin_set():
  *      "CMD.out", "CMD.err", "CMD.status" for every call, "CMD.N.out"... for
@@ -14,7 +14,8 @@
  *      argument is ARG1; "CMD.hang" makes it hang until killed;
  *   4. standin_calls() is every call made since the last standin_reset():
  *      one line of arguments per call, then its stdin, each line after "< ";
- *   5. teardown calls standin_teardown().
+ *   5. standin_teardown() is the group teardown:
+ *      cmocka_run_group_tests (tests, standin_setup, standin_teardown).
  */
 #ifndef CCAS_PBS_TEST_STANDIN_H
 #define CCAS_PBS_TEST_STANDIN_H
@@ -190,9 +191,10 @@ static inline void standin_reset (void)
     closedir (d);
 }
 
-/* Step 2. */
-static inline void standin_setup (void)
+/* Step 2 (a cmocka group setup). */
+static inline int standin_setup (void **state)
 {
+    (void)state;
     char self[PATH_MAX], path[PATH_MAX];
     ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
     assert_true (n > 0);
@@ -205,11 +207,13 @@ static inline void standin_setup (void)
     }
     setenv ("CCAS_STANDIN_DIR", standin_dir, 1);
     ccas_run_set_bin_dir (standin_dir);
+    return 0;
 }
 
-/* Step 5. */
-static inline void standin_teardown (void)
+/* Step 5 (a cmocka group teardown). */
+static inline int standin_teardown (void **state)
 {
+    (void)state;
     char path[PATH_MAX];
     standin_reset ();
     for (int i = 0; standin_names[i]; i++) {
@@ -219,6 +223,7 @@ static inline void standin_teardown (void)
     rmdir (standin_dir);
     unsetenv ("CCAS_STANDIN_DIR");
     ccas_run_set_bin_dir (NULL);
+    return 0;
 }
 
 #endif /* !CCAS_PBS_TEST_STANDIN_H */

@@ -23,20 +23,6 @@
 #include "pbs_nodes.h"
 #include "standin.h"
 
-static int setup (void **state)
-{
-    (void)state;
-    standin_setup ();
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    standin_teardown ();
-    return 0;
-}
-
 /* The stand-in's file `name` holds data file `data`. */
 static void set_data (const char *name, const char *data)
 {
@@ -378,5 +364,5 @@ int main (int argc, char **argv)
         cmocka_unit_test (test_cmds_comment_jobs),
         cmocka_unit_test (test_cmds_host),
     };
-    return cmocka_run_group_tests (tests, setup, teardown);
+    return cmocka_run_group_tests (tests, standin_setup, standin_teardown);
 }

@@ -259,20 +259,6 @@ static void test_pass_apply (void **state)
     model_free (c);
 }
 
-static int setup (void **state)
-{
-    (void)state;
-    standin_setup ();
-    return 0;
-}
-
-static int teardown (void **state)
-{
-    (void)state;
-    standin_teardown ();
-    return 0;
-}
-
 int main (int argc, char **argv)
 {
     standin_main (argc, argv);
@@ -282,5 +268,5 @@ int main (int argc, char **argv)
         cmocka_unit_test (test_join_never_reopens),
         cmocka_unit_test (test_pass_apply),
     };
-    return cmocka_run_group_tests (tests, setup, teardown);
+    return cmocka_run_group_tests (tests, standin_setup, standin_teardown);
 }
