@@ -118,7 +118,14 @@ ccsim_hold_answer () {
     shift 2
     ccsim_fault "{\"kind\": \"latency\", \"ms\": $ms, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
     { "$@" >held.out 2>&1 & held_pid=$!; } &&
-    wait_for 10 sh -c "curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'"
+    wait_for 10 ccsim_logged_once "$path"
+}
+
+# ccsim's request log holds exactly one request whose path matches PATH (a
+# regular expression).  Through ccsim_get, so it reaches ccsim wherever curl
+# does (openpbs.sh runs curl inside its namespace).
+ccsim_logged_once () {
+    ccsim_get /ccsim/requests | jq -e --arg p "$1" '[.[] | select(.path | test($p))] | length == 1'
 }
 
 # Run COMMAND and kill it with SIGKILL while ccsim holds back its answer on

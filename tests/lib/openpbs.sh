@@ -92,15 +92,6 @@ pbs_wait () {
     WAIT_FOR_INTERVAL=1 wait_for "$@"
 }
 
-# ccsim.sh's, with its wait inside the namespace (wait_for runs a new shell)
-ccsim_hold_answer () {
-    local path=$1 ms=$2
-    shift 2
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": $ms, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
-    { "$@" >held.out 2>&1 & held_pid=$!; } &&
-    wait_for 10 sh -c "ip netns exec $CCAS_PBS_NS curl -s $CCSIM_URL/ccsim/requests | jq -e '[.[] | select(.path | test(\"$path\"))] | length == 1'"
-}
-
 ccas () {
     in_pbs "$CCAS" "$@"
 }
