@@ -162,7 +162,7 @@ static const char *short_reason (const struct ccas_plan *plan, const struct ccas
                                  size_t size)
 {
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *cr = &plan->creates[i];
+        const struct ccas_plan_set *cr = &plan->creates[i];
         if (cr->outcome == CCAS_PLANNED || cr->added >= (int)cr->count)
             continue;
         for (uint32_t k = cr->added > 0 ? (uint32_t)cr->added : 0; k < cr->count; k++)

@@ -122,7 +122,7 @@ static size_t observe_short_creates (struct ccas_policy *pol, const struct ccas_
 {
     size_t held = 0;
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_plan_set *s = &plan->creates[i];
         if (s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count)
             continue;
         struct ccas_observation o = {.seen = CCAS_SEEN_SHORT_CREATE,

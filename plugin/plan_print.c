@@ -59,7 +59,7 @@ static void print_creates_by_bucket (FILE *f, const struct ccas_plan *plan, bool
     if (!v)
         return;
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_plan_set *s = &plan->creates[i];
         struct by_bucket *r = &v[s->bucket->order];
         r->b = s->bucket;
         r->sets++;
@@ -103,7 +103,7 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, 
     }
     struct table *t = table_create (applied ? done : planned);
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_plan_set *s = &plan->creates[i];
         char reason[600] = "";
         if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
             ccas_failure_reason (s->cls, s->message ? s->message : "no reason given", reason,

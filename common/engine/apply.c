@@ -27,7 +27,7 @@ static int record_request (struct ccas_state *requests, const char *id, const st
     json_object *sets = json_object_new_array ();
     json_object_object_add (rec, "time", json_object_new_double ((double)time (NULL)));
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_plan_set *s = &plan->creates[i];
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
         json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
@@ -130,8 +130,7 @@ done:
 }
 
 /* What every event about create set `s` says. */
-static json_object *set_event (const struct ccas_plan *plan, const struct ccas_plan_create *s,
-                               json_object *jobs)
+static json_object *set_event (const struct ccas_plan *plan, const struct ccas_plan_set *s, json_object *jobs)
 {
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
@@ -147,8 +146,8 @@ static json_object *set_event (const struct ccas_plan *plan, const struct ccas_p
 }
 
 /* A "create_failed" event for the nodes of `s` not had, and their count by class. */
-static void report_shortfall (const struct ccas_plan *plan, const struct ccas_plan_create *s,
-                              json_object *jobs, enum ccas_failure_class cls)
+static void report_shortfall (const struct ccas_plan *plan, const struct ccas_plan_set *s, json_object *jobs,
+                              enum ccas_failure_class cls)
 {
     char labels[300];
     json_object *o = set_event (plan, s, jobs);
@@ -163,7 +162,7 @@ static void report_shortfall (const struct ccas_plan *plan, const struct ccas_pl
 }
 
 /* A set the server answered: "created" for what it added, "create_failed" for the rest. */
-static void report_set (const struct ccas_plan *plan, const struct ccas_plan_create *s, json_object *jobs,
+static void report_set (const struct ccas_plan *plan, const struct ccas_plan_set *s, json_object *jobs,
                         double now)
 {
     char labels[300];
@@ -200,7 +199,7 @@ static void fail_all_sets (struct ccas_plan *plan, const char *message, enum cca
     }
 }
 
-static bool record_is (const struct ccas_record *r, const struct ccas_plan_create *s)
+static bool record_is (const struct ccas_record *r, const struct ccas_plan_set *s)
 {
     const char *pg = s->pg ? s->pg->name : NULL;
     if (!r->nodearray || strcmp (r->nodearray, s->bucket->na->name) != 0)
@@ -216,7 +215,7 @@ static bool record_is (const struct ccas_record *r, const struct ccas_plan_creat
 
 /* Give set `s`'s nodes, up to as many as the server added for it, the
  * identities of nodes made for it that no other set has taken. */
-static void name_set_nodes (struct ccas_plan *plan, struct ccas_plan_create *s,
+static void name_set_nodes (struct ccas_plan *plan, struct ccas_plan_set *s,
                             const struct ccas_record_list *list, bool *used)
 {
     uint32_t k = 0, added = s->added > 0 ? (uint32_t)s->added : 0;
@@ -245,7 +244,7 @@ static void name_new_nodes (struct ccas_plan *plan, const struct ccas_record_lis
         return;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < plan->ncreates; i++) {
-            struct ccas_plan_create *s = &plan->creates[i];
+            struct ccas_plan_set *s = &plan->creates[i];
             bool configured = ccas_json_get (s->node_attributes, "Configuration") != NULL;
             if (configured == (pass == 0))
                 name_set_nodes (plan, s, list, used);
@@ -257,7 +256,7 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
                           struct ccas_apply_stats *st)
 {
     for (size_t i = 0; i < plan->ncreates; i++) {
-        struct ccas_plan_create *s = &plan->creates[i];
+        struct ccas_plan_set *s = &plan->creates[i];
         s->outcome = CCAS_DONE;
         s->added = i < res->nsets ? res->sets[i].added : 0;
         s->message = i < res->nsets ? ccas_plan_strdup (plan, res->sets[i].message) : NULL;
@@ -277,7 +276,7 @@ static void fill_results (struct ccas_plan *plan, const struct ccas_create_resul
 
 /* The nodeAttributes of set `s`: its nodes' own, with KeepAlive added when
  * the set asks for it.  A new reference, or NULL for none. */
-static json_object *set_attributes (const struct ccas_plan_create *s)
+static json_object *set_attributes (const struct ccas_plan_set *s)
 {
     json_object *attrs = NULL;
     if (!s->keep_alive)
@@ -308,7 +307,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
         goto done;
     }
     for (size_t i = 0; i < plan->ncreates; i++) {
-        const struct ccas_plan_create *s = &plan->creates[i];
+        const struct ccas_plan_set *s = &plan->creates[i];
         json_object *attrs = set_attributes (s);
         if (attrs)
             json_object_array_add (attributes, attrs);

@@ -51,19 +51,19 @@ static size_t *set_slot (struct set_index *x, const struct ccas_node *n)
 }
 
 /* The set of `n` (made if need be), or NULL when out of memory. */
-static struct ccas_plan_create *find_set (struct ccas_plan *plan, struct set_index *x,
-                                          const struct ccas_node *n, bool make)
+static struct ccas_plan_set *find_set (struct ccas_plan *plan, struct set_index *x, const struct ccas_node *n,
+                                       bool make)
 {
     size_t *link = set_slot (x, n);
     while (link && *link) {
-        struct ccas_plan_create *set = &plan->creates[*link - 1];
+        struct ccas_plan_set *set = &plan->creates[*link - 1];
         if (set->node_attributes == n->create_attributes)
             return set;
         link = &x->next[*link - 1];
     }
     if (!link || !make)
         return NULL;
-    struct ccas_plan_create *set = &plan->creates[plan->ncreates++];
+    struct ccas_plan_set *set = &plan->creates[plan->ncreates++];
     set->bucket = n->bucket;
     set->pg = n->pg;
     set->node_attributes = n->create_attributes;
@@ -92,7 +92,7 @@ static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
     if (!x.by_pg || !x.by_bucket || !x.next || !(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
         goto done;
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
-        struct ccas_plan_create *set = find_set (plan, &x, c->nodes[i], true);
+        struct ccas_plan_set *set = find_set (plan, &x, c->nodes[i], true);
         if (!set)
             goto done;
         set->count++;
@@ -104,7 +104,7 @@ static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
         plan->creates[i].count = 0;
     }
     for (size_t i = c->nexisting; i < c->nnodes; i++) {
-        struct ccas_plan_create *set = find_set (plan, &x, c->nodes[i], false);
+        struct ccas_plan_set *set = find_set (plan, &x, c->nodes[i], false);
         set->nodes[set->count++] = c->nodes[i];
     }
     rc = 0;
@@ -188,7 +188,7 @@ static json_object *str_or_null (const char *s)
     return s ? json_object_new_string (s) : NULL;
 }
 
-static json_object *create_json (const struct ccas_plan_create *set)
+static json_object *create_json (const struct ccas_plan_set *set)
 {
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (set->bucket->na->name));
@@ -432,7 +432,7 @@ static void write_array (FILE *f, const char *key, const void *v, size_t n,
 
 static json_object *create_elem (const void *v, size_t i)
 {
-    return create_json (&((const struct ccas_plan_create *)v)[i]);
+    return create_json (&((const struct ccas_plan_set *)v)[i]);
 }
 
 static json_object *action_elem (const void *v, size_t i)

@@ -26,7 +26,7 @@ enum ccas_outcome {
     CCAS_FAILED,
 };
 
-struct ccas_plan_create {
+struct ccas_plan_set {
     struct ccas_bucket *bucket;
     struct ccas_pg *pg; /* or NULL */
     uint32_t count;
@@ -51,7 +51,7 @@ struct ccas_plan_action {
 struct ccas_plan {
     struct ccas_cluster *cluster; /* borrowed */
     struct ccas_jobs *jobs;       /* borrowed, may be NULL */
-    struct ccas_plan_create *creates;
+    struct ccas_plan_set *creates;
     size_t ncreates;
     struct ccas_plan_action *starts;
     size_t nstarts;

@@ -228,7 +228,7 @@ static void add_new (struct ccas_cluster *c, const char *na, const char *mt, con
             fail_msg ("no room for a new node in %s/%s", na, mt);
 }
 
-static const struct ccas_plan_create *set_of (const struct ccas_plan *p, const char *mt)
+static const struct ccas_plan_set *set_of (const struct ccas_plan *p, const char *mt)
 {
     for (size_t i = 0; i < p->ncreates; i++)
         if (strcmp (p->creates[i].bucket->machine_type, mt) == 0)
@@ -239,7 +239,7 @@ static const struct ccas_plan_create *set_of (const struct ccas_plan *p, const c
 
 /* Every node the set asked for is named, by a node ccsim has in that set's
  * nodearray, machine type and placement group. */
-static void check_named (struct sim *s, const struct ccas_plan_create *set, uint32_t named)
+static void check_named (struct sim *s, const struct ccas_plan_set *set, uint32_t named)
 {
     for (uint32_t k = 0; k < set->count; k++) {
         const struct ccas_node *n = set->nodes[k];
@@ -285,7 +285,7 @@ static void test_creates_in_one_request (void **state)
     c->nodes[c->nnodes - 2]->create_attributes = attrs;
     struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
     assert_int_equal (p->ncreates, 3);
-    ((struct ccas_plan_create *)set_of (p, "Standard_F4s_v2"))->keep_alive = true;
+    ((struct ccas_plan_set *)set_of (p, "Standard_F4s_v2"))->keep_alive = true;
     struct ccas_state *req = requests_state (s);
     sim_forget_requests (s);
 
@@ -298,7 +298,7 @@ static void test_creates_in_one_request (void **state)
     assert_int_equal (logged (s, "POST", "/nodes/", NULL, 0, NULL), 1);    /* and no other action */
     assert_non_null (p->create_operation);
     for (size_t i = 0; i < p->ncreates; i++) {
-        const struct ccas_plan_create *set = &p->creates[i];
+        const struct ccas_plan_set *set = &p->creates[i];
         assert_int_equal (set->outcome, CCAS_DONE);
         assert_int_equal (set->added, (int)set->count);
         assert_null (set->message);
@@ -348,8 +348,8 @@ static void test_partial_success_per_set (void **state)
     struct ccas_state *req = requests_state (s);
     assert_int_equal (ccas_apply (p, s->api, req, &stats, &err), 0);
 
-    const struct ccas_plan_create *f2 = set_of (p, "Standard_F2s_v2"), *f4 = set_of (p, "Standard_F4s_v2"),
-                                  *hb = set_of (p, "Standard_HB120rs_v3");
+    const struct ccas_plan_set *f2 = set_of (p, "Standard_F2s_v2"), *f4 = set_of (p, "Standard_F4s_v2"),
+                               *hb = set_of (p, "Standard_HB120rs_v3");
     assert_int_equal (f2->outcome, CCAS_DONE); /* some added */
     assert_int_equal (f2->added, 3);
     assert_non_null (strstr (f2->message, "3 of 5 nodes added"));
@@ -432,7 +432,7 @@ static void test_lost_answer_recovered (void **state)
 
 /* The group a named node of set `set` was made with (its Configuration's
  * autoscale.group), as ccsim has it. */
-static void check_group (struct sim *s, const struct ccas_plan_create *set, const char *group)
+static void check_group (struct sim *s, const struct ccas_plan_set *set, const char *group)
 {
     for (uint32_t k = 0; k < set->count && set->nodes[k]->name; k++) {
         json_object *rec = sim_node (s, set->nodes[k]->name);
@@ -462,7 +462,7 @@ static void two_configured_sets (struct sim *s, bool lose_answer)
         c->nodes[i]->create_attributes = i < c->nnodes - 2 ? g1 : g2;
     struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
     assert_int_equal (p->ncreates, 2);
-    struct ccas_plan_create *first = &p->creates[0], *second = &p->creates[1];
+    struct ccas_plan_set *first = &p->creates[0], *second = &p->creates[1];
     bool first_is_g1 =
         ccas_json_get (first->node_attributes, "Configuration") == ccas_json_get (g1, "Configuration");
     struct ccas_state *req = requests_state (s);

@@ -33,10 +33,10 @@ static struct ccas_cluster *with_nodes (const struct ccas_config *cfg)
     return c;
 }
 
-static const struct ccas_plan_create *set_of (const struct ccas_plan *p, const char *mt, const char *pg)
+static const struct ccas_plan_set *set_of (const struct ccas_plan *p, const char *mt, const char *pg)
 {
     for (size_t i = 0; i < p->ncreates; i++) {
-        const struct ccas_plan_create *s = &p->creates[i];
+        const struct ccas_plan_set *s = &p->creates[i];
         const char *spg = s->pg ? s->pg->name : NULL;
         if (strcmp (s->bucket->machine_type, mt) == 0 &&
             ((!pg && !spg) || (pg && spg && strcmp (pg, spg) == 0)))
@@ -117,7 +117,7 @@ static void test_creates_gathered (void **state)
         {"Standard_HB120rs_v3", NULL, 1, 6, 6},
     };
     for (size_t i = 0; i < sizeof (want) / sizeof (want[0]); i++) {
-        const struct ccas_plan_create *s = set_of (p, want[i].mt, want[i].pg);
+        const struct ccas_plan_set *s = set_of (p, want[i].mt, want[i].pg);
         if (!s)
             fail_msg ("no set %s %s", want[i].mt, want[i].pg ? want[i].pg : "");
         assert_int_equal (s->count, want[i].count);

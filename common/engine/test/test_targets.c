@@ -117,10 +117,9 @@ static void test_grow_flat (void **state)
     assert_int_equal (plan->nstarts, 1);
     assert_string_equal (plan->starts[0].node->name, "htc-6");
     assert_int_equal (plan->ncreates, 2); /* one bucket, two sets: different attributes */
-    const struct ccas_plan_create *plain =
+    const struct ccas_plan_set *plain =
         plan->creates[0].node_attributes ? &plan->creates[1] : &plan->creates[0];
-    const struct ccas_plan_create *marked =
-        plain == &plan->creates[0] ? &plan->creates[1] : &plan->creates[0];
+    const struct ccas_plan_set *marked = plain == &plan->creates[0] ? &plan->creates[1] : &plan->creates[0];
     assert_int_equal (plain->count, 1);
     assert_null (plain->node_attributes);
     assert_string_equal (plain->bucket->machine_type, "Standard_F4s_v2");
@@ -204,7 +203,7 @@ static void test_grow_groups_fallback (void **state)
     struct ccas_plan *plan = ccas_plan_create (f->c, NULL, &err);
     assert_int_equal (plan->ncreates, 2);
     for (size_t i = 0; i < 2; i++) {
-        const struct ccas_plan_create *set = &plan->creates[i];
+        const struct ccas_plan_set *set = &plan->creates[i];
         assert_string_equal (set->bucket->machine_type, "Standard_F2s_v2");
         assert_int_equal (set->count, 4);
         assert_non_null (set->pg);
