@@ -182,7 +182,7 @@ int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, 
         const char *why = ccas_pbs_nodes_waiting_why (nodes, n);
         if (why) {
             double from = since (t, "pbs_waiting", now);
-            double limit = ccas_config_boot_timeout (c->cfg, n->nodearray);
+            double limit = ccas_conf_boot_timeout (c->cfg, n->nodearray);
             nodes->waiting[i] = from;
             if (now - from > limit && !n->busy) {
                 n->boot_timed_out = true;

@@ -153,7 +153,7 @@ static int replace_stuck (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes)
         char reason[300];
         double since = pnodes->waiting && i < pnodes->nby ? pnodes->waiting[i] : 0;
         snprintf (reason, sizeof (reason), "Ready but not serving PBS for %.0f s (boot_timeout %.0f s): %s",
-                  since > 0 ? now - since : 0, ccas_config_boot_timeout (c->cfg, n->nodearray), why);
+                  since > 0 ? now - since : 0, ccas_conf_boot_timeout (c->cfg, n->nodearray), why);
         if (ccas_plan_terminate (plan, n, reason) < 0)
             return -1;
         ccas_log (LOG_INFO, "%s: terminate: %s", n->name, reason);

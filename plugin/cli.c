@@ -101,7 +101,7 @@ int cli_open_client (struct cli *cli)
 {
     struct ccas_error err = {""};
     struct ccas_ccapi_opts opts;
-    ccas_config_client_opts (cli->cfg, &opts);
+    ccas_conf_client_opts (cli->cfg, &opts);
     if (!(cli->api = ccas_ccapi_create (&opts, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     return EXIT_OK;
@@ -117,7 +117,7 @@ int cli_prepare (struct cli *cli)
             cli->config_path = getenv ("CCAUTOSCALE_CONFIG");
         if (!cli->config_path || !*cli->config_path)
             cli->config_path = CCAS_DEFAULT_CONFIG;
-        if (!(cli->cfg = ccas_config_load (cli->config_path, &err)))
+        if (!(cli->cfg = ccas_conf_load (cli->config_path, &err)))
             return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     }
     setup_logging (cli);
@@ -172,7 +172,7 @@ void cli_release (struct cli *cli)
     cli->lock = NULL;
     ccas_ccapi_destroy (cli->api);
     cli->api = NULL;
-    ccas_config_destroy (cli->cfg);
+    ccas_conf_destroy (cli->cfg);
     cli->cfg = NULL;
     ccas_log_close ();
 }

@@ -59,7 +59,7 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
         return rc;
     if (check_rules (cli->cfg, &err) < 0)
         return cli_fail (cli, EXIT_CONFIG, "%s: %s", cli->cfg->path, err.text);
-    json_object *eff = ccas_config_effective (cli->cfg);
+    json_object *eff = ccas_conf_effective (cli->cfg);
     if (!eff)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     cli_print_json (eff);
@@ -75,7 +75,7 @@ int cmd_config_keys (struct cli *cli, int argc, char **argv)
 {
     static const char *const headers[] = {"KEY", "TYPE", "DEFAULT", "MEANING", NULL};
     size_t n;
-    const struct ccas_config_key_doc *keys = ccas_config_keys (&n);
+    const struct ccas_conf_key_doc *keys = ccas_conf_keys (&n);
     int rc;
 
     if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)

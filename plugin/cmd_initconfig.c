@@ -174,7 +174,7 @@ static int test_connection (struct cli *cli, const char *path)
 {
     struct ccas_error err = {""};
     struct ccas_status *st = NULL;
-    if (!(cli->cfg = ccas_config_load (path, &err)))
+    if (!(cli->cfg = ccas_conf_load (path, &err)))
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     int rc = cli_open_client (cli);
     if (rc != EXIT_OK)

@@ -56,7 +56,7 @@ static long real_memory_mb (const struct ccas_config *cfg, double memory_gb)
 
 static const char *partition_of (const struct ccas_config *cfg, const char *nodearray)
 {
-    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    const struct ccas_nodearray_config *na = ccas_conf_nodearray (cfg, nodearray);
     return na && na->slurm_partition ? na->slurm_partition : nodearray;
 }
 

@@ -88,7 +88,7 @@ static int check_state_dir (const char *dir, struct ccas_error *err)
 struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
 {
     struct ccas_ccapi_opts ao;
-    ccas_config_client_opts (cfg, &ao);
+    ccas_conf_client_opts (cfg, &ao);
     /* slurmctld waits for these programs and they hold the lock: an
      * unreachable CycleCloud must not keep them for minutes, as the
      * command's limits (connect_timeout, request_timeout, retries) would */
@@ -126,7 +126,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
     p->out = stdout;
     p->now = (double)time (NULL);
     errno = 0; /* as_whom and the caller read it: nothing stale */
-    if (!(p->cfg = ccas_config_load (ccas_power_config_path (o->config_path), err)))
+    if (!(p->cfg = ccas_conf_load (ccas_power_config_path (o->config_path), err)))
         return as_whom (err, errno);
     open_logging (p, o);
     if (ccas_slurm_init (err) < 0)
@@ -461,7 +461,7 @@ void ccas_power_close (struct ccas_power *p)
     ccas_events_close ();
     ccas_lock_release (lock);
     ccas_ccapi_destroy (api);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     ccas_log_close ();
 }
 

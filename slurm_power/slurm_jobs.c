@@ -15,7 +15,7 @@ static const char *partition_nodearray (const struct ccas_cluster *c, const char
     if (!partition)
         return NULL;
     for (size_t i = 0; i < c->nnodearrays; i++) {
-        const struct ccas_nodearray_config *na = ccas_config_nodearray (c->cfg, c->nodearrays[i].name);
+        const struct ccas_nodearray_config *na = ccas_conf_nodearray (c->cfg, c->nodearrays[i].name);
         const char *p = na && na->slurm_partition ? na->slurm_partition : c->nodearrays[i].name;
         if (p && strcmp (p, partition) == 0)
             return c->nodearrays[i].name;

@@ -20,9 +20,9 @@
 
 static const struct config_key *find_key (const char *pattern)
 {
-    for (size_t i = 0; i < ccas_config_table_len; i++)
-        if (strcmp (ccas_config_table[i].name, pattern) == 0)
-            return &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++)
+        if (strcmp (ccas_conf_keys_table[i].name, pattern) == 0)
+            return &ccas_conf_keys_table[i];
     return NULL;
 }
 
@@ -168,8 +168,8 @@ static int validate_object (json_object *obj, const char *path, const char *patt
  * a map ("*") have no defaults: their absence means "inherit". */
 static void fill_defaults (json_object *root)
 {
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *k = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
         if (!k->dflt || strchr (k->name, '*'))
             continue;
         char name[256];
@@ -245,8 +245,8 @@ static int bind_nodearrays (struct ccas_config *cfg)
     {
         struct ccas_nodearray_config *na = &cfg->nodearrays[i++];
         na->name = name;
-        for (size_t t = 0; t < ccas_config_table_len; t++) {
-            const struct config_key *k = &ccas_config_table[t];
+        for (size_t t = 0; t < ccas_conf_keys_count; t++) {
+            const struct config_key *k = &ccas_conf_keys_table[t];
             if (k->field != NO_FIELD && strncmp (k->name, NODEARRAY_SCOPE, strlen (NODEARRAY_SCOPE)) == 0)
                 bind_one (k, ccas_json_get (settings, k->name + strlen (NODEARRAY_SCOPE)), (char *)na, true);
         }
@@ -270,8 +270,8 @@ static char *output_path (const char *set, const char *state_dir, const char *df
 
 static int bind_fields (struct ccas_config *cfg)
 {
-    for (size_t t = 0; t < ccas_config_table_len; t++) {
-        const struct config_key *k = &ccas_config_table[t];
+    for (size_t t = 0; t < ccas_conf_keys_count; t++) {
+        const struct config_key *k = &ccas_conf_keys_table[t];
         if (k->field != NO_FIELD && !strchr (k->name, '*'))
             bind_one (k, at_path (cfg->root, k->name), (char *)cfg, false);
     }
@@ -366,7 +366,7 @@ static int check_required (struct ccas_config *cfg, struct ccas_error *err)
     return 0;
 }
 
-struct ccas_config *ccas_config_from_json (json_object *root, const char *origin, struct ccas_error *err)
+struct ccas_config *ccas_conf_from_json (json_object *root, const char *origin, struct ccas_error *err)
 {
     struct ccas_config *cfg = NULL;
     char brief[64];
@@ -399,13 +399,13 @@ struct ccas_config *ccas_config_from_json (json_object *root, const char *origin
     return cfg;
 error:
     if (cfg)
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     else
         json_object_put (root);
     return NULL;
 }
 
-struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
+struct ccas_config *ccas_conf_load (const char *path, struct ccas_error *err)
 {
     /* the password is in memory from the moment the file is read */
     ccas_secret_no_dump ();
@@ -428,14 +428,14 @@ struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
         json_object_put (root);
         return NULL;
     }
-    struct ccas_config *cfg = ccas_config_from_json (root, path, err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, path, err);
     if (!cfg)
         return NULL;
     if (cfg->password_file) {
         cfg->password = ccas_secret_read_file (cfg->password_file, err);
         if (!cfg->password) {
             ccas_error_prefix (err, "%s: password_file", path);
-            ccas_config_destroy (cfg);
+            ccas_conf_destroy (cfg);
             return NULL;
         }
     }
@@ -443,7 +443,7 @@ struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err)
     return cfg;
 }
 
-void ccas_config_destroy (struct ccas_config *cfg)
+void ccas_conf_destroy (struct ccas_config *cfg)
 {
     if (!cfg)
         return;
@@ -461,8 +461,7 @@ void ccas_config_destroy (struct ccas_config *cfg)
     errno = saved_errno;
 }
 
-const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg,
-                                                           const char *nodearray)
+const struct ccas_nodearray_config *ccas_conf_nodearray (const struct ccas_config *cfg, const char *nodearray)
 {
     for (size_t i = 0; nodearray && i < cfg->nnodearrays; i++)
         if (strcmp (cfg->nodearrays[i].name, nodearray) == 0)
@@ -484,19 +483,19 @@ static double seconds_for (const char *key, json_object *v, double own, const ch
     return m ? json_object_get_double (m) : strtod (find_key (key)->dflt, NULL);
 }
 
-double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *nodearray)
+double ccas_conf_idle_timeout (const struct ccas_config *cfg, const char *nodearray)
 {
-    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    const struct ccas_nodearray_config *na = ccas_conf_nodearray (cfg, nodearray);
     return seconds_for ("idle_timeout", cfg->idle_timeout, na ? na->idle_timeout : NAN, nodearray);
 }
 
-double ccas_config_boot_timeout (const struct ccas_config *cfg, const char *nodearray)
+double ccas_conf_boot_timeout (const struct ccas_config *cfg, const char *nodearray)
 {
-    const struct ccas_nodearray_config *na = ccas_config_nodearray (cfg, nodearray);
+    const struct ccas_nodearray_config *na = ccas_conf_nodearray (cfg, nodearray);
     return seconds_for ("boot_timeout", cfg->boot_timeout, na ? na->boot_timeout : NAN, nodearray);
 }
 
-json_object *ccas_config_effective (const struct ccas_config *cfg)
+json_object *ccas_conf_effective (const struct ccas_config *cfg)
 {
     json_object *copy = NULL;
     if (json_object_deep_copy (cfg->root, &copy, NULL) < 0)
@@ -535,22 +534,22 @@ static const char *type_doc (enum config_key_type t)
     return "?";
 }
 
-const struct ccas_config_key_doc *ccas_config_keys (size_t *n)
+const struct ccas_conf_key_doc *ccas_conf_keys (size_t *n)
 {
-    static struct ccas_config_key_doc docs[128];
+    static struct ccas_conf_key_doc docs[128];
     static size_t ndocs;
     if (!ndocs) {
-        for (size_t i = 0; i < ccas_config_table_len && i < 128; i++) {
-            const struct config_key *k = &ccas_config_table[i];
-            docs[i] = (struct ccas_config_key_doc){k->name, type_doc (k->type), k->dflt, k->doc};
+        for (size_t i = 0; i < ccas_conf_keys_count && i < 128; i++) {
+            const struct config_key *k = &ccas_conf_keys_table[i];
+            docs[i] = (struct ccas_conf_key_doc){k->name, type_doc (k->type), k->dflt, k->doc};
         }
-        ndocs = ccas_config_table_len;
+        ndocs = ccas_conf_keys_count;
     }
     *n = ndocs;
     return docs;
 }
 
-void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts)
+void ccas_conf_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts)
 {
     *opts = (struct ccas_ccapi_opts){
         .url = cfg->url,

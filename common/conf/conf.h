@@ -4,12 +4,12 @@
  * One table of known keys (conf_keys.c) drives everything: an unknown key
  * or a wrong type is an error naming its JSON path; absent keys get their
  * defaults inserted into the document, so the effective configuration is the
- * document itself (ccas_config_effective); and each key is bound to its field
+ * document itself (ccas_conf_effective); and each key is bound to its field
  * below, so code reads `cfg->slurm.max_nodes`, never a dotted string, and a
  * default is written once, in the table.  A file that holds a password must
  * not be readable by group or others.
  *
- * Lifecycle: ccas_config_load() -> read fields -> ccas_config_destroy().
+ * Lifecycle: ccas_conf_load() -> read fields -> ccas_conf_destroy().
  * String and JSON fields are borrowed from the document and live as long as
  * the config.  Depends on util/ and on ccapi/ only for the client's options.
  */
@@ -66,8 +66,8 @@ struct ccas_config {
     const char *lock_file;
 
     /* scaling policy */
-    json_object *idle_timeout;       /* number or map: read with ccas_config_idle_timeout() */
-    json_object *boot_timeout;       /* number or map: read with ccas_config_boot_timeout() */
+    json_object *idle_timeout;       /* number or map: read with ccas_conf_idle_timeout() */
+    json_object *boot_timeout;       /* number or map: read with ccas_conf_boot_timeout() */
     double capacity_failure_backoff; /* seconds */
     json_object *default_resources;  /* array */
     bool disable_default_resources;
@@ -130,37 +130,37 @@ struct ccas_config {
 };
 
 /* Load and validate `path`.  Returns a config (caller frees with
- * ccas_config_destroy()), or NULL with `err` as "PATH: KEY: what is wrong". */
-struct ccas_config *ccas_config_load (const char *path, struct ccas_error *err);
+ * ccas_conf_destroy()), or NULL with `err` as "PATH: KEY: what is wrong". */
+struct ccas_config *ccas_conf_load (const char *path, struct ccas_error *err);
 
 /* Validate a document already parsed (takes ownership of `root`; it is put on
  * failure).  `origin` names it in errors.  No file-mode check is made. */
-struct ccas_config *ccas_config_from_json (json_object *root, const char *origin, struct ccas_error *err);
+struct ccas_config *ccas_conf_from_json (json_object *root, const char *origin, struct ccas_error *err);
 
-void ccas_config_destroy (struct ccas_config *cfg);
+void ccas_conf_destroy (struct ccas_config *cfg);
 
 /* The REST client's options as the configuration gives them: server,
  * credentials (borrowed from `cfg`), TLS, the command's limits
  * (connect_timeout, request_timeout, retries, retry_after_max) and the
  * response cap.  A program with limits of its own overrides those fields. */
 struct ccas_ccapi_opts;
-void ccas_config_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts);
+void ccas_conf_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts);
 
 /* Seconds of idle time / boot time allowed for nodes of `nodearray` (may be
  * NULL): nodearrays.<na>.X, else X's map entry for <na>, else its default. */
-double ccas_config_idle_timeout (const struct ccas_config *cfg, const char *nodearray);
-double ccas_config_boot_timeout (const struct ccas_config *cfg, const char *nodearray);
+double ccas_conf_idle_timeout (const struct ccas_config *cfg, const char *nodearray);
+double ccas_conf_boot_timeout (const struct ccas_config *cfg, const char *nodearray);
 
 /* The settings of `nodearray`, or NULL when it has none.  Borrowed. */
-const struct ccas_nodearray_config *ccas_config_nodearray (const struct ccas_config *cfg,
-                                                           const char *nodearray);
+const struct ccas_nodearray_config *ccas_conf_nodearray (const struct ccas_config *cfg,
+                                                         const char *nodearray);
 
 /* The effective configuration as a new JSON object with the password
  * replaced by "****" (caller puts it). */
-json_object *ccas_config_effective (const struct ccas_config *cfg);
+json_object *ccas_conf_effective (const struct ccas_config *cfg);
 
 /* One documented key, for `ccautoscale config keys`, the man page and README. */
-struct ccas_config_key_doc {
+struct ccas_conf_key_doc {
     const char *name; /* "logging.level", "nodearrays.*.idle_timeout" */
     const char *type; /* "string", "seconds or {default, <nodearray>}", ... */
     const char *dflt; /* JSON text, or NULL */
@@ -168,6 +168,6 @@ struct ccas_config_key_doc {
 };
 
 /* The documented keys, in table order; *n set to their number.  Static. */
-const struct ccas_config_key_doc *ccas_config_keys (size_t *n);
+const struct ccas_conf_key_doc *ccas_conf_keys (size_t *n);
 
 #endif /* !CCAS_CONF_H */

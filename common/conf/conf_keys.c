@@ -14,7 +14,7 @@
 #define NA(member) offsetof (struct ccas_nodearray_config, member)
 
 /* clang-format off: one key per entry, its documentation on the next line */
-const struct config_key ccas_config_table[] = {
+const struct config_key ccas_conf_keys_table[] = {
     /* CycleCloud connection */
     {"url", KEY_STRING, NULL, UNBOUNDED, NULL, false,
      "CycleCloud web server root, e.g. https://cyclecloud.example.com (required)", F (url)},
@@ -187,4 +187,4 @@ const struct config_key ccas_config_table[] = {
 };
 /* clang-format on */
 
-const size_t ccas_config_table_len = sizeof (ccas_config_table) / sizeof (ccas_config_table[0]);
+const size_t ccas_conf_keys_count = sizeof (ccas_conf_keys_table) / sizeof (ccas_conf_keys_table[0]);

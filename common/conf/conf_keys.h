@@ -40,7 +40,7 @@ struct config_key {
 
 #define NO_FIELD SIZE_MAX
 
-extern const struct config_key ccas_config_table[];
-extern const size_t ccas_config_table_len;
+extern const struct config_key ccas_conf_keys_table[];
+extern const size_t ccas_conf_keys_count;
 
 #endif /* !CCAS_CONF_KEYS_H */

@@ -37,7 +37,7 @@ static bool boot_timed_out (const struct ccas_config *cfg, const struct ccas_nod
                             double now)
 {
     return n->kind == CCAS_NODE_BOOTING &&
-           now - get_time (t, "first_seen", now) > ccas_config_boot_timeout (cfg, n->nodearray);
+           now - get_time (t, "first_seen", now) > ccas_conf_boot_timeout (cfg, n->nodearray);
 }
 
 /* The node's times as scalelib's node history gives them (node.create_time,
@@ -53,7 +53,7 @@ static void note_times (const struct ccas_config *cfg, struct ccas_node *n, json
     if (n->kind == CCAS_NODE_READY)
         n->create_time_remaining = -1;
     else {
-        double left = ccas_config_boot_timeout (cfg, n->nodearray) - (now - n->create_time);
+        double left = ccas_conf_boot_timeout (cfg, n->nodearray) - (now - n->create_time);
         n->create_time_remaining = left > 0 ? left : 0;
     }
 }
@@ -88,7 +88,7 @@ static const char *verdict (const struct ccas_config *cfg, const struct ccas_nod
         return buf;
     }
     if (n->kind == CCAS_NODE_BOOTING) {
-        double limit = ccas_config_boot_timeout (cfg, n->nodearray);
+        double limit = ccas_conf_boot_timeout (cfg, n->nodearray);
         if (boot_timed_out (cfg, n, t, now)) {
             snprintf (buf, size, "boot timeout: %s for %.0f s (boot_timeout %.0f s)",
                       n->status ? n->status : "booting", now - first, limit);
@@ -97,7 +97,7 @@ static const char *verdict (const struct ccas_config *cfg, const struct ccas_nod
         return NULL;
     }
     if (n->kind == CCAS_NODE_READY || n->kind == CCAS_NODE_STOPPED) {
-        double limit = ccas_config_idle_timeout (cfg, n->nodearray);
+        double limit = ccas_conf_idle_timeout (cfg, n->nodearray);
         if (now - busy > limit) {
             snprintf (buf, size, "idle for %.0f s (idle_timeout %.0f s)", now - busy, limit);
             return buf;

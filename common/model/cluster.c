@@ -33,7 +33,7 @@ static int64_t min64 (int64_t a, int64_t b)
  * neither says (then each bucket's InfiniBand decides). */
 static int nodearray_colocated (const struct ccas_config *cfg, const struct ccas_nodearray_status *st)
 {
-    const struct ccas_nodearray_config *set = ccas_config_nodearray (cfg, st->name);
+    const struct ccas_nodearray_config *set = ccas_conf_nodearray (cfg, st->name);
     if (set && set->colocated >= 0)
         return set->colocated;
     if (st->placement_group_id)
@@ -44,7 +44,7 @@ static int nodearray_colocated (const struct ccas_config *cfg, const struct ccas
 static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
                             const struct ccas_nodearray_status *st)
 {
-    const struct ccas_nodearray_config *set = ccas_config_nodearray (c->cfg, st->name);
+    const struct ccas_nodearray_config *set = ccas_conf_nodearray (c->cfg, st->name);
     int64_t active = 0, active_cores = 0;
     na->name = st->name;
     na->st = st;
@@ -68,7 +68,7 @@ static void init_nodearray (struct ccas_cluster *c, struct ccas_nodearray *na,
 /* Where the configuration lists machine types for a nodearray, that order wins. */
 static int machine_type_rank (const struct ccas_config *cfg, const char *nodearray, const char *mt)
 {
-    const struct ccas_nodearray_config *set = ccas_config_nodearray (cfg, nodearray);
+    const struct ccas_nodearray_config *set = ccas_conf_nodearray (cfg, nodearray);
     json_object *list = set ? set->machine_types : NULL;
     if (!list)
         return 0;

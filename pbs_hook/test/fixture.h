@@ -82,7 +82,7 @@ static inline struct ccas_cluster *model (const char *nodes)
         json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
                             " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
                             " \"idle_timeout\": 300}");
-    struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "test-config", &err);
     assert_non_null (cfg);
     json_object *nl = nodes ? pf_json (nodes) : json_tokener_parse ("{\"nodes\": []}");
     assert_non_null (nl);
@@ -98,7 +98,7 @@ static inline void model_free (struct ccas_cluster *c)
 {
     const struct ccas_config *cfg = c->cfg;
     ccas_cluster_destroy (c);
-    ccas_config_destroy ((struct ccas_config *)cfg);
+    ccas_conf_destroy ((struct ccas_config *)cfg);
 }
 
 static inline const struct ccas_job *find_job (const struct ccas_jobs *jobs, const char *id)

@@ -39,7 +39,7 @@ static int render (const char *config, const char *patch, struct ccas_slurm_file
     int rc = ccas_slurm_files_render (c, l, f, err);
     ccas_slurm_layout_destroy (l);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     return rc;
 }
 

@@ -51,7 +51,7 @@ static void world_free (struct world *w)
 {
     ccas_slurm_layout_destroy (w->l);
     ccas_cluster_destroy (w->c);
-    ccas_config_destroy (w->cfg);
+    ccas_conf_destroy (w->cfg);
 }
 
 /* The layout as text: "na/machine_type:first-last" for each range. */
@@ -101,7 +101,7 @@ static void test_layout (void **state)
     ccas_slurm_layout_destroy (l);
     ccas_slurm_layout_destroy (NULL);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Why a nodearray is not managed: CycleCloud's autoscale flag, or the

@@ -46,7 +46,7 @@ static int stop_ccsim (void **state)
     struct sim *s = *state;
     ccas_ccapi_destroy (s->api);
     ccas_http_destroy (s->ctl);
-    ccas_config_destroy (s->cfg);
+    ccas_conf_destroy (s->cfg);
     sim_process_stop (&s->proc, state_files);
     free (s);
     return 0;

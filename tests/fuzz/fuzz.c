@@ -33,7 +33,7 @@ struct ccas_config *fuzz_config (void)
                                " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false}}";
     struct ccas_error err = {""};
     json_object *root = ccas_json_parse (text, sizeof (text) - 1, "fuzz config", &err);
-    struct ccas_config *cfg = root ? ccas_config_from_json (root, "fuzz config", &err) : NULL;
+    struct ccas_config *cfg = root ? ccas_conf_from_json (root, "fuzz config", &err) : NULL;
     if (!cfg)
         die ("config", &err);
     return cfg;

@@ -30,7 +30,7 @@ struct fuzz_model {
 struct fuzz_model fuzz_model_create (void);
 void fuzz_model_destroy (struct fuzz_model *m);
 
-/* A minimal valid configuration (caller frees with ccas_config_destroy()). */
+/* A minimal valid configuration (caller frees with ccas_conf_destroy()). */
 struct ccas_config *fuzz_config (void);
 
 #endif /* !CCAS_FUZZ_H */

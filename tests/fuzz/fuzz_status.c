@@ -21,6 +21,6 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             (void)ccas_bucket_available (&c->buckets[i], err.text, sizeof (err.text));
         ccas_cluster_destroy (c);
     }
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     return 0;
 }

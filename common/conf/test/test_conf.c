@@ -24,7 +24,7 @@ static struct ccas_config *from_text (const char *text, struct ccas_error *err)
 {
     json_object *root = json_tokener_parse (text);
     assert_non_null (root);
-    return ccas_config_from_json (root, "t.json", err);
+    return ccas_conf_from_json (root, "t.json", err);
 }
 
 static void test_errors_name_the_path (void **state)
@@ -86,13 +86,13 @@ static void test_defaults_filled (void **state)
     assert_string_equal (cfg->logging.level, "info");
     assert_string_equal (cfg->state_dir, "/var/lib/ccautoscale");
     assert_true (cfg->connect_timeout == 10);
-    assert_true (ccas_config_idle_timeout (cfg, "hpc") == 50);
-    assert_true (ccas_config_idle_timeout (cfg, "htc") == 100);
-    assert_true (ccas_config_idle_timeout (cfg, "gpu") == 7);
-    assert_true (ccas_config_idle_timeout (cfg, NULL) == 100);
-    assert_true (ccas_config_boot_timeout (cfg, "hpc") == 1800);
+    assert_true (ccas_conf_idle_timeout (cfg, "hpc") == 50);
+    assert_true (ccas_conf_idle_timeout (cfg, "htc") == 100);
+    assert_true (ccas_conf_idle_timeout (cfg, "gpu") == 7);
+    assert_true (ccas_conf_idle_timeout (cfg, NULL) == 100);
+    assert_true (ccas_conf_boot_timeout (cfg, "hpc") == 1800);
     assert_string_equal (cfg->password, "pw");
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static void test_effective_redacts (void **state)
@@ -101,7 +101,7 @@ static void test_effective_redacts (void **state)
     (void)state;
     struct ccas_config *cfg = from_text ("{" BASE ", \"password\": \"hunter2-secret\"}", &err);
     assert_non_null (cfg);
-    json_object *eff = ccas_config_effective (cfg);
+    json_object *eff = ccas_conf_effective (cfg);
     const char *text = json_object_to_json_string (eff);
     assert_null (strstr (text, "hunter2"));
     assert_non_null (strstr (text, "\"****\""));
@@ -109,7 +109,7 @@ static void test_effective_redacts (void **state)
     /* the document itself no longer holds the password either */
     assert_null (strstr (json_object_to_json_string (cfg->root), "hunter2"));
     json_object_put (eff);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static char tmpdir[] = "/tmp/ccas-test-conf.XXXXXX";
@@ -133,36 +133,36 @@ static void test_password_file_modes (void **state)
 
     /* a password in a world-readable config is refused, with the fix */
     write_file (cfgpath, "{" BASE ", \"password\": \"pw-in-file\"}", 0644);
-    assert_null (ccas_config_load (cfgpath, &err));
+    assert_null (ccas_conf_load (cfgpath, &err));
     assert_non_null (strstr (err.text, "mode 0644"));
     assert_non_null (strstr (err.text, "chmod 600"));
     assert_null (strstr (err.text, "pw-in-file"));
 
     write_file (cfgpath, "{" BASE ", \"password\": \"pw-in-file\"}", 0640);
-    assert_null (ccas_config_load (cfgpath, &err));
+    assert_null (ccas_conf_load (cfgpath, &err));
     assert_non_null (strstr (err.text, "mode 0640"));
 
     write_file (cfgpath, "{" BASE ", \"password\": \"pw-in-file\"}", 0600);
-    struct ccas_config *cfg = ccas_config_load (cfgpath, &err);
+    struct ccas_config *cfg = ccas_conf_load (cfgpath, &err);
     assert_non_null (cfg);
     assert_string_equal (cfg->password, "pw-in-file");
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 
     /* password_file: the config may be world-readable, the password file not */
     snprintf (text, sizeof (text), "{" BASE ", \"password_file\": \"%s\"}", pwpath);
     write_file (cfgpath, text, 0644);
     write_file (pwpath, "from-file\n", 0644);
-    assert_null (ccas_config_load (cfgpath, &err));
+    assert_null (ccas_conf_load (cfgpath, &err));
     assert_non_null (strstr (err.text, "password_file"));
     assert_non_null (strstr (err.text, "mode 0644"));
     write_file (pwpath, "from-file\n", 0600);
-    cfg = ccas_config_load (cfgpath, &err);
+    cfg = ccas_conf_load (cfgpath, &err);
     assert_non_null (cfg);
     assert_string_equal (cfg->password, "from-file");
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 
     /* a missing file names itself */
-    assert_null (ccas_config_load ("/nonexistent/autoscale.json", &err));
+    assert_null (ccas_conf_load ("/nonexistent/autoscale.json", &err));
     assert_string_equal (err.text, "/nonexistent/autoscale.json: No such file or directory");
     ccas_log_close ();
 }
@@ -174,11 +174,11 @@ static void test_malformed_file (void **state)
     (void)state;
     snprintf (cfgpath, sizeof (cfgpath), "%s/bad.json", tmpdir);
     write_file (cfgpath, "{\"url\": \"https://x\",\n  \"username\": }", 0600);
-    assert_null (ccas_config_load (cfgpath, &err));
+    assert_null (ccas_conf_load (cfgpath, &err));
     assert_non_null (strstr (err.text, "bad.json:2:"));
     assert_non_null (strstr (err.text, "invalid JSON"));
     write_file (cfgpath, "{\"url\": \"https://x\"", 0600);
-    assert_null (ccas_config_load (cfgpath, &err));
+    assert_null (ccas_conf_load (cfgpath, &err));
     assert_non_null (strstr (err.text, "truncated JSON"));
 }
 

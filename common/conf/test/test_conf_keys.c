@@ -39,13 +39,13 @@ static json_object *load_json (const char *path)
     return o;
 }
 
-/* The data file's document through ccas_config_from_json (its mode is the
- * checkout's, so not through ccas_config_load, which refuses a readable
+/* The data file's document through ccas_conf_from_json (its mode is the
+ * checkout's, so not through ccas_conf_load, which refuses a readable
  * file with a password; test_conf.c covers that). */
 static struct ccas_config *every_key_config (void)
 {
     struct ccas_error err = {""};
-    struct ccas_config *cfg = ccas_config_from_json (load_json (EVERY_KEY), "every-key.json", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (load_json (EVERY_KEY), "every-key.json", &err);
     if (!cfg)
         fail_msg ("%s", err.text);
     return cfg;
@@ -57,7 +57,7 @@ static struct ccas_config *minimal_config (void)
     json_object *root =
         json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\","
                             " \"cluster_name\": \"c\"}");
-    struct ccas_config *cfg = ccas_config_from_json (root, "minimal.json", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "minimal.json", &err);
     if (!cfg)
         fail_msg ("%s", err.text);
     return cfg;
@@ -162,8 +162,8 @@ static void test_data_file_sets_every_key (void **state)
     (void)state;
     json_object *root = load_json (EVERY_KEY);
     size_t checked = 0;
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *k = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
         if (strcmp (k->name, "password_file") == 0)
             continue;
         json_object *v = at_key (root, k->name, "hpc");
@@ -178,7 +178,7 @@ static void test_data_file_sets_every_key (void **state)
         }
         checked++;
     }
-    assert_true (checked + 1 == ccas_config_table_len);
+    assert_true (checked + 1 == ccas_conf_keys_count);
     json_object_put (root);
 }
 
@@ -186,8 +186,8 @@ static void test_data_file_sets_every_key (void **state)
 static void test_fields_distinct (void **state)
 {
     (void)state;
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *a = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *a = &ccas_conf_keys_table[i];
         if (a->field == NO_FIELD)
             continue;
         size_t limit = scoped (a) ? sizeof (struct ccas_nodearray_config) : sizeof (struct ccas_config);
@@ -195,8 +195,8 @@ static void test_fields_distinct (void **state)
             fail_msg ("%s: field offset %zu outside its struct (%zu bytes)", a->name, a->field, limit);
         if (strchr (a->name, '*') && !scoped (a))
             fail_msg ("%s: a field under a map that is not a nodearray's", a->name);
-        for (size_t j = i + 1; j < ccas_config_table_len; j++) {
-            const struct config_key *b = &ccas_config_table[j];
+        for (size_t j = i + 1; j < ccas_conf_keys_count; j++) {
+            const struct config_key *b = &ccas_conf_keys_table[j];
             if (b->field == a->field && scoped (a) == scoped (b))
                 fail_msg ("%s and %s bind the same field", a->name, b->name);
         }
@@ -210,11 +210,11 @@ static void test_each_key_reads_back (void **state)
 {
     (void)state;
     struct ccas_config *cfg = every_key_config ();
-    const struct ccas_nodearray_config *hpc = ccas_config_nodearray (cfg, "hpc");
+    const struct ccas_nodearray_config *hpc = ccas_conf_nodearray (cfg, "hpc");
     assert_non_null (hpc);
     json_object *root = load_json (EVERY_KEY);
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *k = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
         char got[512], want[512];
         if (k->field == NO_FIELD || strcmp (k->name, "password_file") == 0)
             continue;
@@ -224,7 +224,7 @@ static void test_each_key_reads_back (void **state)
             fail_msg ("%s: field reads %s, the file says %s", k->name, got, want);
     }
     json_object_put (root);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* By name, field by field: what each key means, not only that it arrived. */
@@ -253,11 +253,11 @@ static void test_every_field_by_name (void **state)
     assert_string_equal (cfg->lock_file, "/srv/ccas/ccautoscale.lock");
 
     assert_true (json_object_is_type (cfg->idle_timeout, json_type_object));
-    assert_true (ccas_config_idle_timeout (cfg, "htc") == 660);    /* the map's entry */
-    assert_true (ccas_config_idle_timeout (cfg, "gpu") == 600);    /* the map's default */
-    assert_true (ccas_config_idle_timeout (cfg, "hpc") == 1200.5); /* the nodearray's own */
-    assert_true (ccas_config_boot_timeout (cfg, "htc") == 2400);   /* a number */
-    assert_true (ccas_config_boot_timeout (cfg, "hpc") == 3600.5);
+    assert_true (ccas_conf_idle_timeout (cfg, "htc") == 660);    /* the map's entry */
+    assert_true (ccas_conf_idle_timeout (cfg, "gpu") == 600);    /* the map's default */
+    assert_true (ccas_conf_idle_timeout (cfg, "hpc") == 1200.5); /* the nodearray's own */
+    assert_true (ccas_conf_boot_timeout (cfg, "htc") == 2400);   /* a number */
+    assert_true (ccas_conf_boot_timeout (cfg, "hpc") == 3600.5);
     assert_true (cfg->capacity_failure_backoff == 450.5);
     assert_int_equal (json_object_array_length (cfg->default_resources), 1);
     assert_true (cfg->disable_default_resources);
@@ -314,7 +314,7 @@ static void test_every_field_by_name (void **state)
 
     /* the client's options come from the same fields */
     struct ccas_ccapi_opts opts;
-    ccas_config_client_opts (cfg, &opts);
+    ccas_conf_client_opts (cfg, &opts);
     assert_string_equal (opts.url, "https://cc.example.com:8443");
     assert_string_equal (opts.username, "autoscaler");
     assert_string_equal (opts.password, "pw-every-key");
@@ -326,7 +326,7 @@ static void test_every_field_by_name (void **state)
     assert_int_equal (opts.max_retries, 7);
     assert_int_equal (opts.retry_after_max_ms, 45500);
     assert_int_equal (opts.max_response_bytes, (size_t)64 * 1024 * 1024);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* password_file: bound, and exclusive with password. */
@@ -337,11 +337,11 @@ static void test_password_file_bound (void **state)
     json_object *root =
         json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\","
                             " \"password_file\": \"/etc/ccautoscale/pw\", \"cluster_name\": \"c\"}");
-    struct ccas_config *cfg = ccas_config_from_json (root, "pwfile.json", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "pwfile.json", &err);
     assert_non_null (cfg);
     assert_string_equal (cfg->password_file, "/etc/ccautoscale/pw");
-    assert_null (cfg->password); /* read by ccas_config_load, not here */
-    ccas_config_destroy (cfg);
+    assert_null (cfg->password); /* read by ccas_conf_load, not here */
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- defaults ------------------------------------------------------------------------------ */
@@ -352,10 +352,10 @@ static void test_defaults_everywhere (void **state)
 {
     (void)state;
     struct ccas_config *cfg = minimal_config ();
-    json_object *eff = ccas_config_effective (cfg);
+    json_object *eff = ccas_conf_effective (cfg);
     assert_non_null (eff);
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *k = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
         if (strchr (k->name, '*'))
             continue;
         json_object *v = at_key (eff, k->name, NULL);
@@ -396,9 +396,9 @@ static void test_defaults_everywhere (void **state)
     assert_string_equal (cfg->events.path, "/var/lib/ccautoscale/events.jsonl");
     assert_string_equal (cfg->metrics.path, "/var/lib/ccautoscale/ccautoscale.prom");
     assert_int_equal (cfg->nnodearrays, 0);
-    assert_null (ccas_config_nodearray (cfg, "hpc"));
+    assert_null (ccas_conf_nodearray (cfg, "hpc"));
     json_object_put (eff);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* "" turns an output file off; the rest follows state_dir. */
@@ -420,7 +420,7 @@ static void test_output_paths (void **state)
                   "{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": "
                   "\"c\", %s}",
                   cases[i].extra);
-        struct ccas_config *cfg = ccas_config_from_json (json_tokener_parse (text), "o.json", &err);
+        struct ccas_config *cfg = ccas_conf_from_json (json_tokener_parse (text), "o.json", &err);
         assert_non_null (cfg);
         if (cases[i].events)
             assert_string_equal (cfg->events.path, cases[i].events);
@@ -430,7 +430,7 @@ static void test_output_paths (void **state)
             assert_string_equal (cfg->metrics.path, cases[i].metrics);
         else
             assert_null (cfg->metrics.path);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
 }
 
@@ -442,7 +442,7 @@ static void test_nodearray_unset_inherits (void **state)
 {
     (void)state;
     struct ccas_config *cfg = every_key_config ();
-    const struct ccas_nodearray_config *htc = ccas_config_nodearray (cfg, "htc");
+    const struct ccas_nodearray_config *htc = ccas_conf_nodearray (cfg, "htc");
     assert_non_null (htc);
     assert_ptr_equal (htc, &cfg->nodearrays[1]); /* in the document's order */
     assert_string_equal (htc->name, "htc");
@@ -454,8 +454,8 @@ static void test_nodearray_unset_inherits (void **state)
     assert_null (htc->machine_types);
     assert_null (htc->slurm_partition);
     /* the table agrees: every nodearray key reads unset */
-    for (size_t i = 0; i < ccas_config_table_len; i++) {
-        const struct config_key *k = &ccas_config_table[i];
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
         char got[256];
         if (!scoped (k) || k->field == NO_FIELD)
             continue;
@@ -463,9 +463,9 @@ static void test_nodearray_unset_inherits (void **state)
         if (strcmp (got, "(unset)") != 0 && strcmp (got, "(null)") != 0)
             fail_msg ("%s: unset for htc, yet reads %s", k->name, got);
     }
-    assert_null (ccas_config_nodearray (cfg, "gpu"));
-    assert_null (ccas_config_nodearray (cfg, NULL));
-    ccas_config_destroy (cfg);
+    assert_null (ccas_conf_nodearray (cfg, "gpu"));
+    assert_null (ccas_conf_nodearray (cfg, NULL));
+    ccas_conf_destroy (cfg);
 }
 
 /* Explicit false and 0 are values, not "unset". */
@@ -477,18 +477,18 @@ static void test_nodearray_false_and_zero (void **state)
         "{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"c\","
         " \"idle_timeout\": 300, \"nodearrays\": {\"a\": {\"enabled\": false, \"colocated\": false,"
         " \"priority\": 0, \"idle_timeout\": 0, \"boot_timeout\": 0, \"machine_types\": []}}}");
-    struct ccas_config *cfg = ccas_config_from_json (root, "z.json", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "z.json", &err);
     assert_non_null (cfg);
-    const struct ccas_nodearray_config *a = ccas_config_nodearray (cfg, "a");
+    const struct ccas_nodearray_config *a = ccas_conf_nodearray (cfg, "a");
     assert_int_equal (a->enabled, 0);
     assert_int_equal (a->colocated, 0);
     assert_true (a->priority == 0);
     assert_true (a->idle_timeout == 0);
-    assert_true (ccas_config_idle_timeout (cfg, "a") == 0);
-    assert_true (ccas_config_boot_timeout (cfg, "a") == 0);
-    assert_true (ccas_config_idle_timeout (cfg, "b") == 300);
+    assert_true (ccas_conf_idle_timeout (cfg, "a") == 0);
+    assert_true (ccas_conf_boot_timeout (cfg, "a") == 0);
+    assert_true (ccas_conf_idle_timeout (cfg, "b") == 300);
     assert_int_equal (json_object_array_length (a->machine_types), 0);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- the documented keys --------------------------------------------------------------------- */
@@ -497,10 +497,10 @@ static void test_key_docs (void **state)
 {
     (void)state;
     size_t n = 0;
-    const struct ccas_config_key_doc *docs = ccas_config_keys (&n);
-    assert_int_equal (n, ccas_config_table_len);
+    const struct ccas_conf_key_doc *docs = ccas_conf_keys (&n);
+    assert_int_equal (n, ccas_conf_keys_count);
     for (size_t i = 0; i < n; i++) {
-        assert_string_equal (docs[i].name, ccas_config_table[i].name);
+        assert_string_equal (docs[i].name, ccas_conf_keys_table[i].name);
         assert_non_null (docs[i].type);
         assert_true (docs[i].doc && strlen (docs[i].doc) > 5);
         if (docs[i].dflt) {
@@ -510,7 +510,7 @@ static void test_key_docs (void **state)
             json_object_put (d);
         }
     }
-    assert_ptr_equal (ccas_config_keys (&n), docs); /* static, built once */
+    assert_ptr_equal (ccas_conf_keys (&n), docs); /* static, built once */
 }
 
 int main (void)

@@ -40,7 +40,7 @@ static inline struct fixture *setup_cluster (const char *nodes, int f4_room)
               "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\", \"cluster_name\": \"test\","
               " \"logging\": {\"syslog\": false}, \"state_dir\": \"%s\"}",
               f->dir);
-    f->cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
+    f->cfg = ccas_conf_from_json (json_tokener_parse (text), "test", &err);
     assert_non_null (f->cfg);
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
     assert_non_null (st);
@@ -78,7 +78,7 @@ static inline void teardown_cluster (struct fixture *f)
     char path[512];
     DIR *d = opendir (f->dir);
     ccas_cluster_destroy (f->c);
-    ccas_config_destroy (f->cfg);
+    ccas_conf_destroy (f->cfg);
     for (struct dirent *de; d && (de = readdir (d));)
         if (de->d_name[0] != '.' || (de->d_name[1] && strcmp (de->d_name, "..") != 0)) {
             snprintf (path, sizeof (path), "%s/%s", f->dir, de->d_name);

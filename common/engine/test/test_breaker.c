@@ -40,7 +40,7 @@ static struct fixture *setup_with (const char *breaker)
 static void teardown_fixture (struct fixture *f)
 {
     ccas_cluster_destroy (f->c);
-    ccas_config_destroy (f->cfg);
+    ccas_conf_destroy (f->cfg);
     fx_dir_remove (f->dir);
     free (f);
 }

@@ -208,7 +208,7 @@ static void test_apply (void **state)
     assert_null (fx_bucket (c, "gpu", "Standard_NC24ads_A100_v4")->hold_reason);
     assert_int_equal (ccas_bucket_available (fx_bucket (c, "htc", "Standard_F4s_v2"), NULL, 0), 29);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     ccas_holds_destroy (h);
 }
 

@@ -161,7 +161,7 @@ static struct ccas_config *make_config (const char *extra)
         merge (root, x);
         json_object_put (x);
     }
-    struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "test-config", &err);
     if (!cfg)
         fail_msg ("%s", err.text);
     return cfg;
@@ -387,7 +387,7 @@ static void run (const struct scenario *sc)
     ccas_plan_destroy (plan);
     ccas_jobs_destroy (jobs);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static void test_scenario (void **state)
@@ -636,7 +636,7 @@ static char *outcome (const char *patch, const char *nodes, const char *config, 
     fclose (f);
     ccas_jobs_destroy (jobs);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     return text;
 }
 

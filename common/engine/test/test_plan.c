@@ -69,7 +69,7 @@ static void test_empty_plan (void **state)
     ccas_plan_destroy (p);
     ccas_plan_destroy (NULL);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* New nodes made in any order across buckets and groups: one set per
@@ -135,7 +135,7 @@ static void test_creates_gathered (void **state)
     assert_string_equal (p->creates[1].pg->name, "hpc-pg-a");
     ccas_plan_destroy (p);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Nodes whose creates carry different nodeAttributes (the same object is
@@ -177,7 +177,7 @@ static void test_sets_by_attributes (void **state)
     ccas_cluster_destroy (c);
     json_object_put (a);
     json_object_put (b);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Starts: stopped nodes that were given work, and only those. */
@@ -198,7 +198,7 @@ static void test_starts (void **state)
     assert_int_equal (p->starts[0].outcome, CCAS_PLANNED);
     ccas_plan_destroy (p);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static void test_terminate_by_hand (void **state)
@@ -225,7 +225,7 @@ static void test_terminate_by_hand (void **state)
     assert_null (ccas_plan_strdup (p, NULL));
     ccas_plan_destroy (p);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -300,7 +300,7 @@ static void test_to_json (void **state)
     json_object_put (o);
     ccas_plan_destroy (p);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Streamed: the summary and each job on its line; running and ignored
@@ -390,7 +390,7 @@ static void test_write_json (void **state)
     ccas_plan_destroy (p);
     ccas_jobs_destroy (jobs);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 int main (void)

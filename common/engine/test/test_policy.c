@@ -48,7 +48,7 @@ static struct fixture *setup_fixture (double backoff)
 static void teardown_fixture (struct fixture *f)
 {
     ccas_cluster_destroy (f->c);
-    ccas_config_destroy (f->cfg);
+    ccas_conf_destroy (f->cfg);
     fx_dir_remove (f->dir);
     free (f);
 }

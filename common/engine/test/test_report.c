@@ -67,7 +67,7 @@ static void test_off (void **state)
     ccas_report_action (NULL, CCAS_ACTION_TERMINATE, fx_node (c, "htc-1"), NULL, NULL);
     assert_int_equal (access (prom, F_OK), -1);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* The gauge counts the model's nodes by nodearray and state; every pair is
@@ -114,7 +114,7 @@ static void test_node_gauge (void **state)
     assert_int_equal (n, 20);
     free (text);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     clean ();
 }
 
@@ -161,7 +161,7 @@ static void test_latency (void **state)
     assert_true (series (text, "ccautoscale_resume_latency_seconds_bucket{le=\"120\"}") == 2);
     free (text);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     clean ();
 }
 
@@ -218,7 +218,7 @@ static void test_actions (void **state)
     assert_null (line);
     free (lines);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
     clean ();
 }
 

@@ -147,7 +147,7 @@ static void test_verdicts (void **state)
     ccas_plan_destroy (p);
     json_object_put (times);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* The times: busy nodes refreshed to now, new nodes entered, departed
@@ -181,7 +181,7 @@ static void test_times_kept (void **state)
     ccas_plan_destroy (p);
     json_object_put (times);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Before matching: booting nodes past their nodearray's boot_timeout are
@@ -213,7 +213,7 @@ static void test_mark_stuck (void **state)
     assert_int_equal (ccas_scaledown_mark_stuck (c, times, NOW + 3600), 4);
     json_object_put (times);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* A global boot_timeout in a map; nodes of a nodearray the configuration
@@ -249,7 +249,7 @@ static void test_timeouts_per_nodearray (void **state)
         json_object_put (times);
         ccas_plan_destroy (p);
         ccas_cluster_destroy (c);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
 }
 

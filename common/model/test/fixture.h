@@ -44,7 +44,7 @@ static inline void fx_merge (json_object *dst, json_object *src)
 }
 
 /* A minimal valid configuration with `extra` (a JSON object, may be NULL)
- * merged in at the top.  Caller frees with ccas_config_destroy(). */
+ * merged in at the top.  Caller frees with ccas_conf_destroy(). */
 static inline struct ccas_config *fx_config (const char *extra)
 {
     struct ccas_error err = {""};
@@ -55,7 +55,7 @@ static inline struct ccas_config *fx_config (const char *extra)
         fx_merge (root, x);
         json_object_put (x);
     }
-    struct ccas_config *cfg = ccas_config_from_json (root, "test-config", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (root, "test-config", &err);
     if (!cfg)
         fail_msg ("%s", err.text);
     return cfg;

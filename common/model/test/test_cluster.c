@@ -159,7 +159,7 @@ static void test_bad_config_refused (void **state)
         if (c)
             fail_msg ("case %zu was accepted", i);
         assert_string_equal (err.text, cases[i].want);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
     ccas_cluster_destroy (NULL);
 }
@@ -240,7 +240,7 @@ static void test_limits (void **state)
         if (cases[i].why && !strstr (why, cases[i].why))
             fail_msg ("case %zu: '%s', want '%s'", i, why, cases[i].why);
         ccas_cluster_destroy (c);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
 }
 
@@ -298,7 +298,7 @@ static void test_new_nodes_charge_every_limit (void **state)
             fill_and_roll_back (c, &c->buckets[k]);
         ccas_cluster_destroy (c);
     }
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* The limit of `b` whose name starts with `what`, or NULL. */
@@ -335,7 +335,7 @@ static void test_shared_limits (void **state)
     assert_int_equal (ccas_bucket_available (f4, why, sizeof (why)), 0);
     assert_non_null (strstr (why, "family quota standardFSv2Family in westeurope: 0 cores left"));
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static int rnd (uint64_t *seed, int n)
@@ -384,7 +384,7 @@ static void test_invariant_random (void **state)
         ccas_undo_destroy (undo);
         ccas_cluster_destroy (c);
     }
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- holds ------------------------------------------------------------------------------------ */
@@ -406,7 +406,7 @@ static void test_hold (void **state)
     /* the other bucket of the nodearray is not held */
     assert_int_equal (ccas_bucket_available (fx_bucket (c, "htc", "Standard_F4s_v2"), NULL, 0), 29);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- nodearray settings and bucket order -------------------------------------------------------- */
@@ -447,7 +447,7 @@ static void test_nodearray_settings (void **state)
                       na->priority);
         check_invariants (c);
         ccas_cluster_destroy (c);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
 }
 
@@ -481,7 +481,7 @@ static void test_bucket_order (void **state)
             fail_msg ("case %zu: '%s', want '%s'", i, got, cases[i].want);
         check_invariants (c);
         ccas_cluster_destroy (c);
-        ccas_config_destroy (cfg);
+        ccas_conf_destroy (cfg);
     }
 }
 
@@ -517,7 +517,7 @@ static void test_template_nodes (void **state)
     assert_ptr_equal (ccas_cluster_bucket (c, "htc", "STANDARD_F2S_V2"),
                       fx_bucket (c, "htc", "Standard_F2s_v2"));
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- placement groups ----------------------------------------------------------------------------- */
@@ -591,7 +591,7 @@ static void test_placement_groups (void **state)
     assert_true (b->pgs[0]->room == CCAS_UNLIMITED);
     assert_true (ccas_cluster_pg (c, b, NULL, NULL)->room == CCAS_UNLIMITED);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* ---- existing nodes --------------------------------------------------------------------------------- */
@@ -672,7 +672,7 @@ static void test_existing_nodes (void **state)
     assert_string_equal (ghost->nodearray, "ghost");
     assert_string_equal (fx_node (c, "htc-5")->status_message, "boot failed");
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Existing nodes' groups: the status's counts stand; a group the status
@@ -703,7 +703,7 @@ static void test_existing_groups (void **state)
         assert_ptr_not_equal (pb->members[k], going);
     check_invariants (c);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 /* Without a node list, the nodes a status?nodes=true carried. */
@@ -724,7 +724,7 @@ static void test_nodes_from_status (void **state)
     assert_int_equal (c->nexisting, 1);
     assert_int_equal (fx_node (c, "s-1")->kind, CCAS_NODE_READY);
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 static void test_node_use_and_labels (void **state)
@@ -759,7 +759,7 @@ static void test_node_use_and_labels (void **state)
     s[0] = 'X';
     assert_string_equal (d, "copied");
     ccas_cluster_destroy (c);
-    ccas_config_destroy (cfg);
+    ccas_conf_destroy (cfg);
 }
 
 int main (void)

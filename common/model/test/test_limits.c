@@ -29,7 +29,7 @@ static struct ccas_config *config (const char *extra)
               "{\"url\": \"http://127.0.0.1:1\", \"username\": \"u\", \"password\": \"p\","
               " \"cluster_name\": \"c\"%s%s}",
               extra ? ", " : "", extra ? extra : "");
-    struct ccas_config *cfg = ccas_config_from_json (json_tokener_parse (text), "test", &err);
+    struct ccas_config *cfg = ccas_conf_from_json (json_tokener_parse (text), "test", &err);
     if (!cfg)
         fail_msg ("%s", err.text);
     return cfg;
@@ -67,7 +67,7 @@ static void model_build (struct model *m, const char *status, const char *extra_
 static void model_free (struct model *m)
 {
     ccas_cluster_destroy (m->c);
-    ccas_config_destroy (m->cfg);
+    ccas_conf_destroy (m->cfg);
 }
 
 static struct ccas_bucket *find (struct model *m, const char *na, const char *mt)
