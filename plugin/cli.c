@@ -80,13 +80,11 @@ int cli_getopt (struct cli *cli, int argc, char **argv, const char *shortopts, c
 static void setup_logging (struct cli *cli)
 {
     struct ccas_error err = {""};
-    int level = cli->cfg ? ccas_log_level_parse (cli->cfg->logging.level) : LOG_WARNING;
+    int level = cli->cfg ? (int)cli->cfg->logging.level : LOG_WARNING;
     unsigned sinks = CCAS_LOG_STDERR;
     /* -v shows info, -vv debug */
     int stderr_level = cli->quiet ? LOG_ERR : cli->verbosity ? LOG_NOTICE + cli->verbosity : LOG_WARNING;
 
-    if (level < 0)
-        level = LOG_INFO;
     if (stderr_level > LOG_DEBUG)
         stderr_level = LOG_DEBUG;
     if (cli->cfg && cli->cfg->logging.syslog)

@@ -43,10 +43,8 @@ const char *ccas_power_config_path (const char *explicit_path)
 static void open_logging (struct ccas_power *p, const struct ccas_power_opts *o)
 {
     struct ccas_error err = {""};
-    int level = ccas_log_level_parse (p->cfg->logging.level);
+    int level = (int)p->cfg->logging.level;
     unsigned sinks = p->cfg->logging.syslog ? CCAS_LOG_SYSLOG : 0;
-    if (level < 0)
-        level = LOG_INFO;
     if (o->verbosity || o->dry_run || isatty (STDERR_FILENO))
         sinks |= CCAS_LOG_STDERR;
     ccas_log_open (p->prog, level, sinks);

@@ -10,16 +10,6 @@
 #include "util/log.h"
 #include "util/metrics.h"
 
-static enum ccas_node_action suspend_action (const struct ccas_config *cfg)
-{
-    const char *a = cfg->slurm.suspend_action;
-    if (a && strcmp (a, "terminate") == 0)
-        return CCAS_ACTION_TERMINATE;
-    if (a && strcmp (a, "deallocate") == 0)
-        return CCAS_ACTION_DEALLOCATE;
-    return CCAS_ACTION_SHUTDOWN;
-}
-
 /* One "terminated" event for the call (a hostlist: a suspend of a thousand
  * nodes is one decision), and the count per nodearray. */
 static void report (struct ccas_power *p, enum ccas_node_action action, const char **which, const char **ids,
@@ -65,7 +55,7 @@ int ccas_power_suspend (struct ccas_power *p, char **names, size_t n)
     const char **which = calloc (n + 1, sizeof (*which));
     const char **kept = calloc (n + 1, sizeof (*kept));
     size_t nids = 0, nkept = 0, ngone = 0;
-    enum ccas_node_action action = suspend_action (p->cfg);
+    enum ccas_node_action action = p->cfg->slurm.suspend_action;
 
     if (!ids || !which || !kept) {
         p->failures++;

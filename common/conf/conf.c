@@ -51,18 +51,38 @@ static int check_number (const struct config_key *k, json_object *val, const cha
     return 0;
 }
 
-static int check_choice (const struct config_key *k, const char *s, const char *path, struct ccas_error *err)
+/* The names of an enum key's values, "a|b|c", in `buf`. */
+static const char *choice_names (const struct config_key *k, char *buf, size_t size)
 {
-    size_t n = strlen (s);
-    const char *p = k->choices;
-    while (p && *p) {
-        const char *bar = strchr (p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen (p);
-        if (len == n && strncmp (p, s, n) == 0)
-            return 0;
-        p = bar ? bar + 1 : NULL;
-    }
-    return ccas_errorf (err, "%s: '%s' is not one of %s", path, s, k->choices);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const struct ccas_conf_choice *c = k->choices; c->name && used < size; c++)
+        used += (size_t)snprintf (buf + used, size - used, "%s%s", c == k->choices ? "" : "|", c->name);
+    return buf;
+}
+
+/* The value an enum key's `name` stands for, or NULL. */
+static const struct ccas_conf_choice *find_choice (const struct config_key *k, const char *name)
+{
+    for (const struct ccas_conf_choice *c = k->choices; c->name; c++)
+        if (strcmp (c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+static int check_choice (const struct config_key *k, json_object *val, const char *path,
+                         struct ccas_error *err)
+{
+    char brief[64], names[256];
+    if (!json_object_is_type (val, json_type_string))
+        return ccas_errorf (err, "%s: expected one of %s, got %s", path,
+                            choice_names (k, names, sizeof (names)),
+                            ccas_json_brief (val, brief, sizeof (brief)));
+    const char *s = json_object_get_string (val);
+    if (!find_choice (k, s))
+        return ccas_errorf (err, "%s: '%s' is not one of %s", path, s,
+                            choice_names (k, names, sizeof (names)));
+    return 0;
 }
 
 static int validate_object (json_object *obj, const char *path, const char *pattern, bool is_map,
@@ -78,11 +98,11 @@ static int validate_value (const struct config_key *k, json_object *val, const c
     case KEY_STRING:
         if (t != json_type_string)
             return ccas_errorf (err, "%s: expected a string, got %s", path,
-                                k->secret ? ccas_json_type_name (val)
-                                          : ccas_json_brief (val, brief, sizeof (brief)));
-        if (k->choices)
-            return check_choice (k, json_object_get_string (val), path, err);
+                                (k->flags & KEY_SECRET) ? ccas_json_type_name (val)
+                                                        : ccas_json_brief (val, brief, sizeof (brief)));
         return 0;
+    case KEY_ENUM:
+        return check_choice (k, val, path, err);
     case KEY_BOOL:
         if (t != json_type_boolean)
             return ccas_errorf (err, "%s: expected true or false, got %s", path,
@@ -210,6 +230,14 @@ static void bind_one (const struct config_key *k, json_object *val, char *base, 
     case KEY_STRING:
         *(const char **)at = val ? json_object_get_string (val) : NULL;
         return;
+    case KEY_ENUM: { /* validated, and defaulted or required; never under a nodearray */
+        const struct ccas_conf_choice *c = val ? find_choice (k, json_object_get_string (val)) : NULL;
+        if (c)
+            *(int *)at = c->value;
+        else
+            CCAS_BUG ("%s: no value after validation and defaults", k->name);
+        return;
+    }
     case KEY_BOOL:
         if (scoped)
             *(int *)at = val ? json_object_get_boolean (val) : -1;
@@ -348,12 +376,15 @@ static void check_slurm_only (struct ccas_config *cfg)
     }
 }
 
+/* The keys the table marks required, then what the table cannot say: one
+ * of password and password_file, and a url that is one. */
 static int check_required (struct ccas_config *cfg, struct ccas_error *err)
 {
-    static const char *const required[] = {"url", "username", "cluster_name"};
-    for (size_t i = 0; i < sizeof (required) / sizeof (required[0]); i++)
-        if (!ccas_json_get (cfg->root, required[i]))
-            return ccas_errorf (err, "%s: required key is missing", required[i]);
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
+        if ((k->flags & KEY_REQUIRED) && !at_path (cfg->root, k->name))
+            return ccas_errorf (err, "%s: required key is missing", k->name);
+    }
     if (!ccas_json_get (cfg->root, "password") && !ccas_json_get (cfg->root, "password_file"))
         return ccas_errorf (err, "password: set password or password_file");
     if (ccas_json_get (cfg->root, "password") && ccas_json_get (cfg->root, "password_file"))
@@ -509,6 +540,7 @@ static const char *type_doc (enum config_key_type t)
 {
     switch (t) {
     case KEY_STRING:
+    case KEY_ENUM:
         return "string";
     case KEY_BOOL:
         return "boolean";

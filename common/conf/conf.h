@@ -11,7 +11,10 @@
  *
  * Lifecycle: ccas_conf_load() -> read fields -> ccas_conf_destroy().
  * String and JSON fields are borrowed from the document and live as long as
- * the config.  Depends on util/ and on ccapi/ only for the client's options.
+ * the config.  A key with a fixed set of values (logging.level,
+ * slurm.suspend_action) is read into an enum field: code switches on the
+ * value, never compares the string.  Depends on util/ and on ccapi/ for the
+ * client's options and the node actions.
  */
 #ifndef CCAS_CONF_H
 #define CCAS_CONF_H
@@ -21,9 +24,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ccapi/ccapi.h"
 #include "util/error.h"
+#include "util/log.h"
 
 #define CCAS_DEFAULT_CONFIG "/etc/ccautoscale/autoscale.json"
+
+/* logging.level: syslog's priorities, which ccas_log_open() takes as they are */
+enum ccas_conf_log_level {
+    CCAS_CONF_LOG_ERROR = LOG_ERR,
+    CCAS_CONF_LOG_WARNING = LOG_WARNING,
+    CCAS_CONF_LOG_NOTICE = LOG_NOTICE,
+    CCAS_CONF_LOG_INFO = LOG_INFO,
+    CCAS_CONF_LOG_DEBUG = LOG_DEBUG,
+};
+
+/* One value of a key that takes a fixed set of them: its name in the file,
+ * and the value its enum field then holds. */
+struct ccas_conf_choice {
+    const char *name;
+    int value;
+};
 
 /* nodearrays.<name>: what a site set for one nodearray.  An unset number is
  * NAN, an unset boolean -1, an unset string or list NULL: the caller's own
@@ -58,7 +79,7 @@ struct ccas_config {
 
     /* logging and files */
     struct {
-        const char *level;
+        enum ccas_conf_log_level level;
         const char *file; /* NULL: none */
         bool syslog;
     } logging;
@@ -82,7 +103,7 @@ struct ccas_config {
         int max_nodes;
         double memory_margin_percent;
         int memory_margin_min_mb;
-        const char *suspend_action;
+        enum ccas_node_action suspend_action; /* shutdown, terminate or deallocate */
         bool set_node_addr;
         const char *default_partition; /* NULL: the first nodearray */
         bool exclusive_colocated;
@@ -143,7 +164,6 @@ void ccas_conf_destroy (struct ccas_config *cfg);
  * credentials (borrowed from `cfg`), TLS, the command's limits
  * (connect_timeout, request_timeout, retries, retry_after_max) and the
  * response cap.  A program with limits of its own overrides those fields. */
-struct ccas_ccapi_opts;
 void ccas_conf_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opts *opts);
 
 /* Seconds of idle time / boot time allowed for nodes of `nodearray` (may be

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* conf_keys.h: the table of known configuration keys (private to conf.c). */
+/* conf_keys.h: the table of known configuration keys (private to conf.c).
+ *
+ * A row says everything about one key: its type, its default, its bounds or
+ * values, whether it is required or secret, what it means, and the field it
+ * is read into.  Loading, defaults, validation and `ccautoscale config
+ * keys` all come from the rows. */
 #ifndef CCAS_CONF_KEYS_H
 #define CCAS_CONF_KEYS_H
 
@@ -7,8 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/conf.h"
+
 enum config_key_type {
     KEY_STRING,
+    KEY_ENUM, /* a string among `choices`, read to the chosen value */
     KEY_BOOL,
     KEY_INT,
     KEY_NUMBER,
@@ -21,20 +29,27 @@ enum config_key_type {
     KEY_OPEN,        /* any JSON, kept as is */
 };
 
+enum config_key_flag {
+    KEY_REQUIRED = 1, /* a file without it is refused; has no default */
+    KEY_SECRET = 2,   /* redacted in output */
+};
+
 struct config_key {
     const char *name; /* dotted; "*" stands for a name under a KEY_MAP */
     enum config_key_type type;
-    const char *dflt;    /* JSON text inserted when absent, or NULL */
-    double min, max;     /* for numbers; min > max means unbounded */
-    const char *choices; /* for strings: "a|b|c", or NULL */
-    bool secret;         /* redacted in output */
+    const char *dflt; /* JSON text inserted when absent, or NULL */
+    double min, max;  /* for numbers; min > max means unbounded */
+    /* for KEY_ENUM only: the values, ended by a NULL name */
+    const struct ccas_conf_choice *choices;
+    unsigned flags; /* enum config_key_flag; KEY_REQUIRED only outside maps */
     const char *doc;
     /* Where the value is read to after loading, by type: a string to a
-     * const char *, a boolean to bool (an int of -1/0/1 under "nodearrays.*."),
-     * an integer to int and a number to double (both to double, NAN when
-     * unset, under "nodearrays.*."), anything else to a json_object *.
-     * Offsets are into struct ccas_config, or struct ccas_nodearray_config
-     * for keys under "nodearrays.*."; NO_FIELD for sections. */
+     * const char *, an enum to its enum field (the choice's value), a
+     * boolean to bool (an int of -1/0/1 under "nodearrays.*."), an integer
+     * to int and a number to double (both to double, NAN when unset, under
+     * "nodearrays.*."), anything else to a json_object *.  Offsets are into
+     * struct ccas_config, or struct ccas_nodearray_config for keys under
+     * "nodearrays.*." (no enum there); NO_FIELD for sections. */
     size_t field;
 };
 

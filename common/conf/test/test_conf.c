@@ -46,11 +46,25 @@ static void test_errors_name_the_path (void **state)
         {"{" BASE ", \"password\": \"pw\", \"retries\": 99}", "t.json: retries: 99 is out of range [0, 20]"},
         {"{" BASE ", \"password\": \"pw\", \"logging\": {\"level\": \"loud\"}}",
          "t.json: logging.level: 'loud' is not one of error|warning|notice|info|debug"},
+        {"{" BASE ", \"password\": \"pw\", \"logging\": {\"level\": \"INFO\"}}",
+         "t.json: logging.level: 'INFO' is not one of error|warning|notice|info|debug"},
+        {"{" BASE ", \"password\": \"pw\", \"logging\": {\"level\": 7}}",
+         "t.json: logging.level: expected one of error|warning|notice|info|debug, got 7"},
+        {"{" BASE ", \"password\": \"pw\", \"slurm\": {\"suspend_action\": \"hibernate\"}}",
+         "t.json: slurm.suspend_action: 'hibernate' is not one of shutdown|terminate|deallocate"},
+        {"{" BASE ", \"password\": \"pw\", \"slurm\": {\"suspend_action\": null}}",
+         "t.json: slurm.suspend_action: null is not a value; remove the key for the default"},
         {"{" BASE ", \"password\": \"pw\", \"verify_certificates\": \"no\"}",
          "t.json: verify_certificates: expected true or false, got \"no\""},
         {"{" BASE ", \"password\": 12345}", "t.json: password: expected a string, got a number"},
         {"{\"username\": \"a\", \"cluster_name\": \"c\", \"password\": \"p\"}",
          "t.json: url: required key is missing"},
+        {"{\"url\": \"https://cc\", \"cluster_name\": \"c\", \"password\": \"p\"}",
+         "t.json: username: required key is missing"},
+        {"{\"url\": \"https://cc\", \"username\": \"a\", \"password\": \"p\"}",
+         "t.json: cluster_name: required key is missing"},
+        {"{\"password\": \"p\", \"logging\": {\"level\": \"loud\"}}",
+         "t.json: logging.level: 'loud' is not one of error|warning|notice|info|debug"},
         {"{" BASE "}", "t.json: password: set password or password_file"},
         {"{" BASE ", \"password\": \"p\", \"password_file\": \"/x\"}",
          "t.json: password_file: set password or password_file, not both"},
@@ -83,7 +97,8 @@ static void test_defaults_filled (void **state)
                    &err);
     assert_non_null (cfg);
     assert_true (cfg->verify_certificates);
-    assert_string_equal (cfg->logging.level, "info");
+    assert_int_equal (cfg->logging.level, LOG_INFO);
+    assert_int_equal (cfg->slurm.suspend_action, CCAS_ACTION_SHUTDOWN);
     assert_string_equal (cfg->state_dir, "/var/lib/ccautoscale");
     assert_true (cfg->connect_timeout == 10);
     assert_true (ccas_conf_idle_timeout (cfg, "hpc") == 50);

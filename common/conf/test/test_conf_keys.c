@@ -5,9 +5,10 @@
  * default (and, within a type, not any other key's value), so a key bound
  * to the wrong field, or to none, reads wrong.  The file must keep up with
  * the table: a key added there and not here fails the first test.  Then:
- * defaults are in the effective document and in the fields, and the
+ * defaults are in the effective document and in the fields, the
  * settings of a nodearray that sets nothing read as "inherit" (NAN, -1,
- * NULL). */
+ * NULL), each value of an enum key reads as its enum, each required key is
+ * required. */
 #include "config.h"
 
 #include <math.h>
@@ -26,6 +27,7 @@
 #include "conf/conf.h"
 #include "conf/conf_keys.h"
 #include "util/json.h"
+#include "util/log.h"
 
 #define SCOPE "nodearrays.*."
 #define EVERY_KEY TEST_DATA_DIR "/conf-every-key.json"
@@ -99,6 +101,19 @@ static void field_text (const struct config_key *k, const void *base, char *buf,
         } else
             snprintf (buf, size, "(null)");
         return;
+    case KEY_ENUM: {
+        int v;
+        memcpy (&v, at, sizeof (v));
+        s = NULL;
+        for (const struct ccas_conf_choice *c = k->choices; c->name; c++)
+            if (c->value == v)
+                s = c->name;
+        if (s)
+            snprintf (buf, size, "\"%s\"", s);
+        else
+            snprintf (buf, size, "(no value %d)", v);
+        return;
+    }
     case KEY_BOOL:
         if (in_scope) {
             int v;
@@ -246,7 +261,7 @@ static void test_every_field_by_name (void **state)
     assert_true (cfg->retry_after_max == 45.5);
     assert_int_equal (cfg->max_response_mb, 64);
 
-    assert_string_equal (cfg->logging.level, "debug");
+    assert_int_equal (cfg->logging.level, LOG_DEBUG);
     assert_string_equal (cfg->logging.file, "/var/log/ccautoscale-every.log");
     assert_false (cfg->logging.syslog);
     assert_string_equal (cfg->state_dir, "/srv/ccas/state");
@@ -282,7 +297,7 @@ static void test_every_field_by_name (void **state)
     assert_int_equal (cfg->slurm.max_nodes, 250);
     assert_true (cfg->slurm.memory_margin_percent == 7.5);
     assert_int_equal (cfg->slurm.memory_margin_min_mb, 2048);
-    assert_string_equal (cfg->slurm.suspend_action, "deallocate");
+    assert_int_equal (cfg->slurm.suspend_action, CCAS_ACTION_DEALLOCATE);
     assert_false (cfg->slurm.set_node_addr);
     assert_string_equal (cfg->slurm.default_partition, "htc");
     assert_false (cfg->slurm.exclusive_colocated);
@@ -360,8 +375,7 @@ static void test_defaults_everywhere (void **state)
             continue;
         json_object *v = at_key (eff, k->name, NULL);
         if (!k->dflt) {
-            bool given = !strcmp (k->name, "url") || !strcmp (k->name, "username") ||
-                         !strcmp (k->name, "password") || !strcmp (k->name, "cluster_name");
+            bool given = (k->flags & KEY_REQUIRED) || !strcmp (k->name, "password");
             if (!given && v)
                 fail_msg ("%s: has no default, yet the effective document has %s", k->name,
                           json_object_to_json_string (v));
@@ -491,6 +505,151 @@ static void test_nodearray_false_and_zero (void **state)
     ccas_conf_destroy (cfg);
 }
 
+/* ---- enum keys and required keys ---------------------------------------------------------- */
+
+/* The minimal document with `value` (JSON text) at dotted `key`, sections
+ * made on the way. */
+static json_object *minimal_with (const char *key, const char *value)
+{
+    json_object *root =
+        json_tokener_parse ("{\"url\": \"https://cc\", \"username\": \"u\", \"password\": \"p\","
+                            " \"cluster_name\": \"c\"}");
+    char copy[256];
+    char *save = NULL, *next;
+    json_object *parent = root;
+    snprintf (copy, sizeof (copy), "%s", key);
+    char *part = strtok_r (copy, ".", &save);
+    while ((next = strtok_r (NULL, ".", &save))) {
+        json_object *sub = ccas_json_get (parent, part);
+        if (!sub) {
+            sub = json_object_new_object ();
+            json_object_object_add (parent, part, sub);
+        }
+        parent = sub;
+        part = next;
+    }
+    json_object_object_add (parent, part, json_tokener_parse (value));
+    return root;
+}
+
+/* Each value of each enum key reads as its enum, by name and through the
+ * table's field; the list below names every value the table has. */
+static void test_enum_values_read_to_their_enum (void **state)
+{
+    static const struct {
+        const char *key, *value;
+        int want;
+    } cases[] = {
+        {"logging.level", "error", LOG_ERR},
+        {"logging.level", "warning", LOG_WARNING},
+        {"logging.level", "notice", LOG_NOTICE},
+        {"logging.level", "info", LOG_INFO},
+        {"logging.level", "debug", LOG_DEBUG},
+        {"slurm.suspend_action", "shutdown", CCAS_ACTION_SHUTDOWN},
+        {"slurm.suspend_action", "terminate", CCAS_ACTION_TERMINATE},
+        {"slurm.suspend_action", "deallocate", CCAS_ACTION_DEALLOCATE},
+    };
+    const size_t ncases = sizeof (cases) / sizeof (cases[0]);
+    (void)state;
+    for (size_t i = 0; i < ncases; i++) {
+        struct ccas_error err = {""};
+        char text[64];
+        snprintf (text, sizeof (text), "\"%s\"", cases[i].value);
+        struct ccas_config *cfg = ccas_conf_from_json (minimal_with (cases[i].key, text), "e.json", &err);
+        if (!cfg)
+            fail_msg ("%s = %s: %s", cases[i].key, text, err.text);
+        int by_name = strcmp (cases[i].key, "logging.level") == 0 ? (int)cfg->logging.level
+                                                                  : (int)cfg->slurm.suspend_action;
+        if (by_name != cases[i].want)
+            fail_msg ("%s = %s: reads %d, not %d", cases[i].key, text, by_name, cases[i].want);
+        size_t t = 0;
+        while (t < ccas_conf_keys_count && strcmp (ccas_conf_keys_table[t].name, cases[i].key))
+            t++;
+        assert_true (t < ccas_conf_keys_count);
+        char got[64];
+        field_text (&ccas_conf_keys_table[t], cfg, got, sizeof (got));
+        assert_string_equal (got, text);
+        ccas_conf_destroy (cfg);
+    }
+    /* every value of every enum key is a case above, so none reads wrong unseen */
+    for (size_t k = 0; k < ccas_conf_keys_count; k++) {
+        const struct config_key *key = &ccas_conf_keys_table[k];
+        for (const struct ccas_conf_choice *c = key->choices; c && c->name; c++) {
+            size_t i = 0;
+            while (i < ncases && (strcmp (cases[i].key, key->name) || strcmp (cases[i].value, c->name)))
+                i++;
+            if (i == ncases)
+                fail_msg ("%s: value '%s' has no case in this test", key->name, c->name);
+        }
+    }
+}
+
+/* Each key the table marks required is refused when absent, naming it;
+ * they are the three a site must always set. */
+static void test_required_keys (void **state)
+{
+    static const char *const want[] = {"url", "username", "cluster_name"};
+    size_t nrequired = 0;
+    (void)state;
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
+        struct ccas_error err = {""};
+        char expect[300];
+        if (!(k->flags & KEY_REQUIRED))
+            continue;
+        nrequired++;
+        json_object *root = minimal_with ("logging.syslog", "false");
+        json_object_object_del (root, k->name);
+        struct ccas_config *cfg = ccas_conf_from_json (root, "r.json", &err);
+        if (cfg)
+            fail_msg ("%s: required, yet a file without it loads", k->name);
+        snprintf (expect, sizeof (expect), "r.json: %s: required key is missing", k->name);
+        assert_string_equal (err.text, expect);
+    }
+    assert_int_equal (nrequired, sizeof (want) / sizeof (want[0]));
+    for (size_t i = 0; i < sizeof (want) / sizeof (want[0]); i++) {
+        size_t t = 0;
+        while (t < ccas_conf_keys_count && strcmp (ccas_conf_keys_table[t].name, want[i]))
+            t++;
+        assert_true (t < ccas_conf_keys_count);
+        assert_true (ccas_conf_keys_table[t].flags & KEY_REQUIRED);
+    }
+}
+
+/* What the loader relies on and the table alone can break: an enum key has
+ * values, distinct, and a default among them (or is required); required and
+ * enum keys are not under a map; only enum keys have values. */
+static void test_table_rows (void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ccas_conf_keys_count; i++) {
+        const struct config_key *k = &ccas_conf_keys_table[i];
+        if ((k->type == KEY_ENUM) != (k->choices != NULL))
+            fail_msg ("%s: values belong to enum keys, and every enum key has them", k->name);
+        if ((k->flags & KEY_REQUIRED) && (k->dflt || strchr (k->name, '*')))
+            fail_msg ("%s: a required key has no default and is not under a map", k->name);
+        if ((k->flags & KEY_SECRET) && strcmp (k->name, "password") != 0)
+            fail_msg ("%s: secret; conf.c only masks the password", k->name);
+        if (k->type != KEY_ENUM)
+            continue;
+        if (strchr (k->name, '*') || !k->choices[0].name)
+            fail_msg ("%s: an enum key is not under a map, and has values", k->name);
+        for (const struct ccas_conf_choice *a = k->choices; a->name; a++)
+            for (const struct ccas_conf_choice *b = a + 1; b->name; b++)
+                if (!strcmp (a->name, b->name) || a->value == b->value)
+                    fail_msg ("%s: '%s' and '%s' are not distinct", k->name, a->name, b->name);
+        if (!(k->flags & KEY_REQUIRED)) {
+            json_object *d = k->dflt ? json_tokener_parse (k->dflt) : NULL;
+            const struct ccas_conf_choice *c = k->choices;
+            while (d && c->name && strcmp (c->name, json_object_get_string (d)))
+                c++;
+            if (!d || !json_object_is_type (d, json_type_string) || !c->name)
+                fail_msg ("%s: default %s is not one of its values", k->name, k->dflt ? k->dflt : "(none)");
+            json_object_put (d);
+        }
+    }
+}
+
 /* ---- the documented keys --------------------------------------------------------------------- */
 
 static void test_key_docs (void **state)
@@ -525,6 +684,9 @@ int main (void)
         cmocka_unit_test (test_output_paths),
         cmocka_unit_test (test_nodearray_unset_inherits),
         cmocka_unit_test (test_nodearray_false_and_zero),
+        cmocka_unit_test (test_enum_values_read_to_their_enum),
+        cmocka_unit_test (test_required_keys),
+        cmocka_unit_test (test_table_rows),
         cmocka_unit_test (test_key_docs),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
