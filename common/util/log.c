@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,20 +74,6 @@ void ccas_log_set_stderr_level (int level)
     stderr_level = level;
     if (level > ccas_log_threshold)
         ccas_log_threshold = level;
-}
-
-int ccas_log_level_parse (const char *name)
-{
-    if (!name)
-        return -1;
-    for (int i = 0; i < (int)(sizeof (level_names) / sizeof (level_names[0])); i++)
-        if (level_names[i] && strcasecmp (name, level_names[i]) == 0)
-            return i;
-    if (strcasecmp (name, "warn") == 0)
-        return LOG_WARNING;
-    if (strcasecmp (name, "err") == 0)
-        return LOG_ERR;
-    return -1;
 }
 
 void ccas_log_add_secret (const char *secret)

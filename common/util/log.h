@@ -34,9 +34,6 @@ void ccas_log_set_level (int level);
  * warnings while syslog keeps info).  Default: the level given to open. */
 void ccas_log_set_stderr_level (int level);
 
-/* Parse "error", "warning", "notice", "info", "debug".  Returns -1 if unknown. */
-int ccas_log_level_parse (const char *name);
-
 /* Register a secret to redact (copied; burned at ccas_log_close).  Strings
  * shorter than 3 bytes are ignored: redacting them would shred messages. */
 void ccas_log_add_secret (const char *secret);
