@@ -566,6 +566,21 @@ static const char *type_doc (enum config_key_type t)
     return "?";
 }
 
+/* The heading of the group row `i` is in. */
+static const char *group_of (size_t i)
+{
+    const char *title = NULL;
+    for (size_t g = 0, row = 0; g < ccas_conf_groups_count; g++) {
+        while (row < ccas_conf_keys_count &&
+               strcmp (ccas_conf_keys_table[row].name, ccas_conf_groups[g].first) != 0)
+            row++;
+        if (row > i)
+            break;
+        title = ccas_conf_groups[g].title;
+    }
+    return title;
+}
+
 const struct ccas_conf_key_doc *ccas_conf_keys (size_t *n)
 {
     static struct ccas_conf_key_doc docs[128];
@@ -573,7 +588,19 @@ const struct ccas_conf_key_doc *ccas_conf_keys (size_t *n)
     if (!ndocs) {
         for (size_t i = 0; i < ccas_conf_keys_count && i < 128; i++) {
             const struct config_key *k = &ccas_conf_keys_table[i];
-            docs[i] = (struct ccas_conf_key_doc){k->name, type_doc (k->type), k->dflt, k->doc};
+            docs[i] = (struct ccas_conf_key_doc){
+                .name = k->name,
+                .type = type_doc (k->type),
+                .dflt = k->dflt,
+                .doc = k->doc,
+                .group = group_of (i),
+                .choices = k->choices,
+                .bounded = bounded (k),
+                .min = k->min,
+                .max = k->max,
+                .required = (k->flags & KEY_REQUIRED) != 0,
+                .secret = (k->flags & KEY_SECRET) != 0,
+            };
         }
         ndocs = ccas_conf_keys_count;
     }

@@ -179,12 +179,20 @@ const struct ccas_nodearray_config *ccas_conf_nodearray (const struct ccas_confi
  * replaced by "****" (caller puts it). */
 json_object *ccas_conf_effective (const struct ccas_config *cfg);
 
-/* One documented key, for `ccautoscale config keys`, the man page and README. */
+/* One documented key, for `ccautoscale config keys`, which also writes
+ * doc/configuration.md and ccautoscale.json(5). */
 struct ccas_conf_key_doc {
-    const char *name; /* "logging.level", "nodearrays.*.idle_timeout" */
-    const char *type; /* "string", "seconds or {default, <nodearray>}", ... */
-    const char *dflt; /* JSON text, or NULL */
-    const char *doc;
+    const char *name;  /* "logging.level", "nodearrays.*.idle_timeout" */
+    const char *type;  /* "string", "seconds or {default, <nodearray>}", ... */
+    const char *dflt;  /* JSON text, or NULL */
+    const char *doc;   /* one sentence or a few, lowercase, no full stop */
+    const char *group; /* the heading of its part of the table: "Slurm" */
+    /* the values a string may take, ended by a NULL name; NULL: any */
+    const struct ccas_conf_choice *choices;
+    bool bounded; /* a number (or a map's numbers) within [min, max] */
+    double min, max;
+    bool required; /* a file without it is refused */
+    bool secret;   /* never printed: "****" */
 };
 
 /* The documented keys, in table order; *n set to their number.  Static. */

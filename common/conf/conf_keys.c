@@ -31,7 +31,7 @@ _Static_assert(sizeof (enum ccas_node_action) == sizeof (int), "slurm.suspend_ac
 
 /* clang-format off: one key per entry, its documentation on the next line */
 const struct config_key ccas_conf_keys_table[] = {
-    /* CycleCloud connection */
+    /* group: CycleCloud connection */
     {"url", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_REQUIRED,
      "CycleCloud web server root, e.g. https://cyclecloud.example.com", F (url)},
     {"username", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_REQUIRED, "CycleCloud user", F (username)},
@@ -59,7 +59,7 @@ const struct config_key ccas_conf_keys_table[] = {
     {"max_response_mb", KEY_INT, "256", 1, 4096, NULL, 0, "refuse server responses larger than this many MiB",
      F (max_response_mb)},
 
-    /* logging and files */
+    /* group: Logging and files */
     {"logging", KEY_SECTION, "{}", UNBOUNDED, NULL, 0, "where and how much to log", NO_FIELD},
     {"logging.level", KEY_ENUM, "\"info\"", UNBOUNDED, log_levels, 0, "least important message logged",
      F (logging.level)},
@@ -72,7 +72,7 @@ const struct config_key ccas_conf_keys_table[] = {
     {"lock_file", KEY_STRING, "\"/run/ccautoscale.lock\"", UNBOUNDED, NULL, 0,
      "lock that keeps concurrent runs from racing on the same nodes", F (lock_file)},
 
-    /* scaling policy */
+    /* group: Scaling policy */
     {"idle_timeout", KEY_SECONDS_MAP, "300", 0, 1e9, NULL, 0,
      "seconds a node may sit idle before it is terminated (PBS and demand; under Slurm, SuspendTime "
      "decides); "
@@ -96,6 +96,8 @@ const struct config_key ccas_conf_keys_table[] = {
      "cluster-wide resources no node owns: a number is consumed by jobs (licences), a string or boolean is "
      "compared",
      F (shared_resources)},
+
+    /* group: Nodearrays */
     {"nodearrays", KEY_MAP, "{}", UNBOUNDED, NULL, 0, "settings per nodearray, by name", NO_FIELD},
     {"nodearrays.*", KEY_SECTION, NULL, UNBOUNDED, NULL, 0, "settings of one nodearray", NO_FIELD},
     {"nodearrays.*.idle_timeout", KEY_NUMBER, NULL, 0, 1e9, NULL, 0, "idle_timeout for this nodearray",
@@ -113,11 +115,10 @@ const struct config_key ccas_conf_keys_table[] = {
      NA (colocated)},
     {"nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, 0,
      "preference order of machine types in this nodearray (default: the server's order)", NA (machine_types)},
-
     {"nodearrays.*.slurm_partition", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
      "Slurm partition name for this nodearray (default: the nodearray's name)", NA (slurm_partition)},
 
-    /* Slurm */
+    /* group: Slurm */
     {"slurm", KEY_SECTION, "{}", UNBOUNDED, NULL, 0, "the Slurm integration", NO_FIELD},
     {"slurm.node_prefix", KEY_STRING, "\"\"", UNBOUNDED, NULL, 0,
      "prefix of Slurm node names: <prefix><nodearray>-<i>", F (slurm.node_prefix)},
@@ -162,6 +163,7 @@ const struct config_key ccas_conf_keys_table[] = {
      "the number of a VM's first GPU in slurm.gpu_device_files (AMD's /dev/dri/renderD%d: 128)",
      F (slurm.gpu_device_first)},
 
+    /* group: Circuit breaker */
     {"breaker", KEY_SECTION, "{}", UNBOUNDED, NULL, 0,
      "the circuit breaker: stop creating where VMs keep failing to boot", NO_FIELD},
     {"breaker.threshold", KEY_INT, "5", 0, 1000, NULL, 0,
@@ -169,7 +171,7 @@ const struct config_key ccas_conf_keys_table[] = {
     {"breaker.cooldown", KEY_NUMBER, "1800", 0, 1e9, NULL, 0,
      "seconds an open breaker stays open (0: until 'ccautoscale breaker reset')", F (breaker.cooldown)},
 
-    /* events and metrics */
+    /* group: Events and metrics */
     {"events", KEY_SECTION, "{}", UNBOUNDED, NULL, 0,
      "the events file: one JSON line per decision and outcome", NO_FIELD},
     {"events.file", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
@@ -184,7 +186,7 @@ const struct config_key ccas_conf_keys_table[] = {
      "point node_exporter's textfile collector at its directory",
      F (metrics.file)},
 
-    /* PBS */
+    /* group: PBS */
     {"pbs", KEY_SECTION, "{}", UNBOUNDED, NULL, 0, "the PBS integration", NO_FIELD},
     {"pbs.bin_dir", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
      "directory of qstat, pbsnodes and qmgr (default: the PATH, then /opt/pbs/bin)", F (pbs.bin_dir)},
@@ -204,3 +206,17 @@ const struct config_key ccas_conf_keys_table[] = {
 /* clang-format on */
 
 const size_t ccas_conf_keys_count = sizeof (ccas_conf_keys_table) / sizeof (ccas_conf_keys_table[0]);
+
+/* The headings of the reference, one for each "group:" above. */
+const struct config_group ccas_conf_groups[] = {
+    {"url", "CycleCloud connection"},
+    {"logging", "Logging and files"},
+    {"idle_timeout", "Scaling policy"},
+    {"nodearrays", "Nodearrays"},
+    {"slurm", "Slurm"},
+    {"breaker", "Circuit breaker"},
+    {"events", "Events and metrics"},
+    {"pbs", "PBS"},
+};
+
+const size_t ccas_conf_groups_count = sizeof (ccas_conf_groups) / sizeof (ccas_conf_groups[0]);

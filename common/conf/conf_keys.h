@@ -3,8 +3,8 @@
  *
  * A row says everything about one key: its type, its default, its bounds or
  * values, whether it is required or secret, what it means, and the field it
- * is read into.  Loading, defaults, validation and `ccautoscale config
- * keys` all come from the rows. */
+ * is read into.  Loading, defaults, validation, `ccautoscale config keys`
+ * and doc/configuration.md all come from the rows. */
 #ifndef CCAS_CONF_KEYS_H
 #define CCAS_CONF_KEYS_H
 
@@ -57,5 +57,15 @@ struct config_key {
 
 extern const struct config_key ccas_conf_keys_table[];
 extern const size_t ccas_conf_keys_count;
+
+/* The table in parts, for the reference: a group runs from the row named
+ * `first` to the next group's first row. */
+struct config_group {
+    const char *first;
+    const char *title;
+};
+
+extern const struct config_group ccas_conf_groups[];
+extern const size_t ccas_conf_groups_count;
 
 #endif /* !CCAS_CONF_KEYS_H */

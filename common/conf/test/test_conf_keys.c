@@ -8,7 +8,7 @@
  * defaults are in the effective document and in the fields, the
  * settings of a nodearray that sets nothing read as "inherit" (NAN, -1,
  * NULL), each value of an enum key reads as its enum, each required key is
- * required. */
+ * required, and the documented keys carry what the reference prints. */
 #include "config.h"
 
 #include <math.h>
@@ -618,7 +618,8 @@ static void test_required_keys (void **state)
 
 /* What the loader relies on and the table alone can break: an enum key has
  * values, distinct, and a default among them (or is required); required and
- * enum keys are not under a map; only enum keys have values. */
+ * enum keys are not under a map; only enum keys have values; the groups
+ * name rows in order, the first the table's first. */
 static void test_table_rows (void **state)
 {
     (void)state;
@@ -648,6 +649,16 @@ static void test_table_rows (void **state)
             json_object_put (d);
         }
     }
+    size_t row = 0;
+    assert_string_equal (ccas_conf_groups[0].first, ccas_conf_keys_table[0].name);
+    for (size_t g = 0; g < ccas_conf_groups_count; g++) {
+        while (row < ccas_conf_keys_count &&
+               strcmp (ccas_conf_keys_table[row].name, ccas_conf_groups[g].first))
+            row++;
+        if (row == ccas_conf_keys_count)
+            fail_msg ("group '%s': its first key '%s' is not in the table (or out of order)",
+                      ccas_conf_groups[g].title, ccas_conf_groups[g].first);
+    }
 }
 
 /* ---- the documented keys --------------------------------------------------------------------- */
@@ -672,6 +683,49 @@ static void test_key_docs (void **state)
     assert_ptr_equal (ccas_conf_keys (&n), docs); /* static, built once */
 }
 
+/* The reference's facts about a key come from its row. */
+static void test_key_docs_facts (void **state)
+{
+    static const struct {
+        const char *key, *group;
+        bool required, secret, bounded, choices;
+        double min, max;
+    } cases[] = {
+        {"url", "CycleCloud connection", true, false, false, false, 0, 0},
+        {"password", "CycleCloud connection", false, true, false, false, 0, 0},
+        {"retries", "CycleCloud connection", false, false, true, false, 0, 20},
+        {"logging", "Logging and files", false, false, false, false, 0, 0},
+        {"logging.level", "Logging and files", false, false, false, true, 0, 0},
+        {"lock_file", "Logging and files", false, false, false, false, 0, 0},
+        {"idle_timeout", "Scaling policy", false, false, true, false, 0, 1e9},
+        {"shared_resources", "Scaling policy", false, false, false, false, 0, 0},
+        {"nodearrays.*.priority", "Nodearrays", false, false, true, false, -1000000, 1000000},
+        {"slurm.suspend_action", "Slurm", false, false, false, true, 0, 0},
+        {"breaker.cooldown", "Circuit breaker", false, false, true, false, 0, 1e9},
+        {"metrics.file", "Events and metrics", false, false, false, false, 0, 0},
+        {"pbs.hook_timeout", "PBS", false, false, true, false, 10, 3600},
+    };
+    size_t n = 0;
+    const struct ccas_conf_key_doc *docs = ccas_conf_keys (&n);
+    (void)state;
+    for (size_t i = 0; i < n; i++)
+        if (!docs[i].group)
+            fail_msg ("%s: in no group", docs[i].name);
+    for (size_t c = 0; c < sizeof (cases) / sizeof (cases[0]); c++) {
+        size_t i = 0;
+        while (i < n && strcmp (docs[i].name, cases[c].key))
+            i++;
+        assert_true (i < n);
+        assert_string_equal (docs[i].group, cases[c].group);
+        assert_int_equal (docs[i].required, cases[c].required);
+        assert_int_equal (docs[i].secret, cases[c].secret);
+        assert_int_equal (docs[i].bounded, cases[c].bounded);
+        assert_int_equal (docs[i].choices != NULL, cases[c].choices);
+        if (cases[c].bounded)
+            assert_true (docs[i].min == cases[c].min && docs[i].max == cases[c].max);
+    }
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -688,6 +742,7 @@ int main (void)
         cmocka_unit_test (test_required_keys),
         cmocka_unit_test (test_table_rows),
         cmocka_unit_test (test_key_docs),
+        cmocka_unit_test (test_key_docs_facts),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
