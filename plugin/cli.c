@@ -276,6 +276,11 @@ static void roff_text (FILE *f, const char *s, size_t len)
     }
 }
 
+void cli_print_roff (FILE *f, const char *s, size_t len)
+{
+    roff_text (f, s, len);
+}
+
 static void roff_paragraphs (FILE *f, const char *text)
 {
     const char *p = text;

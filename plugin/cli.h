@@ -113,6 +113,10 @@ void cli_print_json (json_object *obj);
 void cli_print_help (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
 void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct cmd_help *h);
 
+/* `len` bytes of `s` as roff text: backslashes, hyphens and a leading dot
+ * or quote escaped (for other pages made from the program's own data). */
+void cli_print_roff (FILE *f, const char *s, size_t len);
+
 /* Start the events and metrics of an acting run; call with the lock held
  * (cli_prepare() does for NEED_LOCK commands). */
 void cli_start_metrics (struct cli *cli);

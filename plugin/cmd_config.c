@@ -2,9 +2,11 @@
 /* cmd_config.c: `ccautoscale config check` and `config keys`. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "builtins.h"
+#include "conf_doc.h"
 #include "model/constraint.h"
 #include "model/resources.h"
 #include "table.h"
@@ -22,10 +24,24 @@ const struct cmd_help help_config_check = {
     .see_also = "ccautoscale-config-keys(8)",
 };
 
+static const struct cmd_option keys_options[] = {
+    {"--markdown", "print the whole reference as Markdown: doc/configuration.md is this output"},
+    {"--roff", "print it as the man page ccautoscale.json(5)"},
+    {NULL, NULL},
+};
+
 const struct cmd_help help_config_keys = {
-    .synopsis = "config keys [--json]",
-    .summary = "list every configuration key with its type, default and meaning",
-    .examples = "$ ccautoscale config keys",
+    .synopsis = "config keys [--json | --markdown | --roff]",
+    .summary = "list every configuration key with its type, default, bounds or values and meaning",
+    .description = "Prints the table of keys that loading the configuration and 'config check' go by:\n"
+                   "each key's type, default, bounds or values (VALUES), and meaning.  Keys under\n"
+                   "nodearrays.* are the settings of one nodearray, by name.  --json adds whether a key\n"
+                   "is required or secret and its group; --markdown and --roff print the whole\n"
+                   "reference, by group, with a description of the file and an example.",
+    .options = keys_options,
+    .examples = "$ ccautoscale config keys\n"
+                "$ ccautoscale config keys --markdown >configuration.md",
+    .see_also = "ccautoscale.json(5), ccautoscale-config-check(8)",
 };
 
 /* Compile what only a pass would otherwise compile, so mistakes show here. */
@@ -71,35 +87,97 @@ int cmd_config_check (struct cli *cli, int argc, char **argv)
     return EXIT_OK;
 }
 
-int cmd_config_keys (struct cli *cli, int argc, char **argv)
+static json_object *key_json (const struct ccas_conf_key_doc *k)
 {
-    static const char *const headers[] = {"KEY", "TYPE", "DEFAULT", "MEANING", NULL};
-    size_t n;
-    const struct ccas_conf_key_doc *keys = ccas_conf_keys (&n);
-    int rc;
-
-    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
-        return rc;
-    if (cli->json) {
-        json_object *arr = json_object_new_array ();
-        for (size_t i = 0; i < n; i++) {
-            json_object *o = json_object_new_object ();
-            json_object_object_add (o, "key", json_object_new_string (keys[i].name));
-            json_object_object_add (o, "type", json_object_new_string (keys[i].type));
-            json_object_object_add (o, "default", keys[i].dflt ? json_tokener_parse (keys[i].dflt) : NULL);
-            json_object_object_add (o, "doc", json_object_new_string (keys[i].doc));
-            json_object_array_add (arr, o);
-        }
-        cli_print_json (arr);
-        json_object_put (arr);
-        return EXIT_OK;
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "key", json_object_new_string (k->name));
+    json_object_object_add (o, "type", json_object_new_string (k->type));
+    json_object_object_add (o, "default", k->dflt ? json_tokener_parse (k->dflt) : NULL);
+    json_object_object_add (o, "doc", json_object_new_string (k->doc));
+    json_object_object_add (o, "group", json_object_new_string (k->group));
+    json_object_object_add (o, "required", json_object_new_boolean (k->required));
+    json_object_object_add (o, "secret", json_object_new_boolean (k->secret));
+    if (k->bounded) {
+        json_object_object_add (o, "min", json_object_new_double (k->min));
+        json_object_object_add (o, "max", json_object_new_double (k->max));
     }
+    if (k->choices) {
+        json_object *values = json_object_new_array ();
+        for (const struct ccas_conf_choice *c = k->choices; c->name; c++)
+            json_object_array_add (values, json_object_new_string (c->name));
+        json_object_object_add (o, "values", values);
+    }
+    return o;
+}
+
+static void print_keys_table (const struct ccas_conf_key_doc *keys, size_t n)
+{
+    static const char *const headers[] = {"KEY", "TYPE", "DEFAULT", "VALUES", "MEANING", NULL};
     struct table *t = table_create (headers);
     for (size_t i = 0; i < n; i++) {
-        const char *cells[] = {keys[i].name, keys[i].type, keys[i].dflt, keys[i].doc};
+        char allowed[256], meaning[1024];
+        snprintf (meaning, sizeof (meaning), "%s%s%s", keys[i].doc, keys[i].required ? " (required)" : "",
+                  keys[i].secret ? " (secret)" : "");
+        const char *cells[] = {keys[i].name, keys[i].type, keys[i].dflt,
+                               conf_doc_allowed (&keys[i], allowed, sizeof (allowed)), meaning};
         table_add (t, cells);
     }
     table_print (t, stdout);
     table_destroy (t);
+}
+
+enum keys_format {
+    KEYS_TABLE,
+    KEYS_JSON,
+    KEYS_MARKDOWN,
+    KEYS_ROFF,
+};
+
+int cmd_config_keys (struct cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"markdown", no_argument, NULL, KEYS_MARKDOWN},
+        {"roff", no_argument, NULL, KEYS_ROFF},
+        {NULL, 0, NULL, 0},
+    };
+    struct ccas_error err = {""};
+    enum keys_format format = KEYS_TABLE;
+    int c, nformats = 0;
+    size_t n;
+    const struct ccas_conf_key_doc *keys = ccas_conf_keys (&n);
+
+    while ((c = cli_getopt (cli, argc, argv, "", longopts)) != -1) {
+        format = (enum keys_format)c;
+        nformats++;
+    }
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+    if (cli->json) {
+        format = KEYS_JSON;
+        nformats++;
+    }
+    if (nformats > 1)
+        return cli_usage_error (cli, "--json, --markdown and --roff exclude each other");
+    switch (format) {
+    case KEYS_JSON: {
+        json_object *arr = json_object_new_array ();
+        for (size_t i = 0; i < n; i++)
+            json_object_array_add (arr, key_json (&keys[i]));
+        cli_print_json (arr);
+        json_object_put (arr);
+        return EXIT_OK;
+    }
+    case KEYS_MARKDOWN:
+        if (conf_doc_markdown (stdout, &err) < 0)
+            return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        return EXIT_OK;
+    case KEYS_ROFF:
+        if (conf_doc_roff (stdout, &err) < 0)
+            return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+        return EXIT_OK;
+    case KEYS_TABLE:
+        break;
+    }
+    print_keys_table (keys, n);
     return EXIT_OK;
 }

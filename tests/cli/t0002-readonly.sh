@@ -83,6 +83,35 @@ test_expect_success 'config keys lists every key, also as JSON' '
     "$CCAS" config keys --json | jq -e "map(.key) | index(\"slurm.node_prefix\") != null"
 '
 
+# every key of the table, named as a reader writes it (nodearrays.NAME.x),
+# has its row in the Markdown reference and its entry in the man page
+every_key_documented () {
+    jq -r '.[].key | gsub("[*]"; "NAME")' keys.json >names &&
+    test -s names &&
+    while read -r key; do
+        grep -qF "| \`$key\` |" ref.md || { echo "$key: not in --markdown"; return 1; }
+        grep -qxF "\\fB$key\\fR" ref.5 || { echo "$key: not in --roff"; return 1; }
+    done <names
+}
+
+test_expect_success 'config keys --markdown and --roff document every key; --json has their facts' '
+    "$CCAS" config keys --json >keys.json &&
+    jq -e "[.[] | select(.required) | .key] == [\"url\", \"username\", \"cluster_name\"]" keys.json &&
+    jq -e "[.[] | select(.secret) | .key] == [\"password\"]" keys.json &&
+    jq -e ".[] | select(.key == \"slurm.suspend_action\") | .values == [\"shutdown\", \"terminate\", \"deallocate\"]" keys.json &&
+    jq -e ".[] | select(.key == \"retries\") | .min == 0 and .max == 20" keys.json &&
+    "$CCAS" config keys --markdown >ref.md &&
+    "$CCAS" config keys --roff >ref.5 &&
+    test_grep "^## Slurm$" ref.md &&
+    test_grep "^.TH ccautoscale.json 5" ref.5 &&
+    every_key_documented
+'
+
+test_expect_success 'config keys takes one output format' '
+    rc=0; "$CCAS" config keys --json --markdown 2>err || rc=$? ;
+    test "$rc" = 1 && test_grep "exclude each other" err
+'
+
 test_expect_success '-c names the configuration; a missing one exits 2 naming it' '
     rc=0; "$CCAS" -c "$TEST_TMP/nope.json" buckets 2>err || rc=$? ;
     test "$rc" = 2 && test_grep "nope.json: No such file or directory" err &&
