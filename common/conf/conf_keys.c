@@ -33,12 +33,15 @@ _Static_assert(sizeof (enum ccas_node_action) == sizeof (int), "slurm.suspend_ac
 const struct config_key ccas_conf_keys_table[] = {
     /* group: CycleCloud connection */
     {"url", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_REQUIRED,
-     "CycleCloud web server root, e.g. https://cyclecloud.example.com", F (url)},
+     "CycleCloud web server root, e.g. https://cyclecloud.example.com: http:// or https://, without "
+     "credentials",
+     F (url)},
     {"username", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_REQUIRED, "CycleCloud user", F (username)},
     {"password", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_SECRET,
-     "CycleCloud password; the file must then be mode 0600 (or use password_file)", NO_FIELD},
+     "CycleCloud password; the file must then be mode 0600 (set this or password_file, not both)", NO_FIELD},
     {"password_file", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
-     "file holding the password on its first line, mode 0600", F (password_file)},
+     "file holding the password on its first line, mode 0600 (set this or password, not both)",
+     F (password_file)},
     {"cluster_name", KEY_STRING, NULL, UNBOUNDED, NULL, KEY_REQUIRED, "the CycleCloud cluster to scale",
      F (cluster_name)},
     {"verify_certificates", KEY_BOOL, "true", UNBOUNDED, NULL, 0,
@@ -54,14 +57,17 @@ const struct config_key ccas_conf_keys_table[] = {
     {"retries", KEY_INT, "4", 0, 20, NULL, 0,
      "further attempts for a read or node action after a transport error, 429 or 5xx", F (retries)},
     {"retry_after_max", KEY_NUMBER, "30", 1, 3600, NULL, 0,
-     "seconds: a server's Retry-After up to this is waited in full; a longer one fails the request at once",
+     "seconds: a server's Retry-After up to this is waited in full; a longer one fails the request at once "
+     "(retrying sooner only earns another 429); the Slurm programs wait at most 2 s",
      F (retry_after_max)},
     {"max_response_mb", KEY_INT, "256", 1, 4096, NULL, 0, "refuse server responses larger than this many MiB",
      F (max_response_mb)},
 
     /* group: Logging and files */
     {"logging", KEY_SECTION, "{}", UNBOUNDED, NULL, 0, "where and how much to log", NO_FIELD},
-    {"logging.level", KEY_ENUM, "\"info\"", UNBOUNDED, log_levels, 0, "least important message logged",
+    {"logging.level", KEY_ENUM, "\"info\"", UNBOUNDED, log_levels, 0,
+     "least important message written to syslog and logging.file (stderr shows warnings, more with -v, "
+     "errors only with -q)",
      F (logging.level)},
     {"logging.file", KEY_STRING, NULL, UNBOUNDED, NULL, 0, "also append log lines to this file",
      F (logging.file)},
@@ -75,12 +81,11 @@ const struct config_key ccas_conf_keys_table[] = {
     /* group: Scaling policy */
     {"idle_timeout", KEY_SECONDS_MAP, "300", 0, 1e9, NULL, 0,
      "seconds a node may sit idle before it is terminated (PBS and demand; under Slurm, SuspendTime "
-     "decides); "
-     "a number or {\"default\": n, \"<nodearray>\": m}",
+     "decides): one number, or one per nodearray and a default",
      F (idle_timeout)},
     {"boot_timeout", KEY_SECONDS_MAP, "1800", 0, 1e9, NULL, 0,
-     "seconds a node may take to become ready (PBS and demand; under Slurm, ResumeTimeout decides); a number "
-     "or {\"default\": n, \"<nodearray>\": m}",
+     "seconds a node may take to become ready (PBS and demand; under Slurm, ResumeTimeout decides): one "
+     "number, or one per nodearray and a default",
      F (boot_timeout)},
     {"capacity_failure_backoff", KEY_NUMBER, "300", 0, 86400, NULL, 0,
      "seconds a bucket is held back after a capacity or quota failure", F (capacity_failure_backoff)},
@@ -128,7 +133,8 @@ const struct config_key ccas_conf_keys_table[] = {
      "most node names per machine type (fewer when the bucket's maxCount is lower)", F (slurm.max_nodes)},
     {"slurm.memory_margin_percent", KEY_NUMBER, "5", 0, 50, NULL, 0,
      "RealMemory leaves this share of the VM's memory to the OS", F (slurm.memory_margin_percent)},
-    {"slurm.memory_margin_min_mb", KEY_INT, "1024", 0, 1048576, NULL, 0, "... and at least this many MB",
+    {"slurm.memory_margin_min_mb", KEY_INT, "1024", 0, 1048576, NULL, 0,
+     "RealMemory leaves at least this many MB to the OS, whatever slurm.memory_margin_percent gives",
      F (slurm.memory_margin_min_mb)},
     {"slurm.suspend_action", KEY_ENUM, "\"shutdown\"", UNBOUNDED, suspend_actions, 0,
      "what SuspendProgram asks of CycleCloud (shutdown follows each node's ShutdownPolicy)",
@@ -154,7 +160,9 @@ const struct config_key ccas_conf_keys_table[] = {
      "this base",
      F (slurm.node_port_base)},
     {"slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, 0,
-     "include (in conf_dir) where sync keeps SuspendExcNodes for KeepAlive nodes", F (slurm.keepalive_file)},
+     "file in slurm.conf_dir, included by ccautoscale.conf, where sync keeps SuspendExcNodes for KeepAlive "
+     "nodes (\"\" turns it off)",
+     F (slurm.keepalive_file)},
     {"slurm.gpu_device_files", KEY_STRING, "\"/dev/nvidia%d\"", UNBOUNDED, NULL, 0,
      "gres.conf File= of a VM's GPUs, %d standing for each GPU's number (Slurm 25.11 drops a GPU without "
      "one, and refuses the node)",
