@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* run.h: run a scheduler command from an argv array — never through a shell —
- * with a time limit, and collect what it printed.
+/* run.h: the one place ccautoscale runs a program (common/check-layers.sh
+ * fails `make check` on any other): a scheduler command from an argv array —
+ * never through a shell — with a time limit, collecting what it printed; and
+ * the program itself again, in place (plugin/thp.c).
  *
  * PBS's commands are found in pbs.bin_dir when set, else on the PATH, else in
  * /opt/pbs/bin.  A command that outlives its limit is killed (SIGTERM, then
  * SIGKILL a second later) and reported as timed out.
+ *
+ * It lives in pbs_hook/ because PBS is what it runs; plugin/ may use it, the
+ * core (common/) runs nothing, and slurm_power/ runs nothing either
+ * (slurmctld runs its programs; libslurm is how they talk back).
  */
 #ifndef CCAS_RUN_H
 #define CCAS_RUN_H
@@ -52,5 +58,10 @@ double ccas_run_seconds (void);
 /* Run and require exit status 0; the error names the command and quotes its
  * stderr ("qmgr: exit 1: qmgr obj=... Unknown node").  Output is dropped. */
 int ccas_run_ok (char *const argv[], double timeout, struct ccas_error *err);
+
+/* Replace this process with a new run of its own executable
+ * (/proc/self/exe) with `argv` and the current environment.  Returns only
+ * when it could not, -1 with errno set; then nothing has changed. */
+int ccas_run_exec_self (char *const argv[]);
 
 #endif /* !CCAS_RUN_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "thp.h"
 
 #define TUNABLE "glibc.malloc.hugetlb=1"
@@ -60,7 +61,7 @@ void thp_reexec (char **argv)
         unsetenv (SAVED);
         return;
     }
-    execv ("/proc/self/exe", argv);
+    ccas_run_exec_self (argv);
     /* could not: go on as we are */
     unsetenv (SAVED);
     restore (old);

@@ -3,7 +3,8 @@
  * status, output and stderr; arguments reaching it byte for byte, never
  * through a shell; a command that outlives its limit killed with its
  * children; output past the cap refused; stdin given or /dev/null; no
- * descriptor of ours leaking into it; how commands are found.
+ * descriptor of ours leaking into it; how commands are found; a program
+ * replacing itself with a new run of its own executable.
  *
  * The commands run are this program itself, under other names (symlinks in
  * a scratch directory): main() acts the part its name says. */
@@ -129,6 +130,12 @@ static int act (const char *name, int argc, char **argv)
         closedir (d);
         return 0;
     }
+    if (strcmp (name, "exec-self") == 0) {
+        /* this executable again, as "args": it prints what it was given */
+        char *again[] = {"args", "again", "from exec-self", NULL};
+        ccas_run_exec_self (again);
+        return 95;
+    }
     if (strcmp (name, "suicide") == 0) {
         kill (getpid (), SIGKILL);
         _exit (96);
@@ -150,8 +157,8 @@ static void link_command (const char *self, const char *name)
 static int setup (void **state)
 {
     (void)state;
-    static const char *const names[] = {"args",       "fail", "warn", "spew",
-                                        "echo-stdin", "hang", "fds",  "suicide"};
+    static const char *const names[] = {"args", "fail", "warn",    "spew",     "echo-stdin",
+                                        "hang", "fds",  "suicide", "exec-self"};
     char self[PATH_MAX];
     ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
     assert_true (n > 0);
@@ -512,6 +519,22 @@ static void test_run_not_found (void **state)
     ccas_run_set_bin_dir (bin);
 }
 
+/* ccas_run_exec_self: the process becomes a new run of its own executable
+ * (this test program) with the argv given, so it acts as "args" and prints
+ * them; had the exec failed it would exit 95. */
+static void test_run_exec_self (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_run_result r;
+    char *argv[] = {"exec-self", NULL};
+    assert_int_equal (ccas_run (argv, 10, 1 << 20, &r, &err), 0);
+    assert_int_equal (r.status, 0);
+    assert_int_equal (r.outlen, sizeof ("args\0again\0from exec-self"));
+    assert_memory_equal (r.out, "args\0again\0from exec-self", r.outlen);
+    ccas_run_result_release (&r);
+}
+
 /* Each call is counted, and the time spent waiting on commands summed. */
 static void test_run_counters (void **state)
 {
@@ -546,6 +569,7 @@ int main (int argc, char **argv)
         cmocka_unit_test (test_run_timeout),   cmocka_unit_test (test_run_output_limit),
         cmocka_unit_test (test_run_input),     cmocka_unit_test (test_run_no_leaked_fds),
         cmocka_unit_test (test_run_not_found), cmocka_unit_test (test_run_counters),
+        cmocka_unit_test (test_run_exec_self),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
 }
