@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "ccapi/ccapi.h"
-#include "sim_process.h"
+#include "tests/ccsim/sim_process.h"
 #include "util/json.h"
 
 struct sim {

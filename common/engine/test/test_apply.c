@@ -29,7 +29,7 @@
 #include "engine/apply.h"
 #include "engine/plan.h"
 #include "model/test/fixture.h"
-#include "sim_process.h"
+#include "tests/ccsim/sim_process.h"
 #include "util/state.h"
 
 struct sim {
