@@ -10,7 +10,7 @@
 #     less the time spent in PBS's commands (target: < 0.5 s);
 #   - the hook's own time per pass inside pbs_server (target: below its
 #     alarm).
-# Needs root and OpenPBS built (scripts/openpbs.sh build); else skipped.
+# Needs root and OpenPBS built (scripts/openpbs-src.sh build); else skipped.
 
 openpbs_bench () {
     local why qmgr_calls

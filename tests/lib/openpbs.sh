@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# openpbs.sh: a real OpenPBS (scripts/openpbs.sh) with ccsim as CycleCloud,
+# openpbs.sh: a real OpenPBS (built by scripts/openpbs-src.sh, run by
+# openpbs-server.sh beside this file) with ccsim as CycleCloud,
 # whose VMs are real pbs_moms, for the tests/openpbs suite (after tap.sh and
 # ccsim.sh).
 #
@@ -29,14 +30,15 @@
 #   vms_ready; vm_ready NAME   how many VMs are Ready; whether NAME is
 #   vms_ready_are N            whether N are
 #   wait_no_vms SECONDS        every VM terminated and every node of ours deleted
-#   moms_running               the extra moms that still run (openpbs.sh status)
+#   moms_running               the extra moms that still run (openpbs-server.sh status)
 #   hook_enable true|false     the periodic hook on or off
 #   passes_until SECONDS CMD...  a pass by hand every 2 s until CMD succeeds
 #   made_in NODEARRAY          VMs ever made there (ccsim's request log)
 #
 # curl (ccsim_get and the rest) runs inside the namespace, where ccsim listens.
 
-OPENPBS=$top_srcdir/scripts/openpbs.sh
+OPENPBS=$top_srcdir/tests/lib/openpbs-server.sh
+OPENPBS_SRC=$top_srcdir/scripts/openpbs-src.sh
 CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
 # each test an instance of its own (tNNNN: namespace ccastNNNN, server
 # 10.254.(100 + NNNN).1), so that tests may run side by side, and beside a
@@ -69,11 +71,11 @@ openpbs_prereqs () {
     for p in ip unshare nsenter jq curl runuser; do
         command -v "$p" >/dev/null 2>&1 || openpbs_unavailable "missing $p"
     done
-    prefix=$("$OPENPBS" prefix 2>"$TEST_TMP/prefix.err") || rc=$?
+    prefix=$("$OPENPBS_SRC" prefix 2>"$TEST_TMP/prefix.err") || rc=$?
     [ "$rc" != 2 ] || openpbs_unavailable "$(cat "$TEST_TMP/prefix.err")"
-    [ "$rc" = 0 ] || openpbs_unavailable "scripts/openpbs.sh prefix failed: $(cat "$TEST_TMP/prefix.err")"
+    [ "$rc" = 0 ] || openpbs_unavailable "scripts/openpbs-src.sh prefix failed: $(cat "$TEST_TMP/prefix.err")"
     [ -f "$prefix/.ccas-built" ] ||
-        openpbs_unavailable "OpenPBS is not built in $prefix (run scripts/openpbs.sh build, ~4 min; ./run-tests does)"
+        openpbs_unavailable "OpenPBS is not built in $prefix (run scripts/openpbs-src.sh build, ~4 min; ./run-tests does)"
     OPENPBS_PREFIX=$prefix
 }
 
