@@ -40,12 +40,12 @@
 OPENPBS=$top_srcdir/tests/lib/openpbs-server.sh
 OPENPBS_SRC=$top_srcdir/scripts/openpbs-src.sh
 CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
-# each test an instance of its own (tNNNN: namespace ccastNNNN, server
-# 10.254.(100 + NNNN).1), so that tests may run side by side, and beside a
-# developer's ccaspbs
+# each test an instance of its own (t0NNN: namespace ccastNNN, server
+# 10.254.(100 + NNN % 100).1), so that tests may run side by side, and
+# beside a developer's ccaspbs
 openpbs_n=$(printf '%s' "$TEST_NAME" | sed -n 's/^t0*\([0-9][0-9]*\)-.*/\1/p')
 CCAS_PBS_NS=${OPENPBS_TEST_NS:-ccast${openpbs_n:-0}}
-CCAS_PBS_ADDR=${OPENPBS_TEST_ADDR:-10.254.$((100 + ${openpbs_n:-0})).1}
+CCAS_PBS_ADDR=${OPENPBS_TEST_ADDR:-10.254.$((100 + ${openpbs_n:-0} % 100)).1}
 CCAS_PBS_USER=${CCAS_PBS_USER:-ccaspbsuser}
 export CCAS_PBS_NS CCAS_PBS_ADDR CCAS_PBS_USER
 OPENPBS_CLUSTER=$top_srcdir/tests/openpbs/cluster.json

@@ -40,7 +40,7 @@ fakepbs () {
 
 # what `pbs install-hook` sets up — its resources with their types, and the
 # server's and scheduler's placement sets — so that the suites that do not
-# install it join nodes and run jobs as on a site that did (t0003 checks that
+# install it join nodes and run jobs as on a site that did (t0103 checks that
 # install-hook does the same); one fakepbs process, not eleven
 fakepbs_site_resources () {
     local r args=()

@@ -10,7 +10,7 @@
 # events file), no VM is left once the faults stop, and no node is down or
 # drained without a Reason.  Prints the figures.
 # The circuit breaker is off here: random boot failures on a loaded host can come
-# five in a row, and an open breaker stops creating by design (tests/pbs/t0005 and
+# five in a row, and an open breaker stops creating by design (tests/pbs/t0105 and
 # common/engine/test/test_breaker.c test it); this soak is about retries and hand-backs.
 #   make -C tests/slurm chaos [CHAOS_JOBS=200 CHAOS_WAVES=4 CHAOS_RATE=0.1 CHAOS_SEED=4 CHAOS_LIMIT=900]
 . "$(dirname "$0")/../lib/tap.sh"

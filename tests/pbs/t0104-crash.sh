@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0004-crash.sh: crash consistency of `pbs autoscale`.  A pass is killed with
+# t0104-crash.sh: crash consistency of `pbs autoscale`.  A pass is killed with
 # SIGKILL at each step — while it records its create request, before the
 # create is sent, while the server carries it out but before its answer,
 # after the answer before anything is recorded, between setting a node's

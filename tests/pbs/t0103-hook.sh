@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0003-hook.sh: `pbs install-hook` against the fake PBS (resources, hook,
+# t0103-hook.sh: `pbs install-hook` against the fake PBS (resources, hook,
 # server grouping; idempotent), and the hook shim itself with a stand-in
 # `pbs` module (tests/pbs/test_hook.py).
 . "$(dirname "$0")/../lib/tap.sh"

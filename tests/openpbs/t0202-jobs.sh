@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0002-jobs.sh: jobs submitted with qsub by an ordinary user to a real OpenPBS
+# t0202-jobs.sh: jobs submitted with qsub by an ordinary user to a real OpenPBS
 # make the periodic hook create exactly the VMs they need in ccsim; the VMs
 # join PBS as vnodes of real pbs_moms; the jobs run to completion there; the
 # idle nodes are drained and deleted after idle_timeout, their VMs terminated,

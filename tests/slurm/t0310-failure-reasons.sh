@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0010-failure-reasons.sh: each failure class, from a fault ccsim injects,
+# t0310-failure-reasons.sh: each failure class, from a fault ccsim injects,
 # through to the Reason the real slurmctld shows on the node handed back —
 # "ccautoscale: <class>: <message>" — and to the events.  Throttling and
 # transient errors are never reported as capacity.  Every decision names the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0009-crash.sh: crash consistency of the Slurm programs.  Resume, suspend
+# t0309-crash.sh: crash consistency of the Slurm programs.  Resume, suspend
 # and sync are each killed with SIGKILL at every step — while a state file is
 # being replaced, before the request is sent, while the server carries it
 # out but before its answer, after the answer before anything is recorded —

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0013-configure.sh: --version says which libslurm the programs were built
+# t0313-configure.sh: --version says which libslurm the programs were built
 # against; ./configure --with-slurm=PREFIX against Slurms it must
 # refuse, each with a message that says what is wrong: one older than 22.05,
 # one newer than the newest release series ccautoscale knows (unless

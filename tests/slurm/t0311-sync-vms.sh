@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0011-sync-vms.sh: sync and the VMs behind nodes Slurm has up or down.  A VM
+# t0311-sync-vms.sh: sync and the VMs behind nodes Slurm has up or down.  A VM
 # deallocated by suspend is kept by sync and started (not re-created) by the
 # next resume; the breaker counts a boot once, so two boot failures open it
 # while another node of the nodearray stays up; a VM that fails after its node

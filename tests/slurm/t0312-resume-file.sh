@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0012-resume-file.sh: a SLURM_RESUME_FILE that is bad — truncated (in
+# t0312-resume-file.sh: a SLURM_RESUME_FILE that is bad — truncated (in
 # either shape), not JSON, empty, unreadable (a memfd of slurmscriptd's read
 # after it is gone; a directory), or naming nodes the hostlist does not —
 # costs no node its VM: every name of the hostlist is created (in one

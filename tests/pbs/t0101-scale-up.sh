@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0001-scale-up.sh: `pbs autoscale` turns queued PBS jobs into exactly the VMs
+# t0101-scale-up.sh: `pbs autoscale` turns queued PBS jobs into exactly the VMs
 # they need — packing, placement groups, chunks, arrays — against ccsim and the
 # fake PBS (tests/pbs/fakepbs; PBS itself cannot be installed here).
 . "$(dirname "$0")/../lib/tap.sh"

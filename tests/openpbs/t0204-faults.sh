@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0004-faults.sh: faults on a real OpenPBS server — a VM whose mom never
+# t0204-faults.sh: faults on a real OpenPBS server — a VM whose mom never
 # reports, one whose name the server cannot resolve (both counted as booting
 # capacity, then replaced after boot_timeout: never the whole demand made
 # again), the pass killed with SIGKILL mid-join, a VM that fails after it

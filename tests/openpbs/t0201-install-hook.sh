@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0001-install-hook.sh: `ccautoscale pbs install-hook` on a fresh, real
+# t0201-install-hook.sh: `ccautoscale pbs install-hook` on a fresh, real
 # OpenPBS server: the site resources, the periodic hook (run by pbs_server with
 # its real `pbs` module), node grouping and placement sets; run twice, the
 # second run changes nothing; a node the site had keeps running jobs.

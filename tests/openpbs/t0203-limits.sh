@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0003-limits.sh: what PBS itself holds back makes no nodes — a queue's or
+# t0203-limits.sh: what PBS itself holds back makes no nodes — a queue's or
 # the server's max_run and max_run_res.ncpus, max_queued (qsub refuses the
 # job), a stopped queue — and the defaults PBS applies (a queue's
 # default_chunk and resources_default, the server's default_chunk) reach

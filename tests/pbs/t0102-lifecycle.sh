@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0002-lifecycle.sh: nodes after they are created — joined once (offline until
+# t0102-lifecycle.sh: nodes after they are created — joined once (offline until
 # the last step; after a failed step taken up again, never half-joined and
 # online), drained when idle, deleted from
 # PBS and CycleCloud once drained, never put back online while draining;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0006-boot-timeout.sh: a VM that never boots is terminated once it has been
+# t0106-boot-timeout.sh: a VM that never boots is terminated once it has been
 # booting longer than boot_timeout, and the job that asked for it gets
 # another.  Against ccsim (a boot_failure fault in hang mode: the VM stays
 # Acquiring) and the fake PBS; the hung VM never reached PBS.  boot_timeout

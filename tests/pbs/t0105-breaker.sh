@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0005-breaker.sh: the circuit breaker — VMs that keep failing to boot open
+# t0105-breaker.sh: the circuit breaker — VMs that keep failing to boot open
 # the nodearray's breaker after breaker.threshold failures: logged at LOG_ERR,
 # an event, a metric, shown by `breaker list` and `status`; nothing more is
 # created there (the job's reason says why) until `breaker reset`.

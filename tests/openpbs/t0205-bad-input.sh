@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0005-bad-input.sh: bad input on a real OpenPBS — a PBS command that hangs,
+# t0205-bad-input.sh: bad input on a real OpenPBS — a PBS command that hangs,
 # exits non-zero, or prints something that is not JSON; qmgr failing in the
 # middle of joins; a vnode and a job ccautoscale did not make; the hook's
 # config missing or unreadable.  Each time: a clear message in ccautoscale's
