@@ -126,7 +126,7 @@ int cmd_create (struct cli *cli, int argc, char **argv)
         goto done;
     }
     long want = o.count ? o.count : (o.cores + b->cores_per_vm - 1) / b->cores_per_vm;
-    struct ccas_pg *pg = o.pg ? ccas_cluster_pg (c, b, o.pg, NULL) : NULL;
+    struct ccas_pg *pg = o.pg ? ccas_pg_get (c, b, o.pg, NULL) : NULL;
     long made = 0;
     while (made < want && ccas_cluster_new_node (c, b, pg, NULL))
         made++;

@@ -162,7 +162,7 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
         if (b->na != na || ccas_bucket_available (b, NULL, 0) < size || b->max_pg_size < size)
             continue;
         struct ccas_undo *undo = ccas_undo_create ();
-        struct ccas_pg *pg = undo ? ccas_cluster_pg (c, b, NULL, undo) : NULL;
+        struct ccas_pg *pg = undo ? ccas_pg_get (c, b, NULL, undo) : NULL;
         long k = 0;
         while (pg && k < size && ccas_cluster_new_node (c, b, pg, undo))
             k++;

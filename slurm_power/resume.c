@@ -170,7 +170,7 @@ static struct ccas_pg *named_pg (struct resume_run *r, const struct want *w, uns
         snprintf (name + len, sizeof (name) - len, "_%u", part);
     }
     char *copy = ccas_cluster_strdup (r->p->model, name);
-    return copy ? ccas_cluster_pg (r->p->model, w->bucket, copy, NULL) : NULL;
+    return copy ? ccas_pg_get (r->p->model, w->bucket, copy, NULL) : NULL;
 }
 
 /* A job's nodes in a colocated bucket that one placement group cannot hold:

@@ -428,7 +428,7 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
                           ((int64_t)j->nslots > avail || (int64_t)j->nslots > b->max_pg_size)))
             continue;
         size_t mark = ccas_undo_mark (e->undo);
-        struct ccas_pg *pg = ccas_cluster_pg (e->c, b, NULL, e->undo);
+        struct ccas_pg *pg = ccas_pg_get (e->c, b, NULL, e->undo);
         if (pg && ccas_candidates_pg_made (e->cand, pg) < 0)
             e->oom = true;
         if (pg && try_pg (e, j, pg, true))

@@ -355,7 +355,7 @@ static bool make_group (struct ccas_targets *t, struct ccas_target_view *v, stru
 {
     struct ccas_cluster *c = t->cluster;
     struct ccas_undo *undo = ccas_undo_create ();
-    struct ccas_pg *pg = undo ? ccas_cluster_pg (c, b, NULL, undo) : NULL;
+    struct ccas_pg *pg = undo ? ccas_pg_get (c, b, NULL, undo) : NULL;
     json_object *attrs = pg ? make_attributes (v, pg->name) : NULL;
     int64_t k = 0;
     while (attrs && k < size && ccas_cluster_new_node (c, b, pg, undo))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cluster.c: build the model from status + nodes + config; buckets, limits, new nodes. */
+/* cluster.c: build the model from status + nodes + config; buckets, limits, new nodes
+ * (their placement groups: pg.c). */
 #include "config.h"
 
 #include <ctype.h>
@@ -19,8 +20,6 @@
 #include "util/units.h"
 
 #define ARENA(c) ((struct ccas_arena *)(c)->arena)
-
-static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct ccas_node *n);
 
 static int64_t min64 (int64_t a, int64_t b)
 {
@@ -129,32 +128,6 @@ static void *arena_cb (void *arg, size_t size)
     return ccas_arena_alloc (arg, size);
 }
 
-/* How many more nodes a placement group of `b` may take when it holds
- * `active` nodes and `active_cores` cores (<0: not stated). */
-static int64_t pg_room (const struct ccas_bucket *b, int64_t active, int64_t active_cores)
-{
-    const struct ccas_bucket_status *st = b->st;
-    int64_t room = ccas_limit_left (st->max_pg_size > 0 ? st->max_pg_size : -1, active);
-    if (st->max_pg_core_size > 0) {
-        int64_t used = active_cores >= 0 ? active_cores : active * b->cores_per_vm;
-        room = min64 (room, ccas_limit_left (st->max_pg_core_size, used) / b->cores_per_vm);
-    }
-    return room;
-}
-
-static int add_status_pgs (struct ccas_cluster *c, struct ccas_bucket *b)
-{
-    for (size_t i = 0; i < b->st->npgs; i++) {
-        struct ccas_pg *pg = ccas_cluster_pg (c, b, b->st->pgs[i].name, NULL);
-        if (!pg)
-            return -1;
-        pg->active = b->st->pgs[i].active_count;
-        pg->from_status = true;
-        pg->room = pg_room (b, pg->active, b->st->pgs[i].active_core_count);
-    }
-    return 0;
-}
-
 /* A shared pool: one per `kind` and `scope` (region, family ...). */
 static struct ccas_limit *shared_limit (struct ccas_cluster *c, const char *kind, const char *region,
                                         const char *family, const char *what)
@@ -249,22 +222,6 @@ static int init_limits (struct ccas_cluster *c, struct ccas_bucket *b)
     return 0;
 }
 
-/* How many nodes one placement group of `b` holds, and what says so. */
-static void init_pg_size (struct ccas_cluster *c, struct ccas_bucket *b)
-{
-    const struct ccas_bucket_status *st = b->st;
-    int64_t by_count = st->max_pg_size > 0 ? st->max_pg_size : CCAS_UNLIMITED;
-    int64_t by_cores = st->max_pg_core_size > 0 ? st->max_pg_core_size / b->cores_per_vm : CCAS_UNLIMITED;
-    b->max_pg_size = min64 (by_count, by_cores);
-    if (by_cores < by_count)
-        b->pg_limit = ccas_arena_printf (ARENA (c), "maxPlacementGroupCoreSize %lld (%lld cores per node)",
-                                         (long long)st->max_pg_core_size, (long long)b->cores_per_vm);
-    else if (by_count != CCAS_UNLIMITED)
-        b->pg_limit = ccas_arena_printf (ARENA (c), "maxPlacementGroupSize %lld", (long long)by_count);
-    else
-        b->pg_limit = "no placement group limit";
-}
-
 static int init_bucket (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_nodearray *na,
                         const struct ccas_bucket_status *bs, int na_colocated)
 {
@@ -292,7 +249,7 @@ static int init_bucket (struct ccas_cluster *c, struct ccas_bucket *b, struct cc
         b->colocated = bucket_infiniband (bs);
     na->colocated = na->colocated || b->colocated;
     init_own_count (b);
-    init_pg_size (c, b);
+    ccas_pg_size_bucket (c, b);
     return init_limits (c, b);
 }
 
@@ -339,7 +296,7 @@ static int build_buckets (struct ccas_cluster *c, struct ccas_error *err)
         b->order = (uint32_t)i;
         init_template (c, b);
         if (ccas_resources_apply (c->rules, &b->template_node, arena_cb, ARENA (c)) < 0 ||
-            add_status_pgs (c, b) < 0)
+            ccas_pg_load_status (c, b) < 0)
             return ccas_errorf (err, "out of memory");
     }
     return 0;
@@ -408,7 +365,7 @@ static void node_from_record (struct ccas_cluster *c, struct ccas_node *n, const
     n->bucket = b;
     n->last_job = -1;
     if (b && n->placement_group)
-        n->pg = ccas_cluster_pg (c, b, n->placement_group, NULL);
+        n->pg = ccas_pg_get (c, b, n->placement_group, NULL);
 }
 
 static int kind_order (enum ccas_node_kind k)
@@ -506,14 +463,7 @@ static int build_nodes (struct ccas_cluster *c, struct ccas_error *err)
     for (size_t i = 0; i < c->nnodes; i++) {
         struct ccas_node *node = c->nodes[i];
         node->index = (uint32_t)i;
-        struct ccas_pg *pg = node->pg;
-        if (pg && !pg->from_status && node->kind != CCAS_NODE_GOING) {
-            /* a group the status did not list: its nodes are its count */
-            pg->active++;
-            if (pg->room != CCAS_UNLIMITED && pg->room > 0)
-                pg->room--;
-        }
-        if (pg && ccas_node_usable (node) && pg_add_member (c, pg, node) < 0)
+        if (node->pg && ccas_pg_add_existing (c, node) < 0)
             return ccas_errorf (err, "out of memory");
     }
     c->nexisting = c->nnodes;
@@ -565,16 +515,13 @@ void ccas_cluster_destroy (struct ccas_cluster *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->nbuckets; i++)
-        free (c->buckets[i].pgs);
+    ccas_pg_release (c);
     free (c->nodes);
     free (c->by_name);
     free (c->by_host);
-    free (c->pg_by_name);
     ccas_resdict_destroy (c->names);
     ccas_resdict_destroy (c->hosts);
     ccas_limits_destroy (c->limits);
-    ccas_resdict_destroy (c->pg_names);
     ccas_resources_destroy (c->rules);
     ccas_constraint_cache_destroy (c->cons);
     ccas_shared_destroy (c->shared);
@@ -681,133 +628,6 @@ int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char
     return 0;
 }
 
-/* ---- placement groups ------------------------------------------------------------------ */
-
-static int pg_add_member (struct ccas_cluster *c, struct ccas_pg *pg, struct ccas_node *n)
-{
-    if (pg->nmembers == pg->memcap) {
-        uint32_t cap = pg->memcap ? pg->memcap * 2 : 8;
-        struct ccas_node **v = ccas_arena_alloc (ARENA (c), cap * sizeof (*v));
-        if (!v)
-            return -1;
-        if (pg->nmembers)
-            memcpy (v, pg->members, pg->nmembers * sizeof (*v));
-        pg->members = v;
-        pg->memcap = cap;
-    }
-    n->member = pg->nmembers;
-    pg->members[pg->nmembers++] = n;
-    return 0;
-}
-
-static void pop_member (void *arg)
-{
-    struct ccas_pg *pg = arg;
-    pg->nmembers--;
-}
-
-/* A dropped group stays in b->pgs past npgs, to be reused by the next one made. */
-static void pop_pg (void *arg)
-{
-    struct ccas_bucket *b = arg;
-    b->npgs--;
-}
-
-/* Groups by bucket and name, in O(1): the key of a group and its slot. */
-static int pg_key (struct ccas_cluster *c, const struct ccas_bucket *b, const char *name, bool add)
-{
-    char key[320];
-    snprintf (key, sizeof (key), "%u/%s", b->order, name);
-    if (!add)
-        return ccas_resdict_find (c->pg_names, key);
-    int id = ccas_resdict_intern (c->pg_names, key);
-    if (id < 0)
-        return -1;
-    if ((size_t)id >= c->pg_by_name_cap) {
-        size_t cap = c->pg_by_name_cap ? c->pg_by_name_cap * 2 : 64;
-        struct ccas_pg **v = realloc (c->pg_by_name, cap * sizeof (*v));
-        if (!v)
-            return -1;
-        memset (v + c->pg_by_name_cap, 0, (cap - c->pg_by_name_cap) * sizeof (*v));
-        c->pg_by_name = v;
-        c->pg_by_name_cap = cap;
-    }
-    return id;
-}
-
-/* The live group of `b` named `name`, or NULL. */
-static struct ccas_pg *pg_find (struct ccas_cluster *c, const struct ccas_bucket *b, const char *name)
-{
-    int id = c->pg_names ? pg_key (c, b, name, false) : -1;
-    struct ccas_pg *pg = id >= 0 ? c->pg_by_name[id] : NULL;
-    /* a dropped group is past npgs; its struct may since carry another name */
-    if (pg && pg->bucket == b && pg->id < b->npgs && b->pgs[pg->id] == pg && strcmp (pg->name, name) == 0)
-        return pg;
-    return NULL;
-}
-
-/* The smallest "<na>_<mt>_pg<i>" not taken.  Every name below b->pg_next is
- * (groups are only ever dropped last made first, and the counter goes back
- * with them), so the search starts there.  `reuse` is the name of the group
- * struct about to be reused, kept if it is the one chosen. */
-static const char *new_pg_name (struct ccas_cluster *c, struct ccas_bucket *b, const char *reuse,
-                                struct ccas_undo *undo)
-{
-    char name[256];
-    for (uint32_t i = b->pg_next;; i++) {
-        snprintf (name, sizeof (name), "%s_%s_pg%u", b->na->name, b->machine_type, i);
-        if (pg_find (c, b, name))
-            continue;
-        ccas_undo_u32 (undo, &b->pg_next);
-        b->pg_next = i + 1;
-        return reuse && strcmp (reuse, name) == 0 ? reuse : ccas_arena_strdup (ARENA (c), name);
-    }
-}
-
-struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
-                                 struct ccas_undo *undo)
-{
-    struct ccas_pg *pg = name ? pg_find (c, b, name) : NULL;
-    if (pg)
-        return pg;
-    if (!c->pg_names && !(c->pg_names = ccas_resdict_create ()))
-        return NULL;
-    if (b->npgs == b->pgcap) {
-        size_t cap = b->pgcap ? b->pgcap * 2 : 8;
-        struct ccas_pg **v = realloc (b->pgs, cap * sizeof (*v));
-        if (!v)
-            return NULL;
-        memset (v + b->pgcap, 0, (cap - b->pgcap) * sizeof (*v));
-        b->pgs = v;
-        b->pgcap = cap;
-    }
-    /* the struct (and member array) of a group a rollback dropped, or a new one */
-    struct ccas_pg *spare = b->pgs[b->npgs];
-    pg = spare ? spare : ccas_arena_alloc (ARENA (c), sizeof (*pg));
-    if (!pg)
-        return NULL;
-    const char *pgname = name ? name : new_pg_name (c, b, spare ? spare->name : NULL, undo);
-    if (!pgname)
-        return NULL;
-    struct ccas_node **members = spare ? spare->members : NULL;
-    uint32_t memcap = spare ? spare->memcap : 0;
-    memset (pg, 0, sizeof (*pg));
-    pg->members = members;
-    pg->memcap = memcap;
-    pg->bucket = b;
-    pg->is_new = name == NULL;
-    pg->name = pgname;
-    pg->room = pg_room (b, 0, 0);
-    pg->id = (uint32_t)b->npgs;
-    int key = pg_key (c, b, pg->name, true);
-    if (key < 0)
-        return NULL;
-    c->pg_by_name[key] = pg;
-    b->pgs[b->npgs++] = pg;
-    ccas_undo_call (undo, pop_pg, b);
-    return pg;
-}
-
 /* ---- new nodes ------------------------------------------------------------------------ */
 
 static void pop_node (void *arg)
@@ -833,7 +653,8 @@ static bool grow_nodes (struct ccas_cluster *c)
 struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
                                          struct ccas_undo *undo)
 {
-    if (ccas_bucket_available (b, NULL, 0) < 1 || (pg && pg->room < 1) || !grow_nodes (c))
+    if (ccas_bucket_available (b, NULL, 0) < 1 || (pg && ccas_pg_room (b, pg, CCAS_PG_ALONE) < 1) ||
+        !grow_nodes (c))
         return NULL;
     const struct ccas_node *t = &b->template_node;
     /* a node a rollback dropped (still in the slot past nnodes), or a new one */
@@ -864,15 +685,8 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     b->new_nodes++;
     for (unsigned i = 0; i < b->nlimits; i++)
         ccas_limit_take (b->limits[i], b->cores_per_vm, undo);
-    if (pg && pg->room != CCAS_UNLIMITED) {
-        ccas_undo_i64 (undo, &pg->room);
-        pg->room--;
-    }
-    if (pg) {
-        if (pg_add_member (c, pg, n) < 0)
-            return NULL; /* everything charged above is undone by the caller's rollback */
-        ccas_undo_call (undo, pop_member, pg);
-    }
+    if (pg && ccas_pg_add_new (c, pg, n, undo) < 0)
+        return NULL; /* everything charged above is undone by the caller's rollback */
     c->nodes[c->nnodes++] = n;
     ccas_undo_call (undo, pop_node, c);
     return n;

@@ -13,7 +13,7 @@
  *     zeroes for them), consumption by other clusters counted, less what this
  *     pass has already promised anywhere (limits.h);
  *   - a placement group never holds more than maxPlacementGroupSize nodes nor
- *     more than maxPlacementGroupCoreSize cores;
+ *     more than maxPlacementGroupCoreSize cores: pg.h holds these limits;
  *   - every change made while placing a job is logged in the undo log passed
  *     in, so a job that cannot be placed whole leaves the model as it was;
  *   - nodes are ordered ready, booting, stopped (startable), then new nodes in
@@ -33,22 +33,10 @@
 #include "model/constraint.h"
 #include "model/limits.h"
 #include "model/node.h"
+#include "model/pg.h"
 #include "model/resources.h"
 #include "model/undo.h"
 #include "util/error.h"
-
-struct ccas_pg {
-    const char *name;
-    struct ccas_bucket *bucket;
-    int64_t active;             /* nodes in it when the pass began */
-    int64_t room;               /* how many more may join, or CCAS_UNLIMITED */
-    bool is_new;                /* named by this pass */
-    bool from_status;           /* counts came from the status read (else from its nodes) */
-    struct ccas_node **members; /* its usable nodes, existing then new (node->member) */
-    uint32_t nmembers, memcap;
-    uint32_t closed_prefix; /* matching: members before it are closed to every later job */
-    uint32_t id;            /* its position in bucket->pgs: index of per-group tables */
-};
 
 struct ccas_nodearray {
     const char *name;
@@ -72,13 +60,14 @@ struct ccas_bucket {
                            * PlacementGroupId, else the machine type's InfiniBand */
     int64_t cores_per_vm; /* charged against core limits and quotas */
     int64_t available;    /* the bucket's own count, less what was promised */
-    int64_t max_pg_size;  /* nodes one placement group holds, or CCAS_UNLIMITED */
+    int64_t max_pg_size;  /* nodes one placement group holds, or CCAS_UNLIMITED (pg.h) */
     const char *pg_limit; /* what sets it: "maxPlacementGroupSize 4",
                            * "maxPlacementGroupCoreSize 88 (44 cores per node)" */
     struct ccas_limit *limits[CCAS_BUCKET_MAX_LIMITS]; /* shared pools, narrowest first */
     unsigned nlimits;
     struct ccas_node template_node; /* what a new node here would look like */
-    struct ccas_pg **pgs;           /* pgs[npgs..pgcap) are NULL or groups a rollback dropped */
+    struct ccas_pg **pgs;           /* its placement groups (pg.h); pgs[npgs..pgcap) are
+                                     * NULL or groups a rollback dropped */
     size_t npgs, pgcap;
     uint32_t pg_next;        /* every "<na>_<mt>_pg<i>" name below it is taken */
     uint32_t order;          /* position in preference order */
@@ -108,7 +97,7 @@ struct ccas_cluster {
     size_t nexisting;                      /* nodes[0..nexisting) came from CycleCloud */
     struct ccas_resdict *names, *hosts;    /* owned: existing nodes by name, by lower-case hostname */
     struct ccas_node **by_name, **by_host; /* indexed by those ids */
-    struct ccas_resdict *pg_names;         /* owned: "<bucket order>/<group name>" */
+    struct ccas_resdict *pg_names;         /* owned (pg.c): "<bucket order>/<group name>" */
     struct ccas_pg **pg_by_name;           /* indexed by those ids (stale once dropped) */
     size_t pg_by_name_cap;
     double now; /* wall clock at build time */
@@ -140,15 +129,10 @@ struct ccas_bucket *ccas_cluster_bucket (const struct ccas_cluster *c, const cha
  * hostnames); NULL if none.  Borrowed. */
 struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const char *name);
 
-/* Find or make a placement group of `b` named `name` (NULL: make a new name,
- * "<nodearray>_<machine type>_pg<i>" with the smallest i not taken).  New
- * groups are logged in `undo`.  O(1).  Returns NULL only when out of memory. */
-struct ccas_pg *ccas_cluster_pg (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,
-                                 struct ccas_undo *undo);
-
-/* Make a potential node in bucket `b` (in `pg`, may be NULL), charging one node
- * against every limit it draws on, and append it to the node list.  Logged in
- * `undo`.  Returns the node, or NULL if the bucket has no room (or no memory).
+/* Make a potential node in bucket `b` (in `pg`, may be NULL: see
+ * ccas_pg_get()), charging one node against every limit it draws on, the
+ * group's too, and append it to the node list.  Logged in `undo`.  Returns
+ * the node, or NULL if the bucket or the group has no room (or no memory).
  * The memory of a node (or group) a rollback drops is reused for the next one
  * made, so that trying and failing costs no memory. */
 struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
@@ -159,7 +143,7 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
 void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount);
 
 /* A copy of `s` that lives as long as the model (e.g. a placement group name
- * for ccas_cluster_pg(), which borrows it).  NULL when out of memory. */
+ * for ccas_pg_get(), which borrows it).  NULL when out of memory. */
 char *ccas_cluster_strdup (struct ccas_cluster *c, const char *s);
 
 /* A short label for a potential node: "new hpc/Standard_HB120rs_v3 in pg0". */

@@ -222,7 +222,7 @@ static struct ccas_state *requests_state (struct sim *s)
 static void add_new (struct ccas_cluster *c, const char *na, const char *mt, const char *pg, int n)
 {
     struct ccas_bucket *b = fx_bucket (c, na, mt);
-    struct ccas_pg *g = !pg ? NULL : ccas_cluster_pg (c, b, *pg ? pg : NULL, NULL);
+    struct ccas_pg *g = !pg ? NULL : ccas_pg_get (c, b, *pg ? pg : NULL, NULL);
     for (int i = 0; i < n; i++)
         if (!ccas_cluster_new_node (c, b, g, NULL))
             fail_msg ("no room for a new node in %s/%s", na, mt);

@@ -91,14 +91,14 @@ static void test_creates_gathered (void **state)
     struct ccas_config *cfg = fx_config (NULL);
     struct ccas_cluster *c = with_nodes (cfg);
     struct ccas_bucket *hb = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
-    struct ccas_pg *fresh = ccas_cluster_pg (c, hb, NULL, NULL);
+    struct ccas_pg *fresh = ccas_pg_get (c, hb, NULL, NULL);
     struct ccas_node *nodes[sizeof (made) / sizeof (made[0])];
     for (size_t i = 0; i < sizeof (made) / sizeof (made[0]); i++) {
         struct ccas_bucket *b =
             fx_bucket (c, strcmp (made[i].mt, "Standard_HB120rs_v3") ? "htc" : "hpc", made[i].mt);
         struct ccas_pg *pg = !made[i].pg                       ? NULL
                              : strcmp (made[i].pg, "new") == 0 ? fresh
-                                                               : ccas_cluster_pg (c, b, made[i].pg, NULL);
+                                                               : ccas_pg_get (c, b, made[i].pg, NULL);
         assert_non_null (nodes[i] = ccas_cluster_new_node (c, b, pg, NULL));
     }
     struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
@@ -240,7 +240,7 @@ static void test_to_json (void **state)
     struct ccas_bucket *hb = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
     ccas_cluster_new_node (c, f2, NULL, NULL);
     ccas_cluster_new_node (c, f2, NULL, NULL);
-    ccas_cluster_new_node (c, hb, ccas_cluster_pg (c, hb, "hpc-pg-a", NULL), NULL);
+    ccas_cluster_new_node (c, hb, ccas_pg_get (c, hb, "hpc-pg-a", NULL), NULL);
     fx_node (c, "htc-4")->njobs = 1;
     struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
     ccas_plan_terminate (p, fx_node (c, "htc-5"), "failed: boot failed");

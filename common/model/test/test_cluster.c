@@ -532,7 +532,7 @@ static void test_placement_groups (void **state)
 
     /* the status's group: 2 active of at most 4 */
     assert_int_equal (b->npgs, 1);
-    struct ccas_pg *a = ccas_cluster_pg (c, b, "hpc-pg-a", undo);
+    struct ccas_pg *a = ccas_pg_get (c, b, "hpc-pg-a", undo);
     assert_ptr_equal (a, b->pgs[0]);
     assert_int_equal (a->active, 2);
     assert_int_equal (a->room, 2);
@@ -555,8 +555,8 @@ static void test_placement_groups (void **state)
     check_invariants (c);
 
     /* new groups: fresh names, the size of the bucket's groups */
-    struct ccas_pg *p0 = ccas_cluster_pg (c, b, NULL, undo);
-    struct ccas_pg *p1 = ccas_cluster_pg (c, b, NULL, undo);
+    struct ccas_pg *p0 = ccas_pg_get (c, b, NULL, undo);
+    struct ccas_pg *p1 = ccas_pg_get (c, b, NULL, undo);
     assert_string_equal (p0->name, "hpc_Standard_HB120rs_v3_pg0");
     assert_string_equal (p1->name, "hpc_Standard_HB120rs_v3_pg1");
     assert_true (p0->is_new);
@@ -582,14 +582,14 @@ static void test_placement_groups (void **state)
         NULL);
     b = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
     assert_int_equal (b->pgs[0]->room, 0);
-    assert_string_equal (ccas_cluster_pg (c, b, NULL, NULL)->name, "hpc_Standard_HB120rs_v3_pg1");
+    assert_string_equal (ccas_pg_get (c, b, NULL, NULL)->name, "hpc_Standard_HB120rs_v3_pg1");
     ccas_cluster_destroy (c);
 
     /* no maxPlacementGroupSize: groups without a limit */
     c = fx_cluster (cfg, STATUS, "{\"hpc/Standard_HB120rs_v3\": {\"maxPlacementGroupSize\": null}}", NULL);
     b = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
     assert_true (b->pgs[0]->room == CCAS_UNLIMITED);
-    assert_true (ccas_cluster_pg (c, b, NULL, NULL)->room == CCAS_UNLIMITED);
+    assert_true (ccas_pg_get (c, b, NULL, NULL)->room == CCAS_UNLIMITED);
     ccas_cluster_destroy (c);
     ccas_conf_destroy (cfg);
 }
@@ -686,8 +686,7 @@ static void test_existing_groups (void **state)
     struct ccas_cluster *c = fx_cluster (cfg, STATUS, NULL, text);
     free (text);
     struct ccas_bucket *b = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
-    struct ccas_pg *a = ccas_cluster_pg (c, b, "hpc-pg-a", NULL),
-                   *pb = ccas_cluster_pg (c, b, "hpc-pg-b", NULL);
+    struct ccas_pg *a = ccas_pg_get (c, b, "hpc-pg-a", NULL), *pb = ccas_pg_get (c, b, "hpc-pg-b", NULL);
     assert_int_equal (b->npgs, 2);
     assert_int_equal (a->active, 2);
     assert_int_equal (a->room, 2);
@@ -746,7 +745,7 @@ static void test_node_use_and_labels (void **state)
     char buf[128];
     assert_string_equal (ccas_node_label (n, buf, sizeof (buf)), "htc-1");
     struct ccas_bucket *b = fx_bucket (c, "hpc", "Standard_HB120rs_v3");
-    struct ccas_node *m = ccas_cluster_new_node (c, b, ccas_cluster_pg (c, b, "hpc-pg-a", NULL), NULL);
+    struct ccas_node *m = ccas_cluster_new_node (c, b, ccas_pg_get (c, b, "hpc-pg-a", NULL), NULL);
     assert_string_equal (ccas_node_label (m, buf, sizeof (buf)), "new hpc/Standard_HB120rs_v3 in hpc-pg-a");
     m = ccas_cluster_new_node (c, fx_bucket (c, "htc", "Standard_F2s_v2"), NULL, NULL);
     assert_string_equal (ccas_node_label (m, buf, sizeof (buf)), "new htc/Standard_F2s_v2");

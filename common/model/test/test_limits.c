@@ -337,9 +337,9 @@ static void test_pg_core_size (void **state)
     struct ccas_bucket *b = find (&m, "hpc", "Standard_HC44rs");
     assert_int_equal (b->max_pg_size, 2);
     assert_string_equal (b->pg_limit, "maxPlacementGroupCoreSize 88 (44 cores per node)");
-    struct ccas_pg *old = ccas_cluster_pg (m.c, b, "old", NULL);
+    struct ccas_pg *old = ccas_pg_get (m.c, b, "old", NULL);
     assert_int_equal (old->room, 1);
-    struct ccas_pg *pg = ccas_cluster_pg (m.c, b, NULL, NULL);
+    struct ccas_pg *pg = ccas_pg_get (m.c, b, NULL, NULL);
     assert_int_equal (pg->room, 2);
     assert_non_null (ccas_cluster_new_node (m.c, b, pg, NULL));
     assert_non_null (ccas_cluster_new_node (m.c, b, pg, NULL));
