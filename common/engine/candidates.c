@@ -147,7 +147,7 @@ static void pg_leaf (void *arg, uint32_t p, struct ccas_room *s)
     }
     *s = *ccas_room_root (br->v[p]->members);
     s->buckets = ~(uint64_t)0;
-    s->grow = clamp32 (br->b->pgs[p]->room);
+    s->grow = clamp32 (ccas_pg_room (br->b, br->b->pgs[p], CCAS_PG_ALONE));
     s->open_grow = s->open > UINT32_MAX - s->grow ? UINT32_MAX : s->open + s->grow;
     s->idle_grow = s->idle > UINT32_MAX - s->grow ? UINT32_MAX : s->idle + s->grow;
 }
@@ -229,7 +229,7 @@ static struct pgroom *pg_room (struct ccas_candidates *x, const struct ccas_buck
     }
     if (!br->v[id]) {
         struct pgroom *pr = calloc (1, sizeof (*pr));
-        int64_t size = b->max_pg_size;
+        int64_t size = ccas_pg_room (b, NULL, CCAS_PG_ALONE); /* (a hint) */
         if (!pr)
             return NULL;
         *pr = (struct pgroom){x, b, id, NULL, -1};

@@ -344,11 +344,9 @@ static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, co
     /* no member takes this slot, nor any later one of the chunk when they
      * must each have a node: the group cannot grow by them all, the try has
      * failed (before making nodes only to undo them) */
-    if (grow && j->packing == CCAS_SCATTER && left > 1) {
-        int64_t avail = ccas_bucket_available (pg->bucket, NULL, 0);
-        if ((int64_t)left > (pg->room < avail ? pg->room : avail))
-            return NULL;
-    }
+    if (grow && j->packing == CCAS_SCATTER && left > 1 &&
+        (int64_t)left > ccas_pg_room (pg->bucket, pg, CCAS_PG_WITH_BUCKET))
+        return NULL;
     return grow ? new_node (e, k, pg) : NULL;
 }
 
@@ -423,9 +421,11 @@ static bool place_colocated (struct engine *e, struct ccas_job *j, bool colocate
             if (try_pg (e, j, b->pgs[p], true))
                 return true;
         /* a new group takes new nodes only: a scattered job, one each, at
-         * most what the bucket and the group's size allow */
+         * most what the bucket and the group's size allow (the bucket's
+         * count is at hand: ccas_pg_room (b, NULL, CCAS_PG_WITH_BUCKET)
+         * would read it again) */
         if (avail < 1 || (j->packing == CCAS_SCATTER && !e->exhaustive &&
-                          ((int64_t)j->nslots > avail || (int64_t)j->nslots > b->max_pg_size)))
+                          ((int64_t)j->nslots > avail || ccas_pg_too_small (b, j->nslots))))
             continue;
         size_t mark = ccas_undo_mark (e->undo);
         struct ccas_pg *pg = ccas_pg_get (e->c, b, NULL, e->undo);
@@ -507,8 +507,7 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
     if ((j->colocated || (s->prefers_colocated && j->nslots > 1)) && first->colocated) {
         /* never spread over groups: say what one group holds, and why */
         struct ccas_bucket *b = first;
-        if (b->max_pg_size != CCAS_UNLIMITED && j->packing == CCAS_SCATTER &&
-            (int64_t)j->nslots > b->max_pg_size) {
+        if (j->packing == CCAS_SCATTER && ccas_pg_too_small (b, j->nslots)) {
             snprintf (text, sizeof (text),
                       "needs %u nodes in one placement group of %s/%s; one holds %lld (%s)", j->nslots,
                       b->na->name, b->machine_type, (long long)b->max_pg_size, b->pg_limit);

@@ -382,7 +382,7 @@ static void explain_groups (struct ccas_target_view *v, struct ccas_bucket **can
     for (size_t i = 0; i < ncand; i++) {
         int64_t size = group_size (v, bucket_cores (cand[i]));
         int64_t room = ccas_bucket_available (cand[i], why, sizeof (why));
-        if (cand[i]->max_pg_size < size)
+        if (ccas_pg_too_small (cand[i], size))
             why_add (v, "%s: a placement group holds at most %lld nodes (%s), a group needs %lld",
                      cand[i]->machine_type, (long long)cand[i]->max_pg_size, cand[i]->pg_limit,
                      (long long)size);
@@ -406,7 +406,7 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
         /* each group is of one machine type: the first in order with room for all of it */
         for (size_t i = 0; i < ncand && !made; i++) {
             int64_t size = group_size (v, bucket_cores (cand[i]));
-            if (cand[i]->max_pg_size >= size && ccas_bucket_available (cand[i], NULL, 0) >= size)
+            if (ccas_pg_room (cand[i], NULL, CCAS_PG_WITH_BUCKET) >= size)
                 made = make_group (t, v, cand[i], size);
         }
         if (!made)
