@@ -132,7 +132,7 @@ int cmd_create (struct cli *cli, int argc, char **argv)
         made++;
     if (made < want) {
         char why[400] = "";
-        if (pg && pg->room < 1)
+        if (pg && ccas_pg_room (b, pg, CCAS_PG_ALONE) < 1)
             snprintf (why, sizeof (why), "placement group '%s' is full (one holds %lld: %s)", pg->name,
                       (long long)b->max_pg_size, b->pg_limit);
         else

@@ -159,7 +159,7 @@ static bool grow_group (struct ccas_cluster *c, struct ccas_nodearray *na, const
         struct ccas_bucket *b = &c->buckets[i];
         long size =
             o->group_nodes > 0 ? o->group_nodes : (o->group_cores + b->cores_per_vm - 1) / b->cores_per_vm;
-        if (b->na != na || ccas_bucket_available (b, NULL, 0) < size || b->max_pg_size < size)
+        if (b->na != na || ccas_pg_room (b, NULL, CCAS_PG_WITH_BUCKET) < size)
             continue;
         struct ccas_undo *undo = ccas_undo_create ();
         struct ccas_pg *pg = undo ? ccas_pg_get (c, b, NULL, undo) : NULL;
@@ -207,7 +207,7 @@ int cmd_scale (struct cli *cli, int argc, char **argv)
                 struct ccas_bucket *b = &c->buckets[i];
                 long size = o.group_nodes > 0 ? o.group_nodes
                                               : (o.group_cores + b->cores_per_vm - 1) / b->cores_per_vm;
-                if (b->na == na && b->max_pg_size < size && !why[0])
+                if (b->na == na && ccas_pg_too_small (b, size) && !why[0])
                     snprintf (why, sizeof (why), " (a group of %ld nodes: one of %s/%s holds %lld, %s)", size,
                               na->name, b->machine_type, (long long)b->max_pg_size, b->pg_limit);
             }
