@@ -30,6 +30,10 @@
  * JSON compiles once and yields the same pointer, which the matching engine
  * uses as the key of its per-shape caches.  The cache keeps no JSON: a shape
  * costs its compiled terms, copies of their strings and a canonical key.
+ *
+ * Compiling (the cache, the canonical form, parsing) is constraint_compile.c;
+ * judging nodes (fits, take, rank, what indexes read) is constraint_eval.c;
+ * the compiled form both share is constraint_term.h, private to them.
  */
 #ifndef CCAS_CONSTRAINT_H
 #define CCAS_CONSTRAINT_H
