@@ -120,16 +120,32 @@ static void pop_pg (void *arg)
     b->npgs--;
 }
 
+/* "<bucket order>/<name>" in `buf` (`size` bytes), or when longer in memory
+ * the caller frees; NULL when out of memory.  (Names have no length limit:
+ * cut short, two names would share a key.) */
+static char *key_text (const struct ccas_bucket *b, const char *name, char *buf, size_t size)
+{
+    int n = snprintf (buf, size, "%u/%s", b->order, name);
+    if (n < 0 || (size_t)n < size)
+        return n < 0 ? NULL : buf;
+    char *p = malloc ((size_t)n + 1);
+    if (p)
+        snprintf (p, (size_t)n + 1, "%u/%s", b->order, name);
+    return p;
+}
+
 /* Groups by bucket and name, in O(1): the key of a group and its slot. */
 static int pg_key (struct ccas_cluster *c, const struct ccas_bucket *b, const char *name, bool add)
 {
-    char key[320];
-    snprintf (key, sizeof (key), "%u/%s", b->order, name);
-    if (!add)
-        return ccas_resdict_find (c->pg_names, key);
-    int id = ccas_resdict_intern (c->pg_names, key);
-    if (id < 0)
+    char buf[320];
+    char *key = key_text (b, name, buf, sizeof (buf));
+    if (!key)
         return -1;
+    int id = add ? ccas_resdict_intern (c->pg_names, key) : ccas_resdict_find (c->pg_names, key);
+    if (key != buf)
+        free (key);
+    if (!add || id < 0)
+        return id;
     if ((size_t)id >= c->pg_by_name_cap) {
         size_t cap = c->pg_by_name_cap ? c->pg_by_name_cap * 2 : 64;
         struct ccas_pg **v = realloc (c->pg_by_name, cap * sizeof (*v));
@@ -160,15 +176,22 @@ static struct ccas_pg *pg_find (struct ccas_cluster *c, const struct ccas_bucket
 static const char *new_pg_name (struct ccas_cluster *c, struct ccas_bucket *b, const char *reuse,
                                 struct ccas_undo *undo)
 {
-    char name[256];
-    for (uint32_t i = b->pg_next;; i++) {
-        snprintf (name, sizeof (name), "%s_%s_pg%u", b->na->name, b->machine_type, i);
+    char buf[256];
+    size_t size = strlen (b->na->name) + strlen (b->machine_type) + sizeof ("__pg4294967295");
+    char *name = size <= sizeof (buf) ? buf : malloc (size);
+    const char *chosen = NULL;
+    for (uint32_t i = b->pg_next; name; i++) {
+        snprintf (name, size, "%s_%s_pg%u", b->na->name, b->machine_type, i);
         if (pg_find (c, b, name))
             continue;
         ccas_undo_u32 (undo, &b->pg_next);
         b->pg_next = i + 1;
-        return reuse && strcmp (reuse, name) == 0 ? reuse : ccas_arena_strdup (ARENA (c), name);
+        chosen = reuse && strcmp (reuse, name) == 0 ? reuse : ccas_arena_strdup (ARENA (c), name);
+        break;
     }
+    if (name != buf)
+        free (name);
+    return chosen;
 }
 
 struct ccas_pg *ccas_pg_get (struct ccas_cluster *c, struct ccas_bucket *b, const char *name,

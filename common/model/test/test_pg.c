@@ -155,6 +155,42 @@ static void test_bad_input (void **state)
     assert_false (other->is_new);
     assert_int_equal (ccas_pg_room (f2, other, CCAS_PG_ALONE), 100);
     assert_ptr_equal (ccas_pg_get (c, b, "hpc-pg-a", NULL), a);
+
+    /* long names (CycleCloud sets no length): two that differ only at their
+     * end are two groups, each found again as itself */
+    char *long1 = malloc (401), *long2 = malloc (401);
+    memset (long1, 'x', 400);
+    long1[400] = '\0';
+    memcpy (long2, long1, 401);
+    long2[399] = 'y';
+    struct ccas_pg *l1 = ccas_pg_get (c, b, ccas_cluster_strdup (c, long1), NULL);
+    struct ccas_pg *l2 = ccas_pg_get (c, b, ccas_cluster_strdup (c, long2), NULL);
+    assert_non_null (l1);
+    assert_non_null (l2);
+    assert_ptr_not_equal (l1, l2);
+    assert_ptr_equal (ccas_pg_get (c, b, long1, NULL), l1);
+    assert_ptr_equal (ccas_pg_get (c, b, long2, NULL), l2);
+    assert_int_equal (b->npgs, 3);
+    free (long1);
+    free (long2);
+    check_groups (c);
+    ccas_cluster_destroy (c);
+
+    /* a long nodearray name: the groups made there still get names of their own */
+    char patch[512];
+    char na[301];
+    memset (na, 'n', 300);
+    na[300] = '\0';
+    snprintf (patch, sizeof (patch), "{\"hpc\": {\"name\": \"%s\"}}", na);
+    c = fx_cluster (cfg, STATUS, patch, NULL);
+    b = fx_bucket (c, na, "Standard_HB120rs_v3");
+    struct ccas_pg *n0 = ccas_pg_get (c, b, NULL, NULL), *n1 = ccas_pg_get (c, b, NULL, NULL);
+    assert_non_null (n0);
+    assert_non_null (n1);
+    assert_int_equal (strlen (n0->name), 300 + strlen ("_Standard_HB120rs_v3_pg0"));
+    assert_string_equal (n0->name + 300, "_Standard_HB120rs_v3_pg0");
+    assert_string_equal (n1->name + 300, "_Standard_HB120rs_v3_pg1");
+    assert_int_equal (strncmp (n1->name, na, 300), 0);
     check_groups (c);
     ccas_cluster_destroy (c);
     ccas_conf_destroy (cfg);
