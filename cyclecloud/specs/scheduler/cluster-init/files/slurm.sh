@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+# slurm.sh: ccautoscale in place of azslurm on a scheduler the stock
+# cyclecloud/slurm:scheduler spec has set up (Slurm installed, slurm.conf in
+# /sched/CLUSTER linked from /etc/slurm, azslurm in /opt/azurehpc/slurm).
+#
+# In order, each step only once the ones before it worked:
+#   1. Slurm's version, its headers, the stock layout: refuse at once when missing;
+#   2. ccautoscale built against this Slurm (or a package for it);
+#   3. autoscale.json: slurm.conf_dir /sched/CLUSTER, slurm.node_prefix as the stock
+#      template makes node names; tested ('config check', 'status');
+#   4. on the primary scheduler, 'slurm conf --write /sched/CLUSTER' (ccautoscale.conf,
+#      gres.conf, topology.conf), then slurm.conf: azslurm's ResumeProgram,
+#      SuspendProgram, ResumeFailProgram and its 'Include azure.conf' and
+#      'Include keep_alive.conf' commented out ("#ccautoscale# "), ccautoscale's
+#      block at the end;
+#   5. azslurmd and azslurm's return_to_idle cron entry off, ccautoscale-sync.timer on;
+#   6. slurmctld told, when it runs and something changed.
+# The HA standby (slurm.is_primary_scheduler false) does 1-3 and 5: /sched is
+# the primary's to write.  Execute and login nodes keep reading slurm.conf and
+# its includes from /sched as before: every file named there is on /sched.
+
+SLURM_KEYS="ResumeProgram SuspendProgram ResumeFailProgram ResumeRate SuspendRate TreeWidth TopologyPlugin"
+
+slurm_find () {
+    SLURMCTLD=${SLURMCTLD:-$(command -v slurmctld 2>/dev/null || true)}
+    [ -n "$SLURMCTLD" ] || ccas_fail "no slurmctld on this node: is the stock cyclecloud/slurm:scheduler spec listed before ccautoscale:scheduler?"
+    SLURM_VERSION=$("$SLURMCTLD" -V 2>/dev/null | awk '{ print $2; exit }')
+    [ -n "$SLURM_VERSION" ] || ccas_fail "$SLURMCTLD -V printed no version"
+    SLURM_PREFIX=$(dirname "$(dirname "$SLURMCTLD")")
+    SCONTROL=${SCONTROL:-$(dirname "$SLURMCTLD")/../bin/scontrol}
+    [ -x "$SCONTROL" ] || SCONTROL=$(command -v scontrol 2>/dev/null || echo scontrol)
+}
+
+# configure's --with-slurm for this Slurm, once its headers are known to be
+# there (called by ccas_install only when it builds)
+slurm_configure_args () {
+    local inc=$SLURM_PREFIX/include
+    if [ ! -f "$inc/slurm/slurm.h" ]; then
+        ccas_fail "Slurm $SLURM_VERSION ($SLURMCTLD) has no headers ($inc/slurm/slurm.h): ccautoscale is built against the Slurm it runs with; install them (slurm-devel-$SLURM_VERSION on EL, slurm-smd-dev=$SLURM_VERSION* on Ubuntu) or put a package built for this Slurm in the project's blobs; the stock autoscaler is left in place"
+    fi
+    case $SLURM_PREFIX in
+    /usr) echo --with-slurm ;;
+    *) echo "--with-slurm=$SLURM_PREFIX" ;;
+    esac
+}
+
+# The stock layout: /etc/slurm/slurm.conf, a link to /sched/CLUSTER/slurm.conf
+slurm_layout () {
+    SLURM_CONF_LINK=$CCAS_ROOT/etc/slurm/slurm.conf
+    SLURM_CONF_DIR=$CCAS_ROOT/sched/$(ccas_escape_cluster "$CCAS_CLUSTER")
+    [ -f "$SLURM_CONF_LINK" ] ||
+        ccas_fail "no $SLURM_CONF_LINK: the stock cyclecloud/slurm:scheduler spec has not set up Slurm on this node"
+    SLURM_CONF_FILE=$(readlink -f "$SLURM_CONF_LINK")
+    # ccautoscale's commands and scontrol read the cluster's slurm.conf
+    export SLURM_CONF=$SLURM_CONF_LINK
+    SLURM_USER=$(awk -F= 'tolower($1) ~ /^[ \t]*slurmuser[ \t]*$/ { gsub(/[ \t]/, "", $2); u = $2 } END { print u }' "$SLURM_CONF_FILE")
+    [ -n "$SLURM_USER" ] || SLURM_USER=$(jp slurm.user.name slurm) || exit
+    id "$SLURM_USER" >/dev/null 2>&1 || ccas_fail "SlurmUser '$SLURM_USER' is not a user of this node"
+    SLURM_OWNER=$SLURM_USER:$(id -gn "$SLURM_USER")
+}
+
+# slurm.conf as ccautoscale needs it, from the one the stock spec wrote (or
+# this spec, on an earlier run): on stdout.
+slurm_conf_edit () {
+    local file=$1
+    awk -v keys="$SLURM_KEYS" -v sbin="$CCAS_SBIN" -v dir="$SLURM_CONF_DIR" '
+        BEGIN {
+            n = split(tolower(keys), k, " ")
+            for (i = 1; i <= n; i++) managed[k[i]] = 1
+        }
+        /^# BEGIN ccautoscale/ { skip = 1; next }
+        /^# END ccautoscale/ { skip = 0; next }
+        skip { next }
+        {
+            line = $0
+            key = tolower(line)
+            sub(/^[ \t]*/, "", key)
+            if (key ~ /^include[ \t]+(azure|keep_alive)\.conf[ \t]*$/) { print "#ccautoscale# " line; next }
+            sub(/[ \t]*=.*/, "", key)
+            if (line !~ /^[ \t]*#/ && index(line, "=") && (key in managed)) { print "#ccautoscale# " line; next }
+            print line
+        }
+        END {
+            print "# BEGIN ccautoscale: written by the ccautoscale:scheduler cluster-init spec, again at"
+            print "# each run; the lines it replaced above are commented out with \"#ccautoscale# \"."
+            print "ResumeProgram=" sbin "/ccautoscale-resume"
+            print "SuspendProgram=" sbin "/ccautoscale-suspend"
+            print "ResumeFailProgram=" sbin "/ccautoscale-resume-fail"
+            print "# one job'"'"'s nodes in one call, so that they share a placement group"
+            print "ResumeRate=0"
+            print "SuspendRate=0"
+            print "TreeWidth=65533"
+            print "TopologyPlugin=topology/tree"
+            print "Include " dir "/ccautoscale.conf"
+            print "# END ccautoscale"
+        }' "$file"
+}
+
+slurm_write_conf () {
+    local tmp owner mode
+    tmp=$(dirname "$SLURM_CONF_FILE")/.slurm.conf.ccautoscale
+    slurm_conf_edit "$SLURM_CONF_FILE" >"$tmp" || ccas_fail "cannot write $tmp"
+    if cmp -s "$tmp" "$SLURM_CONF_FILE"; then
+        rm -f "$tmp"
+        return 0
+    fi
+    # the stock file, once, for a way back
+    [ -e "$CCAS_WORK/stock/slurm.conf" ] || grep -q '^# BEGIN ccautoscale' "$SLURM_CONF_FILE" ||
+        { mkdir -p "$CCAS_WORK/stock" && cp -p "$SLURM_CONF_FILE" "$CCAS_WORK/stock/slurm.conf"; }
+    owner=$(stat -c %U:%G "$SLURM_CONF_FILE") && mode=$(stat -c %a "$SLURM_CONF_FILE") &&
+        chown "$owner" "$tmp" && chmod "$mode" "$tmp" && mv -f "$tmp" "$SLURM_CONF_FILE" ||
+        ccas_fail "cannot replace $SLURM_CONF_FILE"
+    ccas_changed=yes
+    slurm_reconfigure=yes
+    ccas_say "wrote $SLURM_CONF_FILE: ResumeProgram, SuspendProgram and ResumeFailProgram are ccautoscale's"
+}
+
+# slurm conf --write: the node and partition include, gres.conf and topology.conf
+slurm_write_nodes () {
+    local out
+    out=$("$CCAS_BIN" -q slurm conf --write "$SLURM_CONF_DIR" 2>&1) ||
+        ccas_fail "'ccautoscale slurm conf --write $SLURM_CONF_DIR' failed: $out"
+    printf '%s\n' "$out" | grep -v '^[-+]' | sed 's/^/ccautoscale: slurm conf: /'
+    case $out in
+    *"restart slurmctld"*) slurm_restart=yes ;;
+    *"scontrol reconfigure"*) slurm_reconfigure=yes ;;
+    esac
+}
+
+# azslurm's return_to_idle cron entry out of root's crontab
+slurm_cron_off () {
+    local spool f new
+    if [ -n "$CCAS_ROOT" ]; then
+        for spool in "$CCAS_ROOT/var/spool/cron/crontabs/root" "$CCAS_ROOT/var/spool/cron/root"; do
+            [ -f "$spool" ] || continue
+            grep -q 'return_to_idle' "$spool" || continue
+            new=$spool.ccautoscale
+            grep -v 'return_to_idle' "$spool" >"$new"
+            chmod --reference="$spool" "$new" && mv -f "$new" "$spool" && ccas_say "removed azslurm's return_to_idle from $spool"
+        done
+        return 0
+    fi
+    command -v crontab >/dev/null 2>&1 || return 0
+    f=$CCAS_TMP/crontab
+    crontab -l >"$f" 2>/dev/null || return 0
+    grep -q 'return_to_idle' "$f" || return 0
+    grep -v 'return_to_idle' "$f" | crontab - || ccas_fail "cannot remove return_to_idle from root's crontab"
+    ccas_say "removed azslurm's return_to_idle from root's crontab"
+}
+
+slurm_apply () {
+    if ! "$SCONTROL" ping >/dev/null 2>&1; then
+        ccas_say "slurmctld is not running: it reads the new configuration when it starts"
+        return 0
+    fi
+    if [ "${slurm_restart:-no}" = yes ]; then
+        if [ -n "$CCAS_ROOT" ]; then
+            ccas_say "node definitions changed: restart slurmctld to apply"
+        else
+            ccas_systemctl restart slurmctld || ccas_fail "systemctl restart slurmctld failed"
+            ccas_say "restarted slurmctld (node definitions changed)"
+        fi
+    elif [ "${slurm_reconfigure:-no}" = yes ]; then
+        "$SCONTROL" reconfigure || ccas_fail "scontrol reconfigure failed"
+        ccas_say "slurmctld reconfigured"
+    fi
+}
+
+slurm_main () {
+    local primary
+    slurm_find
+    ccas_read_settings
+    slurm_layout
+    primary=$(jp slurm.is_primary_scheduler true) || exit
+    ccas_install slurm "$SLURM_VERSION" slurm_configure_args
+
+    # node names as the stock template makes them, unless this ccautoscale
+    # reads slurm.node_prefix from each nodearray's Configuration itself
+    set -- --set "slurm.conf_dir=$(ccas_json_str "$SLURM_CONF_DIR")"
+    if ! ccas_has_command "slurm import-azslurm"; then
+        set -- "$@" --set "slurm.node_prefix=$(ccas_json_str "$(printf '%s-' "$CCAS_CLUSTER" | sed 's/[^a-zA-Z0-9-]/-/g')")"
+    fi
+    ccas_write_config "$SLURM_OWNER" "$@"
+    ccas_state_owner "$SLURM_OWNER"
+    # where the programs look for it when it is not at the default path
+    if [ "$CCAS_CONFIG" != /etc/ccautoscale/autoscale.json ]; then
+        [ "$(readlink "$(dirname "$SLURM_CONF_LINK")/ccautoscale.json")" = "$CCAS_CONFIG" ] ||
+            ln -sfn "$CCAS_CONFIG" "$(dirname "$SLURM_CONF_LINK")/ccautoscale.json"
+    fi
+
+    # from here on ccautoscale works: take over from azslurm
+    export CCAUTOSCALE_CONFIG=$CCAS_CONFIG
+    if ccas_true "$primary"; then
+        slurm_write_nodes
+        slurm_write_conf
+    else
+        ccas_say "the HA standby: slurm.conf and /sched are the primary scheduler's to write"
+    fi
+    [ ! -e "$CCAS_ROOT/etc/systemd/system/azslurmd.service" ] || ccas_unit_off azslurmd.service
+    slurm_cron_off
+    ccas_unit_on ccautoscale-sync.timer
+    ccas_true "$primary" && slurm_apply
+    ccas_say "Slurm $SLURM_VERSION on cluster '$CCAS_CLUSTER' is scaled by ccautoscale $CCAS_PROJECT_VERSION"
+}
