@@ -8,7 +8,7 @@
 # namespace (tests/lib/openpbs.sh), so no two may share one.  The ranges,
 # one hundred a suite:
 #   t00xx cli    t01xx pbs    t02xx openpbs    t03xx slurm
-#   t04xx slurm-ha (kept for that suite)
+#   t04xx slurm-ha (kept for that suite)    t05xx cyclecloud
 # A new suite takes the next free hundred here.  Prints each problem; exit 1
 # if any.
 set -u
@@ -20,6 +20,7 @@ range () {
     openpbs) echo 02 ;;
     slurm) echo 03 ;;
     slurm-ha) echo 04 ;;
+    cyclecloud) echo 05 ;;
     *) echo "" ;;
     esac
 }

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0503-openpbs-server.sh: the scheduler spec on a PBS server the stock
+# cyclecloud/pbspro project set up (azpbs run from /etc/cron.d and from a
+# periodic hook 'autoscale'), in a scratch root, with a stand-in jetpack, a real
+# OpenPBS server (tests/lib/openpbs.sh) and ccsim as CycleCloud.  Bad input
+# first (no qmgr, CycleCloud unreachable: each a message, a non-zero exit, azpbs
+# untouched), then the real run: built from the release tarball without Slurm,
+# autoscale.json (0600, root's), azpbs's cron entry set aside and its hook off,
+# ccautoscale's hook installed and running passes inside pbs_server, the stock
+# queues; a second run changes nothing.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/ccsim.sh"
+# an instance of its own, whatever this file's number (tests/lib/openpbs.sh)
+OPENPBS_TEST_NS=ccascc503
+OPENPBS_TEST_ADDR=10.254.99.1
+. "$(dirname "$0")/../lib/openpbs.sh"
+. "$(dirname "$0")/../lib/cyclecloud.sh"
+openpbs_prereqs
+command -v python3 >/dev/null || test_skip_all "no python3"
+
+CC_CLUSTER=$(jq -r .clusterName "$OPENPBS_CLUSTER")
+CC_RUN=in_pbs
+
+# What PBS has of ccautoscale's and azpbs's: hooks, resources, queues, server settings
+pbs_state () {
+    {
+        in_pbs qmgr -c "list hook ccautoscale"
+        in_pbs qmgr -c "list hook autoscale"
+        for r in slot_type group_id ungrouped vm_size nodearray ccnodeid instance_id ngpus disk; do
+            in_pbs qmgr -c "list resource $r"
+        done
+        in_pbs qmgr -c "list queue workq"
+        in_pbs qmgr -c "list queue htcq"
+        in_pbs qmgr -c "list server" | grep -E "node_group|scheduler_iteration"
+        in_pbs qmgr -c "list sched" | grep -E "psets"
+    } 2>&1 | grep -Ev "^ *(total_jobs|state_count|hook_config_sha|hook_sha)"
+}
+
+test_expect_success 'setup: a PBS server as the stock spec leaves it, azpbs in cron and as a periodic hook' '
+    openpbs_start &&
+    cc_setup &&
+    mkdir -p "$CC_ROOT/etc/cron.d" "$CC_ROOT/opt/cycle/pbspro" &&
+    for s in 0 15 30 45; do
+        echo "* * * * * root sleep $s && /opt/cycle/jetpack/system/bootstrap/cron_wrapper.sh /opt/cycle/pbspro/venv/bin/azpbs autoscale --config /opt/cycle/pbspro/autoscale.json 2>/opt/cycle/pbspro/last_cron.log"
+    done >"$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
+    echo "{\"cluster_name\": \"$CC_CLUSTER\"}" >"$CC_ROOT/opt/cycle/pbspro/autoscale.json" &&
+    printf "import pbs\npbs.event().accept()\n" >"$TEST_TMP/azpbs_hook.py" &&
+    in_pbs qmgr -c "create hook autoscale" &&
+    in_pbs qmgr -c "import hook autoscale application/x-python default $TEST_TMP/azpbs_hook.py" &&
+    in_pbs qmgr -c "set hook autoscale event = periodic" &&
+    in_pbs qmgr -c "set hook autoscale freq = 15" &&
+    in_pbs qmgr -c "set hook autoscale enabled = true" &&
+    cc_snapshot >"$TEST_TMP/stock.snapshot" &&
+    pbs_state >stock.pbs &&
+    SITE=".ccautoscale.autoscale = {logging: {file: \"$TEST_TMP/cc.log\", level: \"debug\"},
+        pbs: {hook_freq: \"5\", command_timeout: 20}, idle_timeout: 600}" &&
+    cc_jetpack "$SITE | del(.slurm, .ccautoscale.scheduler) | .pbspro = {version: \"20.0.1-0\",
+        queues: {workq: {ignore: false}, htcq: {ignore: false}}, cron_method: \"cron\"}" &&
+    cp "$TEST_TMP/jetpack.json" good.json
+'
+
+test_expect_success 'PBS without qmgr: a message, exit 2, azpbs untouched, nothing installed' '
+    rc=0 && CC_RUN= cc_scheduler_script PATH=/usr/sbin:/usr/bin:/sbin:/bin || rc=$?
+    test "$rc" = 2 &&
+    cat run.err &&
+    test_grep "^ERROR: ccautoscale: PBS has no qmgr on this node" run.err &&
+    test_grep "the stock autoscaler is left in place" run.err &&
+    cc_stock_untouched && pbs_state >now.pbs && diff stock.pbs now.pbs &&
+    test ! -e "$CC_ROOT/usr/sbin/ccautoscale"
+'
+
+test_expect_success 'CycleCloud unreachable: built from the tarball without Slurm, then a message, exit 2, azpbs untouched' '
+    jq ".cyclecloud.config.web_server = \"http://127.0.0.1:9\"" good.json >"$TEST_TMP/jetpack.json" &&
+    test_expect_code 2 cc_scheduler_script &&
+    cat run.out run.err &&
+    test_grep "no package ccautoscale-$CC_VERSION-.*-noslurm-.* in the project.s blobs: building the release tarball" run.out &&
+    test_grep "building ccautoscale $CC_VERSION: configure --without-slurm" run.out &&
+    test_grep "^ERROR: ccautoscale: ccautoscale cannot use CycleCloud at http://127.0.0.1:9 as .admin. for cluster .$CC_CLUSTER. (status exited 3)" run.err &&
+    test_grep "the stock autoscaler is left in place" run.err &&
+    cc_stock_untouched && pbs_state >now.pbs && diff stock.pbs now.pbs &&
+    test ! -e "$CC_ROOT/etc/ccautoscale/autoscale.json" &&
+    "$CC_ROOT/usr/sbin/ccautoscale" --version >version && test_no_grep "built against libslurm" version
+'
+
+test_expect_success 'the real run: configured and tested, azpbs turned off, ccautoscale'"'"'s hook installed' '
+    cp good.json "$TEST_TMP/jetpack.json" &&
+    cc_scheduler_script &&
+    cat run.out run.err &&
+    test_grep "ccautoscale reaches cluster .$CC_CLUSTER. at $CCSIM_URL" run.out &&
+    test_grep "is scaled by ccautoscale $CC_VERSION (hook .ccautoscale.)" run.out &&
+    conf=$CC_ROOT/etc/ccautoscale/autoscale.json &&
+    test "$(stat -c "%a %U:%G" "$conf")" = "600 root:root" &&
+    jq -e --arg bin "$OPENPBS_PREFIX/bin" ".pbs.bin_dir == \$bin and .pbs.hook_freq == 5 and .cluster_name == \"$CC_CLUSTER\"" "$conf" &&
+    test ! -e "$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
+    test_grep "azpbs autoscale" "$CC_ROOT/var/lib/ccautoscale/cyclecloud/stock/azpbs_autoscale" &&
+    in_pbs qmgr -c "list hook autoscale" | test_grep "^    enabled = false$" - &&
+    in_pbs qmgr -c "list hook ccautoscale" >hook.out &&
+    test_grep "^    enabled = true$" hook.out && test_grep "^    event = periodic$" hook.out &&
+    test_grep "^    freq = 5$" hook.out
+'
+
+test_expect_success 'the stock queues: htcq made as the stock spec makes it, workq'"'"'s defaults' '
+    in_pbs qmgr -c "list queue htcq" >htcq &&
+    test_grep "^    queue_type = Execution$" htcq && test_grep "^    resources_default.ungrouped = true$" htcq &&
+    test_grep "^    resources_default.place = free$" htcq &&
+    test_grep "^    enabled = True$" htcq && test_grep "^    started = True$" htcq &&
+    in_pbs qmgr -c "list queue workq" >workq &&
+    test_grep "^    resources_default.ungrouped = false$" workq && test_grep "^    resources_default.place = scatter:excl$" workq
+'
+
+test_expect_success 'pbs_server runs ccautoscale'"'"'s hook: a pass every few seconds, with the written configuration' '
+    wait_for 60 grep -q "pbs: 0 queued jobs" "$TEST_TMP/cc.log" &&
+    n=$(grep -c "pbs: 0 queued jobs" "$TEST_TMP/cc.log") &&
+    wait_for 30 sh -c "test \$(grep -c \"pbs: 0 queued jobs\" \"$TEST_TMP/cc.log\") -gt $n"
+'
+
+test_expect_success 'a job in the stock htcq gets a VM through the hook, joins as a vnode and runs to completion' '
+    id=$(qsub_as -q htcq -l select=1:ncpus=1 -- /bin/true) &&
+    wait_jobs_done 180 "$id" &&
+    test_equal "$(job_exit "$id")" 0 "exit status" &&
+    test "$(vms_in execute)" -ge 1 &&
+    job_json "$id" | jq -e ".Jobs[].exec_vnode | test(\"vm:\") | not" >/dev/null
+'
+
+# the files the spec and install-hook write, but not the state the hook's
+# passes keep meanwhile (every 5 s: nodes, holds, breakers, metrics, events)
+# nor the lock they take
+spec_files () {
+    cc_snapshot | grep -Ev "^\./run(/| )" |
+        grep -Ev "^\./var/lib/ccautoscale/([^/ ]*\.(json|jsonl|prom)|state)(/| )" |
+        cat - <(cc_snapshot | grep "^\./var/lib/ccautoscale/pbs_hook_config.json ")
+}
+
+test_expect_success 'a second run changes nothing: every file as it was, PBS as it was' '
+    spec_files >before &&
+    test_grep "^\./var/lib/ccautoscale/pbs_hook_config.json " before &&
+    pbs_state >before.pbs &&
+    cc_scheduler_script &&
+    cat run.out &&
+    test_grep "ccautoscale $CC_VERSION is installed" run.out &&
+    test_grep "hook is installed and nothing changed" run.out &&
+    test_no_grep "^ccautoscale: wrote" run.out &&
+    spec_files >after &&
+    diff before after &&
+    pbs_state >after.pbs && diff before.pbs after.pbs
+'
+
+test_done
