@@ -13,8 +13,8 @@
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
 . "$(dirname "$0")/../lib/cyclecloud.sh"
+cc_prereqs
 why=$(slurm_prereqs) || test_skip_all "$why"
-command -v python3 >/dev/null || test_skip_all "no python3"
 id slurm >/dev/null 2>&1 || test_skip_all "no user 'slurm' (Debian's slurmctld package makes it)"
 
 CC_CLUSTER=cc_test

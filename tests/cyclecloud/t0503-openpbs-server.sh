@@ -16,8 +16,8 @@ OPENPBS_TEST_NS=ccascc503
 OPENPBS_TEST_ADDR=10.254.99.1
 . "$(dirname "$0")/../lib/openpbs.sh"
 . "$(dirname "$0")/../lib/cyclecloud.sh"
+cc_prereqs
 openpbs_prereqs
-command -v python3 >/dev/null || test_skip_all "no python3"
 
 CC_CLUSTER=$(jq -r .clusterName "$OPENPBS_CLUSTER")
 CC_RUN=in_pbs

@@ -9,6 +9,7 @@
 # rpm finds the libslurm dependency itself.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cyclecloud.sh"
+cc_prereqs
 command -v rpmbuild >/dev/null || test_skip_all "no rpmbuild (apt-get install rpm; scripts/deps.sh test)"
 [ -f "$top_builddir/rpm/ccautoscale.spec" ] || test_skip_all "no rpm/ccautoscale.spec (configure makes it)"
 SLURM_H=/usr/include/slurm/slurm_version.h

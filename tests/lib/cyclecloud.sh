@@ -2,6 +2,7 @@
 # cyclecloud.sh: run the CycleCloud project's cluster-init scripts (cyclecloud/)
 # inside a scratch root, against a stand-in jetpack (sourced after tap.sh).
 #
+#   cc_prereqs                   skip the test with CCAS_TEST_CYCLECLOUD=0, or without python3
 #   cc_setup                     $CC_ROOT (the node's /), $CC_SCHED (set by cc_stock_slurm)
 #   cc_jetpack JQ                the node's settings ($TEST_TMP/jetpack.json) from a jq
 #                                expression over the defaults (cc_settings)
@@ -23,6 +24,13 @@ CC_PROJECT=$top_srcdir/cyclecloud
 CC_JETPACK=$top_srcdir/tests/cyclecloud/jetpack
 CC_VERSION=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile" 2>/dev/null)
 CC_BLOBS=${CC_BLOBS:-$top_builddir/tests/cyclecloud/blobs}
+
+# The suite's long tests (each builds ccautoscale) skip themselves in a build
+# whose other suites run them not (run-tests' sanitizer build)
+cc_prereqs () {
+    [ "${CCAS_TEST_CYCLECLOUD:-1}" != 0 ] || test_skip_all "CCAS_TEST_CYCLECLOUD=0"
+    command -v python3 >/dev/null || test_skip_all "no python3"
+}
 
 # The release tarball in $CC_BLOBS (the Makefile makes it before the tests run)
 cc_blobs () {
