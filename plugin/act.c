@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "act.h"
-#include "pass.h"
 #include "plan_print.h"
+#include "util/log.h"
 #include "wait.h"
 
 struct ccas_nodearray *act_nodearray (struct cli *cli, struct ccas_cluster *c, const char *name)
@@ -46,6 +47,28 @@ struct ccas_bucket *act_bucket (struct cli *cli, struct ccas_cluster *c, struct 
     else
         cli_fail (cli, EXIT_PARTIAL, "nodearray '%s' has no valid bucket", na->name);
     return NULL;
+}
+
+int act_carried (struct cli *cli, const struct ccas_pass *pass, const struct ccas_plan *plan, int rc,
+                 const struct ccas_error *err)
+{
+    if (rc < 0)
+        return cli_fail (cli, pass->sent ? EXIT_CYCLECLOUD : EXIT_INTERNAL, "%s", err->text);
+    return plan_shortfalls (plan) ? EXIT_PARTIAL : EXIT_OK;
+}
+
+int act_carry_out (struct cli *cli, struct ccas_plan *plan)
+{
+    struct ccas_error err = {""};
+    struct ccas_pass *pass =
+        ccas_pass_load (cli->cfg, cli->lock, CCAS_PASS_POLICY, (double)time (NULL), &err);
+    if (!pass)
+        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
+    int rc = act_carried (cli, pass, plan, ccas_pass_carry_out (pass, plan, cli->api, NULL, &err), &err);
+    if (pass->sent && ccas_pass_save (pass, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_pass_destroy (pass);
+    return rc;
 }
 
 static void print_result (struct cli *cli, struct ccas_plan *plan, bool applied, json_object *wait_report)
@@ -93,7 +116,7 @@ int act_finish (struct cli *cli, struct ccas_plan *plan, bool dry_run, double wa
         print_result (cli, plan, false, NULL);
         return EXIT_OK;
     }
-    if ((rc = pass_carry_out (cli, plan, NULL, NULL)) == EXIT_INTERNAL)
+    if ((rc = act_carry_out (cli, plan)) == EXIT_INTERNAL)
         return rc; /* nothing was sent */
     /* people see what was asked for at once, then the progress; scripts get one document */
     if (!cli->json)

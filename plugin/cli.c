@@ -130,11 +130,19 @@ int cli_prepare (struct cli *cli)
         if (rc != EXIT_OK)
             return rc;
     }
-    if ((flags & NEED_LOCK) == NEED_LOCK) {
-        if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, cli->prog, 30, &err)))
-            return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
-        cli_start_metrics (cli);
-    }
+    if ((flags & NEED_LOCK) == NEED_LOCK)
+        return cli_lock (cli, cli->prog);
+    return EXIT_OK;
+}
+
+int cli_lock (struct cli *cli, const char *who)
+{
+    struct ccas_error err = {""};
+    if (cli->lock)
+        return EXIT_OK;
+    if (!(cli->lock = ccas_lock_acquire (cli->cfg->lock_file, who, 30, &err)))
+        return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
+    cli_start_metrics (cli);
     return EXIT_OK;
 }
 

@@ -117,6 +117,12 @@ void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct
  * or quote escaped (for other pages made from the program's own data). */
 void cli_print_roff (FILE *f, const char *s, size_t len);
 
+/* Take the lock unless it is held, naming `who` its holder, and start the
+ * metrics.  A command that acts only when asked (demand --apply) takes it
+ * before it reads the cluster, so that what it plans from is not changed
+ * under it by another run.  Returns an exit code (printed). */
+int cli_lock (struct cli *cli, const char *who);
+
 /* Start the events and metrics of an acting run; call with the lock held
  * (cli_prepare() does for NEED_LOCK commands). */
 void cli_start_metrics (struct cli *cli);

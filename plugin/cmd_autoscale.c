@@ -7,12 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "act.h"
 #include "builtins.h"
 #include "engine/plan.h"
 #include "engine/request_set.h"
 #include "engine/targets.h"
 #include "model_load.h"
-#include "pass.h"
 #include "plan_print.h"
 #include "table.h"
 #include "util/failpoint.h"
@@ -246,7 +246,7 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
                       ccas_target_kind_name (t->views[i].req->kind), t->views[i].why);
     if (!dry_run) {
         /* also when there is nothing to do: create requests an earlier run left open are settled */
-        if ((rc = pass_carry_out (cli, plan, NULL, NULL)) == EXIT_INTERNAL)
+        if ((rc = act_carry_out (cli, plan)) == EXIT_INTERNAL)
             goto done; /* nothing was sent */
         applied = plan->ncreates || plan->nstarts;
     }

@@ -5,12 +5,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "act.h"
 #include "builtins.h"
 #include "engine/plan.h"
 #include "engine/request_set.h"
 #include "engine/targets.h"
 #include "model_load.h"
-#include "pass.h"
 #include "util/log.h"
 
 static const struct cmd_option options[] = {
@@ -160,7 +160,7 @@ int cmd_autostop (struct cli *cli, int argc, char **argv)
             rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text[0] ? err.text : "out of memory");
             goto done;
         }
-        if ((rc = pass_carry_out (cli, plan, NULL, NULL)) == EXIT_INTERNAL)
+        if ((rc = act_carry_out (cli, plan)) == EXIT_INTERNAL)
             goto done;
         if (plan->terminates[0].outcome == CCAS_DONE) {
             ccas_targets_node_gone (t, n);

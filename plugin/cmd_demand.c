@@ -6,10 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "act.h"
 #include "builtins.h"
 #include "engine/match.h"
+#include "engine/pass.h"
+#include "engine/report.h"
 #include "model_load.h"
-#include "pass.h"
 #include "plan_print.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -107,16 +109,18 @@ static double now_ms (void)
 }
 
 /* The pass's failures to the policy before anything is created, then the
- * plan carried out; the holds and breakers are read and saved once. */
-static int demand_apply (struct cli *cli, struct ccas_plan *plan, struct ccas_state *times_state)
+ * plan carried out; the holds, breakers and node times are saved once,
+ * unless nothing could be sent. */
+static int demand_apply (struct cli *cli, struct ccas_pass *pass, struct ccas_plan *plan)
 {
     struct ccas_error err = {""};
-    struct ccas_policy *pol = ccas_policy_load (cli->cfg, (double)time (NULL), false, &err);
-    if (!pol)
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    pass_observe_failures (pol, plan, NULL, NULL);
-    int rc = pass_apply (cli, plan, times_state, "ccautoscale demand", pol, NULL);
-    ccas_policy_destroy (pol);
+    ccas_pass_observe_failures (pass, plan, NULL, NULL);
+    int rc = act_carried (cli, pass, plan, ccas_pass_carry_out (pass, plan, cli->api, NULL, &err), &err);
+    if (!pass->sent)
+        return rc;
+    if (ccas_pass_save (pass, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_report_model (plan->cluster, (double)time (NULL));
     return rc;
 }
 
@@ -127,12 +131,12 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     struct ccas_cluster *c = NULL;
     struct ccas_jobs *jobs = NULL;
     struct ccas_plan *plan = NULL;
-    struct ccas_state *times_state = NULL;
+    struct ccas_pass *pass = NULL;
     int rc;
 
     if ((rc = parse (cli, argc, argv, &o)) != EXIT_OK || (rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if (o.apply && (rc = pass_lock (cli, "ccautoscale demand")) != EXIT_OK)
+    if (o.apply && (rc = cli_lock (cli, "ccautoscale demand")) != EXIT_OK)
         return rc;
     double t0 = now_ms ();
     if ((rc = model_load (cli, &o.src, &c)) != EXIT_OK)
@@ -140,19 +144,23 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     double t1 = now_ms ();
     if ((rc = jobs_load (cli, c, o.jobs, &jobs)) != EXIT_OK)
         goto done;
-    if (o.scaledown && (rc = pass_times_load (cli, c, &times_state)) != EXIT_OK)
+    /* a dry run reads the node times and leaves them alone */
+    unsigned flags = (o.scaledown ? CCAS_PASS_TIMES : 0) | (o.apply ? CCAS_PASS_POLICY : CCAS_PASS_DRY_RUN);
+    if (!(pass = ccas_pass_load (cli->cfg, cli->lock, flags, (double)time (NULL), &err)) ||
+        (o.scaledown && ccas_pass_mark_stuck (pass, c, &err) < 0)) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
+    }
     double t2 = now_ms ();
-    if (ccas_match (c, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (c, jobs, &err))) {
+    if (ccas_match (c, jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (c, jobs, &err)) ||
+        (o.scaledown && ccas_pass_scaledown (pass, plan, &err) < 0)) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
     ccas_log (LOG_DEBUG, "demand: model %.0f ms (%zu nodes), jobs %.0f ms (%zu), match %.0f ms", t1 - t0,
               c->nexisting, t2 - t1, jobs->n, now_ms () - t2);
-    if (o.scaledown && (rc = pass_scaledown (cli, plan, &times_state)) != EXIT_OK)
-        goto done;
     if (o.apply)
-        rc = demand_apply (cli, plan, times_state);
+        rc = demand_apply (cli, pass, plan);
     if (cli->json) {
         json_object *extra = json_object_new_object ();
         json_object_object_add (extra, "applied", json_object_new_boolean (o.apply));
@@ -161,7 +169,7 @@ int cmd_demand (struct cli *cli, int argc, char **argv)
     } else
         plan_print (stdout, plan, o.apply, o.all);
 done:
-    ccas_state_destroy (times_state);
+    ccas_pass_destroy (pass);
     ccas_plan_destroy (plan);
     ccas_jobs_destroy (jobs);
     ccas_cluster_destroy (c);
