@@ -75,7 +75,7 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
  * {node_id: {...}}, as scaledown keeps them; entries are added and updated:
  * "pbs_waiting" since when a Ready VM has not served PBS, "pbs_down" since
  * when a reported node reads down): a VM waiting longer than boot_timeout is
- * boot_timed_out (given no work; ccas_pbs_plan() replaces it), a reported node
+ * boot_timed_out (given no work; ccas_pbs_actions_plan() replaces it), a reported node
  * down for at most CCAS_PBS_DOWN_GRACE s counts as capacity.  Returns how
  * many it marked timed out, or -1 when out of memory. */
 int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *times,

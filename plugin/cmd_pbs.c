@@ -16,11 +16,11 @@
 #include "model/resdict.h"
 #include "model_load.h"
 #include "pass.h"
+#include "pbs_actions.h"
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
 #include "pbs_limits.h"
 #include "pbs_nodes.h"
-#include "pbs_pass.h"
 #include "plan_print.h"
 #include "run.h"
 #include "util/json.h"
@@ -254,22 +254,22 @@ static int pbs_pass (struct cli *cli, bool apply, FILE *out, bool *held, bool co
         goto done;
     if (ccas_match (v.c, v.jobs, NULL, &err) < 0 || !(plan = ccas_plan_create (v.c, v.jobs, &err)) ||
         (rc = pass_scaledown (cli, plan, &v.times)) != EXIT_OK ||
-        ccas_pbs_plan (plan, v.nodes, &acts, &err) < 0) {
+        ccas_pbs_actions_plan (plan, v.nodes, &acts, &err) < 0) {
         rc = rc != EXIT_OK ? rc : cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
     if (apply) {
         node_resource_names (cli->cfg, names, MAX_NODE_RESOURCES);
         pass_observe_failures (v.policy, plan, not_joined, v.nodes);
-        ccas_pbs_apply_before (&acts, plan);
+        ccas_pbs_actions_before (&acts, plan);
         rc = pass_apply (cli, plan, v.times, "ccautoscale pbs autoscale", v.policy, held);
-        ccas_pbs_apply_after (&acts, v.c, names);
+        ccas_pbs_actions_after (&acts, v.c, names);
         observe_joins (&v, &acts);
         if (ccas_policy_save (v.policy, &err) < 0)
             ccas_log (LOG_WARNING, "%s", err.text);
         if (comment)
             comment_unmatched (&v, plan);
-        if (rc == EXIT_OK && ccas_pbs_failures (&acts))
+        if (rc == EXIT_OK && ccas_pbs_actions_failures (&acts))
             rc = EXIT_SCHEDULER;
     }
     ccas_log (LOG_INFO,

@@ -15,9 +15,9 @@
 #include "engine/match.h"
 #include "engine/plan.h"
 #include "model/cluster.h"
+#include "pbs_actions.h"
 #include "pbs_jobs.h"
 #include "pbs_nodes.h"
-#include "pbs_pass.h"
 #include "util/file.h"
 #include "util/json.h"
 

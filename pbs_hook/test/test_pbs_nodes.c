@@ -20,8 +20,8 @@
 #include "engine/match.h"
 #include "engine/plan.h"
 #include "fixture.h"
+#include "pbs_actions.h"
 #include "pbs_nodes.h"
-#include "pbs_pass.h"
 
 /* A Ready VM that does not serve PBS yet — no PBS node (its join fails),
  * still joining, or joined with a mom that has not reported — is capacity
@@ -59,7 +59,7 @@ static void test_join_stuck (void **state)
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
     assert_true (terminated (plan, "htc-2"));
     assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DELETE);
     assert_true (terminated (plan, "htc-4"));

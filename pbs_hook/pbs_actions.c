@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pbs_pass.c: join, drain, delete and forget PBS nodes around a plan. */
+/* pbs_actions.c: join, drain, delete and forget PBS nodes around a plan. */
 #include "config.h"
 
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pbs_actions.h"
 #include "pbs_cmds.h"
-#include "pbs_pass.h"
 #include "util/events.h"
 #include "util/log.h"
 
@@ -161,8 +161,8 @@ static int replace_stuck (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes)
     return 0;
 }
 
-int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
-                   struct ccas_error *err)
+int ccas_pbs_actions_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
+                           struct ccas_error *err)
 {
     struct ccas_cluster *c = plan->cluster;
     size_t cap = 0;
@@ -277,7 +277,7 @@ static void run_actions (struct ccas_pbs_actions *a, struct ccas_cluster *c, con
     free (of);
 }
 
-void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
+void ccas_pbs_actions_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
 {
     run_actions (a, plan->cluster, NULL, false);
     for (size_t i = 0; i < a->n; i++)
@@ -285,12 +285,12 @@ void ccas_pbs_apply_before (struct ccas_pbs_actions *a, struct ccas_plan *plan)
             drop_termination (plan, a->v[i].node); /* never a VM gone behind a registered node */
 }
 
-void ccas_pbs_apply_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names)
+void ccas_pbs_actions_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names)
 {
     run_actions (a, c, names, true);
 }
 
-size_t ccas_pbs_failures (const struct ccas_pbs_actions *a)
+size_t ccas_pbs_actions_failures (const struct ccas_pbs_actions *a)
 {
     size_t n = 0;
     for (size_t i = 0; i < a->n; i++)

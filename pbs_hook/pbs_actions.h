@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pbs_pass.h: the PBS side of one autoscale pass — which nodes to join,
+/* pbs_actions.h: what a PBS pass does to PBS's nodes — which to join,
  * drain, delete from PBS, and forget — decided from the plan and carried out.
  *
  * PBS places jobs itself, so a node is given back in two passes: an idle node
@@ -25,8 +25,8 @@
  * at most two qmgr calls before the plan is applied and two after
  * (pbs_cmds.h).
  */
-#ifndef CCAS_PBS_PASS_H
-#define CCAS_PBS_PASS_H
+#ifndef CCAS_PBS_ACTIONS_H
+#define CCAS_PBS_ACTIONS_H
 
 #include <json-c/json.h>
 
@@ -56,22 +56,22 @@ struct ccas_pbs_actions {
  * timed out waiting for PBS are added to its terminations, idle terminations
  * become drains and terminations of administrators' nodes are dropped from
  * the plan.  Caller frees with ccas_pbs_actions_free(). */
-int ccas_pbs_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *acts,
-                   struct ccas_error *err);
+int ccas_pbs_actions_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes,
+                           struct ccas_pbs_actions *acts, struct ccas_error *err);
 void ccas_pbs_actions_free (struct ccas_pbs_actions *acts);
 
 /* Deletions, drains and forgets, before the plan is applied; a node whose
  * deletion failed is taken out of the plan's terminations. */
-void ccas_pbs_apply_before (struct ccas_pbs_actions *acts, struct ccas_plan *plan);
+void ccas_pbs_actions_before (struct ccas_pbs_actions *acts, struct ccas_plan *plan);
 
 /* Joins, after the plan is applied.  `names` as for ccas_pbs_run_ops(). */
-void ccas_pbs_apply_after (struct ccas_pbs_actions *acts, struct ccas_cluster *c, const char *const *names);
+void ccas_pbs_actions_after (struct ccas_pbs_actions *acts, struct ccas_cluster *c, const char *const *names);
 
 /* How many actions failed. */
-size_t ccas_pbs_failures (const struct ccas_pbs_actions *acts);
+size_t ccas_pbs_actions_failures (const struct ccas_pbs_actions *acts);
 
 /* {"join": [...], "drain": [...], "delete": [...], "forget": [...]}, each
  * entry {"node", "why", "outcome", "error"}.  Caller puts it. */
 json_object *ccas_pbs_actions_json (const struct ccas_pbs_actions *acts, bool applied);
 
-#endif /* !CCAS_PBS_PASS_H */
+#endif /* !CCAS_PBS_ACTIONS_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_pbs_pass.c: the PBS side of a pass (pbs_pass.c) — which nodes to
+/* test_pbs_actions.c: the PBS side of a pass (pbs_actions.c) — which nodes to
  * join, drain, delete and forget, decided from the plan: busy nodes kept,
  * idle ones drained before they are deleted, the administrator's left
  * alone, a join never reopening a node; the decisions carried out by a
@@ -21,7 +21,7 @@
 #include "engine/plan.h"
 #include "engine/scaledown.h"
 #include "fixture.h"
-#include "pbs_pass.h"
+#include "pbs_actions.h"
 #include "standin.h"
 
 /* pbsnodes-pass.json: htc-1 busy; htc-2 idle and online; htc-3 drained by
@@ -49,7 +49,7 @@ static void test_pass_decisions (void **state)
                                              " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
 
     assert_null (action_for (&a, "htc-1")); /* busy: nothing */
     assert_false (terminated (plan, "htc-1"));
@@ -79,7 +79,7 @@ static void test_pass_decisions (void **state)
     assert_string_equal (ccas_json_str (forget, "outcome"), "planned");
     assert_null (ccas_json_get (forget, "error"));
     json_object_put (j);
-    assert_int_equal (ccas_pbs_failures (&a), 0);
+    assert_int_equal (ccas_pbs_actions_failures (&a), 0);
     ccas_pbs_actions_free (&a);
     ccas_pbs_actions_free (&a); /* twice is harmless */
     json_object_put (times);
@@ -103,7 +103,7 @@ static void test_join_ready_nodes (void **state)
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
     size_t joins = 0;
     for (size_t i = 0; i < a.n; i++)
         joins += a.v[i].kind == CCAS_PBS_JOIN;
@@ -144,7 +144,7 @@ static void test_join_never_reopens (void **state)
                                              " \"id5\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
     size_t per_host[8] = {0};
     for (size_t i = 0; i < a.n; i++)
         if (strncmp (a.v[i].host, "htc-", 4) == 0)
@@ -186,7 +186,7 @@ static void test_pass_apply (void **state)
                                              " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
     assert_true (terminated (plan, "htc-3"));
     assert_true (terminated (plan, "htc-6"));
     /* PBS refuses to delete htc-3; old-9 is gone already */
@@ -194,7 +194,7 @@ static void test_pass_apply (void **state)
     standin_set ("qmgr.err", "qmgr obj=htc-3 svr=default: Request invalid for state of node\n"
                              "qmgr obj=old-9 svr=default: Unknown node\n");
     standin_set ("qmgr.status", "1");
-    ccas_pbs_apply_before (&a, plan);
+    ccas_pbs_actions_before (&a, plan);
     char *calls = standin_calls ();
     assert_non_null (
         strstr (calls, "< set node htc-2 state += offline, comment = \"ccautoscale: draining: "));
@@ -209,7 +209,7 @@ static void test_pass_apply (void **state)
     assert_int_equal (action_for (&a, "old-9")->outcome, CCAS_DONE);
     assert_false (terminated (plan, "htc-3")); /* still in PBS: the VM stays */
     assert_true (terminated (plan, "htc-6"));
-    assert_int_equal (ccas_pbs_failures (&a), 1);
+    assert_int_equal (ccas_pbs_actions_failures (&a), 1);
     json_object *j = ccas_pbs_actions_json (&a, true);
     json_object *del = ccas_json_get (j, "delete");
     for (size_t i = 0; i < json_object_array_length (del); i++) {
@@ -234,17 +234,17 @@ static void test_pass_apply (void **state)
     jobs = ccas_jobs_create (1);
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     plan = ccas_plan_create (c, jobs, &err);
-    assert_int_equal (ccas_pbs_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
     standin_reset ();
-    ccas_pbs_apply_before (&a, plan);
+    ccas_pbs_actions_before (&a, plan);
     char *none = standin_calls ();
     assert_string_equal (none, ""); /* nothing to do before: no qmgr */
     free (none);
     standin_set ("qmgr.2.err", "qmgr obj=htc-4 svr=default: Illegal attribute or resource value\n");
     standin_set ("qmgr.2.status", "1");
     static const char *const names[] = {"ncpus", NULL};
-    ccas_pbs_apply_after (&a, c, names);
-    assert_int_equal (ccas_pbs_failures (&a), 1);
+    ccas_pbs_actions_after (&a, c, names);
+    assert_int_equal (ccas_pbs_actions_failures (&a), 1);
     assert_int_equal (action_for (&a, "htc-4")->outcome, CCAS_FAILED);
     assert_int_equal (action_for (&a, "htc-5")->outcome, CCAS_DONE);
     calls = standin_calls ();
