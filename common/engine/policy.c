@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "engine/policy.h"
+#include "util/failpoint.h"
 #include "util/log.h"
 
 struct ccas_policy *ccas_policy_load (const struct ccas_config *cfg, double now, bool dry_run,
@@ -137,6 +138,7 @@ int ccas_policy_save (struct ccas_policy *pol, struct ccas_error *err)
     ccas_breakers_metrics (pol->breakers);
     if (pol->dry_run)
         return 0;
+    ccas_failpoint ("policy:before-save");
     if (ccas_holds_save (pol->holds, err) < 0 || ccas_breakers_save (pol->breakers, err) < 0)
         return -1;
     return 0;

@@ -12,6 +12,8 @@
  *   action:after-reply    ... answered, nothing recorded
  *   state:before-rename   a state file written to its temporary, not renamed
  *   pbs:join-before-marker  a PBS node created and its resources set, no marker yet
+ *   policy:before-save    a pass's holds and breakers decided, not yet written
+ *                         (a pass saves them once: @2 in a single pass is never reached)
  *   autoscale:recorded    an autoscale request set written, nothing reconciled yet
  */
 #ifndef CCAS_FAILPOINT_H
