@@ -360,7 +360,7 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     ccas_ccapi_destroy (cli->api);
     cli->api = api;
-    if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, dry_run, &err) < 0 ||
+    if (ccas_power_attach (&p, "ccautoscale slurm sync", cli->cfg, cli->api, cli->lock, dry_run, &err) < 0 ||
         ccas_power_load (&p, true, &err) < 0) {
         rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text)
                                         : cli_fail_api (cli, &err);
@@ -438,7 +438,7 @@ int cmd_slurm_demand (struct cli *cli, int argc, char **argv)
         return rc;
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, true, &err) < 0 ||
+    if (ccas_power_attach (&p, "ccautoscale slurm demand", cli->cfg, cli->api, NULL, true, &err) < 0 ||
         ccas_power_load (&p, true, &err) < 0) {
         rc = strstr (err.text, "Slurm") ? cli_fail (cli, EXIT_SCHEDULER, "%s", err.text)
                                         : cli_fail_api (cli, &err);

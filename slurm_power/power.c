@@ -104,13 +104,15 @@ static void policy_say (void *arg, int level, const char *msg)
     ccas_power_say (arg, level, "%s", msg);
 }
 
-/* The holds and breakers, loaded once for the run (policy.h). */
-static int load_policy (struct ccas_power *p, struct ccas_error *err)
+/* The holds and breakers, read once for the run and saved once by
+ * ccas_power_detach() (engine/pass.h). */
+static int load_policy (struct ccas_power *p, const struct ccas_lock *lock, struct ccas_error *err)
 {
-    if (!(p->policy = ccas_policy_load (p->cfg, p->now, p->dry_run, err)))
+    unsigned flags = CCAS_PASS_POLICY | (p->dry_run ? CCAS_PASS_DRY_RUN : 0);
+    if (!(p->pass = ccas_pass_load (p->cfg, lock, flags, p->now, err)))
         return -1;
-    p->policy->say = policy_say;
-    p->policy->say_arg = p;
+    p->pass->policy->say = policy_say;
+    p->pass->policy->say_arg = p;
     return 0;
 }
 
@@ -142,11 +144,12 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         ccas_events_open (p->cfg->events.path, p->cfg->events.max_mb, p->cfg->events.keep, prog);
         ccas_metrics_open (p->cfg->metrics.path, p->cfg->state_dir, prog);
     }
-    return load_policy (p, err);
+    return load_policy (p, p->lock, err);
 }
 
 int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,
-                       struct ccas_ccapi *api, bool dry_run, struct ccas_error *err)
+                       struct ccas_ccapi *api, const struct ccas_lock *lock, bool dry_run,
+                       struct ccas_error *err)
 {
     memset (p, 0, sizeof (*p));
     p->prog = prog;
@@ -157,7 +160,7 @@ int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_confi
     p->now = (double)time (NULL);
     if (ccas_slurm_init (err) < 0)
         return -1;
-    return load_policy (p, err);
+    return load_policy (p, lock, err);
 }
 
 void ccas_power_detach (struct ccas_power *p)
@@ -167,9 +170,9 @@ void ccas_power_detach (struct ccas_power *p)
         ccas_report_model (p->model, p->now);
     if (p->nhb)
         ccas_power_flush (p);
-    if (p->policy && ccas_policy_save (p->policy, &err) < 0)
+    if (p->pass && ccas_pass_save (p->pass, &err) < 0)
         ccas_log (LOG_ERR, "%s", err.text);
-    ccas_policy_destroy (p->policy);
+    ccas_pass_destroy (p->pass);
     free (p->hb_names);
     free (p->hb_reasons);
     ccas_slurm_layout_destroy (p->layout);
@@ -190,7 +193,7 @@ int ccas_power_load (struct ccas_power *p, bool with_nodes, struct ccas_error *e
     if (!(p->model = ccas_cluster_create (p->cfg, st, NULL, err)))
         return -1;
     if (!(p->layout = ccas_slurm_layout_create (p->model)) ||
-        ccas_holds_apply (p->policy->holds, p->model, p->now) < 0)
+        ccas_holds_apply (p->pass->policy->holds, p->model, p->now) < 0)
         return ccas_errorf (err, "out of memory");
     return 0;
 }
@@ -417,7 +420,8 @@ void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n)
             continue;
         const struct ccas_bucket *b =
             ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
-        const char *r = b ? ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
+        const char *r =
+            b ? ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {
             held[k] = names[i];
             why[k++] = r;

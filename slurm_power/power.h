@@ -2,12 +2,14 @@
 /* power.h: what the Slurm programs (resume, suspend, resume-fail) and sync share.
  *
  * A run: ccas_power_open() finds and loads the configuration, opens logging,
- * takes the lock and creates the client; ccas_power_load() reads Slurm's
- * nodes and CycleCloud's status and nodes (two requests) into a model;
- * the program decides; hand-backs are collected with ccas_power_handback()
- * and sent to Slurm grouped by reason with ccas_power_flush(); then
- * ccas_power_close().  slurmctld starts the programs with almost no
- * environment, so nothing here depends on PATH or HOME.
+ * takes the lock, creates the client and reads the holds and breakers once
+ * (an engine pass, engine/pass.h); ccas_power_load() reads Slurm's nodes
+ * and CycleCloud's status and nodes (two requests) into a model; the
+ * program decides; hand-backs are collected with ccas_power_handback() and
+ * sent to Slurm grouped by reason with ccas_power_flush(); then
+ * ccas_power_close() saves the holds and breakers once.  slurmctld starts
+ * the programs with almost no environment, so nothing here depends on PATH
+ * or HOME.
  */
 #ifndef CCAS_POWER_H
 #define CCAS_POWER_H
@@ -19,6 +21,7 @@
 #include "conf/conf.h"
 #include "engine/breaker.h"
 #include "engine/holds.h"
+#include "engine/pass.h"
 #include "engine/policy.h"
 #include "model/cluster.h"
 #include "names.h"
@@ -35,7 +38,7 @@ struct ccas_power {
     struct ccas_slurm_nodes *snodes;
     struct ccas_cluster *model;
     struct ccas_slurm_layout *layout;
-    struct ccas_policy *policy;        /* holds and breakers, loaded once, saved once (policy.h) */
+    struct ccas_pass *pass;            /* holds and breakers (pass->policy), read once, saved once */
     const struct ccas_resume_file *rf; /* resume: the jobs the names are for (borrowed), or NULL */
     bool dry_run;                      /* say what would be done; change nothing */
     FILE *out;                         /* where dry runs and --verbose reports go */
@@ -73,10 +76,12 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err);
 
-/* Use a configuration and client that the caller owns (the ccautoscale
- * command): ccas_power_detach() then releases only what the run made. */
+/* Use a configuration, client and lock that the caller owns (the
+ * ccautoscale command; `lock` may be NULL only for a dry run):
+ * ccas_power_detach() then releases only what the run made. */
 int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,
-                       struct ccas_ccapi *api, bool dry_run, struct ccas_error *err);
+                       struct ccas_ccapi *api, const struct ccas_lock *lock, bool dry_run,
+                       struct ccas_error *err);
 void ccas_power_detach (struct ccas_power *p);
 
 /* Read Slurm's nodes and CycleCloud's status (+ nodes when `with_nodes`)

@@ -47,10 +47,10 @@ struct resume_run {
 
 static const char *held_reason (struct ccas_power *p, const struct ccas_bucket *b, char *buf, size_t size)
 {
-    const char *r = ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now);
+    const char *r = ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now);
     if (!r)
         return NULL;
-    double left = ccas_holds_remaining (p->policy->holds, b->na->name, b->machine_type, p->now);
+    double left = ccas_holds_remaining (p->pass->policy->holds, b->na->name, b->machine_type, p->now);
     if (left > 365 * 86400.0)
         snprintf (buf, size, "%s (held until reset)", r);
     else
@@ -333,7 +333,7 @@ static void short_create (struct resume_run *r, struct ccas_bucket *b, enum ccas
         .message = message,
         .cls = cls,
     };
-    if (ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL))
+    if (ccas_policy_decide (r->p->pass->policy, r->p->model, &o, 1, NULL))
         drain_bucket (r, b, reason);
 }
 

@@ -59,10 +59,11 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n)
                                              .nodearray = b->na->name,
                                              .node = names[i],
                                              .message = what};
-                ccas_policy_decide (p->policy, p->model, &o, 1, NULL);
+                ccas_policy_decide (p->pass->policy, p->model, &o, 1, NULL);
             }
         }
-        const char *r = b ? ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
+        const char *r =
+            b ? ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {
             held[nheld++] = names[i];
             hold_reason = r;

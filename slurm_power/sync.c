@@ -77,7 +77,7 @@ static void keep_held_drained (struct sync_run *r)
     struct ccas_power *p = r->p;
     for (size_t bi = 0; bi < p->model->nbuckets; bi++) {
         struct ccas_bucket *b = &p->model->buckets[bi];
-        const char *reason = ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now);
+        const char *reason = ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now);
         if (!reason)
             continue;
         size_t k = 0;
@@ -157,7 +157,7 @@ static bool not_responding (const char *reason)
 static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas_node *n, bool booting)
 {
     struct ccas_observation o = ccas_policy_observe_vm (n, booting);
-    ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL);
+    ccas_policy_decide (r->p->pass->policy, r->p->model, &o, 1, NULL);
     return o.cls;
 }
 
@@ -230,7 +230,7 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
         ccas_log (LOG_DEBUG, "%s: booted and registered; %s's boot failures count from zero again", n->name,
                   n->nodearray ? n->nodearray : "?");
         struct ccas_observation o = {.seen = CCAS_SEEN_BOOTED, .nodearray = n->nodearray, .node = n->name};
-        ccas_policy_decide (r->p->policy, r->p->model, &o, 1, NULL);
+        ccas_policy_decide (r->p->pass->policy, r->p->model, &o, 1, NULL);
     }
     json_object_object_add (r->boots_now, n->name, json_object_new_string (n->node_id));
 }
@@ -303,7 +303,7 @@ static void return_down_nodes (struct sync_run *r)
                          : !ccas_slurm_node_down (sn))
             continue;
         struct ccas_bucket *b = bucket_of (p, sn);
-        if (!b || ccas_holds_reason (p->policy->holds, b->na->name, b->machine_type, p->now) ||
+        if (!b || ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now) ||
             !no_vm (r, sn->name))
             continue;
         if (powered_down)
@@ -584,7 +584,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     }
     if (!p->dry_run) {
         settle_requests (p);
-        ccas_holds_expire (p->policy->holds, p->now, hold_ended, &r);
+        ccas_holds_expire (p->pass->policy->holds, p->now, hold_ended, &r);
     }
     load_traits (&r);
     struct ccas_state *boots = load_boots (&r);

@@ -6,8 +6,9 @@
  * match, plan, carry the plan out, tell the scheduler.  PBS's is one
  * `pbs autoscale` (pbs_hook/pbs_pass.h); `demand --apply` is one over a jobs
  * file; `create`, `terminate`, `scale`, `autoscale run` and `autostop` are
- * passes with a plan of their own instead of a match; a run of a Slurm
- * program (slurm_power/power.h) is one with Slurm's own creating steps.
+ * passes with a plan of their own instead of a match; each run of a Slurm
+ * program (slurm_power/power.h) reads and saves its holds and breakers
+ * through one, around Slurm's own creating steps.
  *
  * What a pass decides from lives in the state directory.  ccas_pass_load()
  * reads it and ccas_pass_save() writes it, once each, so that no step of a
