@@ -449,11 +449,11 @@ static struct ccas_create_result *recovered_result (const struct ccas_create_req
     }
     /* sets with a Configuration first: a set without one would take their
      * nodes too, and two sets may share a nodearray, type and group */
-    for (int pass = 0; pass < 2; pass++)
+    for (int round = 0; round < 2; round++)
         for (size_t i = 0; i < req->nsets; i++) {
             bool configured = ccas_json_get (req->sets[i].node_attributes, "Configuration") != NULL;
             for (size_t k = 0;
-                 configured == (pass == 0) && k < nodes->nnodes && res->sets[i].added < req->sets[i].count;
+                 configured == (round == 0) && k < nodes->nnodes && res->sets[i].added < req->sets[i].count;
                  k++)
                 if (!used[k] && record_in_set (&nodes->nodes[k], &req->sets[i])) {
                     used[k] = true;

@@ -242,11 +242,11 @@ static void name_new_nodes (struct ccas_plan *plan, const struct ccas_record_lis
     bool *used = calloc (list->nnodes + 1, sizeof (*used));
     if (!used)
         return;
-    for (int pass = 0; pass < 2; pass++)
+    for (int round = 0; round < 2; round++)
         for (size_t i = 0; i < plan->ncreates; i++) {
             struct ccas_plan_set *s = &plan->creates[i];
             bool configured = ccas_json_get (s->node_attributes, "Configuration") != NULL;
-            if (configured == (pass == 0))
+            if (configured == (round == 0))
                 name_set_nodes (plan, s, list, used);
         }
     free (used);

@@ -44,7 +44,7 @@ struct ccas_match_stats {
 int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_match_stats *stats,
                 struct ccas_error *err);
 
-/* For tests and benchmarks: with `on`, later passes keep no index and look at
+/* For tests and benchmarks: with `on`, later calls keep no index and look at
  * every node and placement group in turn, as the engine did before it had
  * them; the results must be the same, only slower. */
 void ccas_match_set_exhaustive (bool on);

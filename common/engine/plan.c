@@ -80,7 +80,7 @@ static void set_index_release (struct set_index *x)
     free (x->next);
 }
 
-/* Two passes: count per set, then fill, so each set's node array is allocated
+/* Two sweeps: count per set, then fill, so each set's node array is allocated
  * once.  Sets come in the order of their first node. */
 static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
 {

@@ -396,7 +396,7 @@ static int apply_rule (struct applier *a, size_t i)
 }
 
 /* Define resource `res` now, by the first rule for it that applies (as the
- * ordered pass would), so that node.resources.NAME sees it whatever the
+ * walk over them in order would), so that node.resources.NAME sees it whatever the
  * order of the rules.  A reference cycle leaves it undefined. */
 static int define (struct applier *a, int res)
 {

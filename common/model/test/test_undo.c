@@ -124,7 +124,7 @@ static void test_many (void **state)
     struct ccas_undo *u = ccas_undo_create ();
     for (uint32_t i = 0; i < N; i++)
         vals[i] = i;
-    for (int pass = 0; pass < 3; pass++)
+    for (int round = 0; round < 3; round++)
         for (uint32_t i = 0; i < N; i++) {
             ccas_undo_u32 (u, &vals[i]);
             vals[i] += 1000000;

@@ -23,10 +23,10 @@
 #include "util/failpoint.h"
 #include "util/file.h"
 
-/* In a child with CCAUTOSCALE_FAILPOINT=`spec` (NULL: unset): pass point
- * `name` `times` times.  Returns how many passes it survived (`times` when
+/* In a child with CCAUTOSCALE_FAILPOINT=`spec` (NULL: unset): cross point
+ * `name` `times` times.  Returns how many crossings it survived (`times` when
  * it lived), reported through a pipe, and whether SIGKILL ended it. */
-static int passes_survived (const char *spec, const char *name, int times, bool *killed)
+static int crossings_survived (const char *spec, const char *name, int times, bool *killed)
 {
     int fds[2];
     assert_int_equal (pipe (fds), 0);
@@ -65,9 +65,9 @@ static void test_specs (void **state)
     static const struct {
         const char *spec;
         const char *name;
-        int survived; /* of 5 passes; 5 means it lived */
+        int survived; /* of 5 crossings; 5 means it lived */
     } cases[] = {
-        /* nothing asked, or something else asked: every pass survives */
+        /* nothing asked, or something else asked: every crossing survives */
         {NULL, "create:before-send", 5},
         {"", "create:before-send", 5},
         {"create:after-reply", "create:before-send", 5},
@@ -75,13 +75,13 @@ static void test_specs (void **state)
         {"create:before-send-x", "create:before-send", 5}, /* nor a longer name */
         {"Create:Before-Send", "create:before-send", 5},   /* names are exact */
         {"create:before-send@6", "create:before-send", 5}, /* not reached */
-        /* the Nth pass dies; earlier ones survive */
+        /* the Nth crossing dies; earlier ones survive */
         {"create:before-send", "create:before-send", 0},
         {"create:before-send@1", "create:before-send", 0},
         {"create:before-send@3", "create:before-send", 2},
         {"create:before-send@5", "create:before-send", 4},
         {"state:before-rename", "state:before-rename", 0},
-        /* counts that are not positive numbers: the first pass */
+        /* counts that are not positive numbers: the first crossing */
         {"create:before-send@0", "create:before-send", 0},
         {"create:before-send@", "create:before-send", 0},
         {"create:before-send@x", "create:before-send", 0},
@@ -89,9 +89,9 @@ static void test_specs (void **state)
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         bool killed = false;
-        int n = passes_survived (cases[i].spec, cases[i].name, 5, &killed);
+        int n = crossings_survived (cases[i].spec, cases[i].name, 5, &killed);
         if (n != cases[i].survived)
-            fail_msg ("case %zu ('%s'): survived %d passes, want %d", i,
+            fail_msg ("case %zu ('%s'): survived %d crossings, want %d", i,
                       cases[i].spec ? cases[i].spec : "(unset)", n, cases[i].survived);
         assert_int_equal (killed, cases[i].survived < 5);
     }

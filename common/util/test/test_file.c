@@ -399,13 +399,13 @@ static void test_dead_temporaries_removed (void **state)
         {".tmp.", 0, "x", false}, {".tmp.", -1, "", false}, {".tmp.-", 0, "", false},
         {".old.", 0, "", false},  {"x.tmp.", 0, "", false},
     };
-    for (int pass = 0; pass < 2; pass++) {
+    for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
             char pid[16] = "";
             if (cases[i].pid >= 0)
                 snprintf (pid, sizeof (pid), "%d", cases[i].pid ? cases[i].pid : (int)dead);
             snprintf (p, sizeof (p), "%s%s%s%s", path, cases[i].middle, pid, cases[i].tail);
-            if (pass == 0) {
+            if (round == 0) {
                 write_bytes (p, "stale", 5);
                 continue;
             }
@@ -416,7 +416,7 @@ static void test_dead_temporaries_removed (void **state)
                 unlink (p);
             }
         }
-        if (pass == 0)
+        if (round == 0)
             assert_int_equal (ccas_file_write_replace (path, "x", 1, 0644, false, &err), 0);
     }
     unlink (path);
