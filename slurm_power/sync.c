@@ -32,7 +32,7 @@ struct sync_run {
     } * term; /* VMs to terminate in one request */
     size_t nterm;
     json_object *boots_seen;        /* borrowed: name -> VM id of the boots counted (count_boot) */
-    json_object *boots_now;         /* owned: the same as this pass finds them */
+    json_object *boots_now;         /* owned: the same as this run finds them */
     const char **names;             /* scratch list for grouped updates */
     struct ccas_slurm_traits slurm; /* what the slurmctld sync talks to does (slurm_version.h) */
     bool keep_power_save;           /* its ReconfigFlags has KeepPowerSaveSettings */
@@ -166,7 +166,7 @@ static enum ccas_failure_class vm_failure (struct sync_run *r, const struct ccas
  * VM after it registered (CycleCloud also says Failed when only the node's
  * software failed): never while a job runs there, and an idle one is first
  * drained — Slurm's view was read before CycleCloud answered, and a job may
- * have started there since — and released by a later pass once drained and
+ * have started there since — and released by a later run once drained and
  * still idle; one Slurm finds not responding is released at once.  A node
  * whose reason an administrator set is left as it is: only they may clear
  * it. */
@@ -205,14 +205,14 @@ static void failed_vm (struct sync_run *r, const struct ccas_node *n, const stru
     r->rep->failed_released++;
 }
 
-/* A boot counts once: the first pass that finds the node registered and its
+/* A boot counts once: the first run that finds the node registered and its
  * VM Ready resets the nodearray's count of consecutive boot failures.  Were
- * every pass to count every node that is up, one long-running node would
+ * every run to count every node that is up, one long-running node would
  * wipe the count each minute and K failures in a row would never add up.
  * The nodes counted are kept with their VM's id in state_dir/slurm_boots.json
  * while their VM lives and Slurm has not powered them down: a node that is
  * powered down and boots again (or gets a new VM) counts again; one that
- * reboots, or is down for a pass, does not. */
+ * reboots, or is down for a run, does not. */
 static void count_boot (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     json_object *was = NULL;
@@ -225,7 +225,7 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
     if (!up && !seen)
         return;
     /* a node counted once stays counted while its VM lives and Slurm has not
-     * powered it down, through a pass that finds it down or without an address */
+     * powered it down, through a run that finds it down or without an address */
     if (up && !seen) {
         ccas_log (LOG_DEBUG, "%s: booted and registered; %s's boot failures count from zero again", n->name,
                   n->nodearray ? n->nodearray : "?");
@@ -237,7 +237,7 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
 
 /* NodeAddr and NodeHostname from the VM, unless slurmctld sets them itself
  * when the node registers (23.11+, or cloud_reg_addrs): it would undo them at
- * the next registration, and sync would set them again every pass. */
+ * the next registration, and sync would set them again every run. */
 static void set_address (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     struct ccas_power *p = r->p;
@@ -287,7 +287,7 @@ static bool no_vm (struct sync_run *r, const char *name)
  * their bucket is held: down~ and drain~ ones are returned to service; a
  * DOWN one that Slurm has not powered down (its VM vanished after it
  * registered) is handed back, which powers it down.  A node whose VM is
- * still there waits: the orphan pass terminates it first. */
+ * still there waits: the orphans' step terminates it first. */
 static void return_down_nodes (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
@@ -473,7 +473,7 @@ static void keep_alive_excluded (struct sync_run *r)
     r->rep->keepalive_changed = true;
     ccas_log (LOG_NOTICE, "KeepAlive nodes changed; wrote %s", path);
     if (keepalive_apply (r, old, text) < 0) {
-        /* the old text back, so that the next pass tries again */
+        /* the old text back, so that the next run tries again */
         if (old && ccas_file_write_atomic (path, old, strlen (old), 0644, &err) < 0)
             ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
@@ -492,7 +492,7 @@ static void settle_requests (struct ccas_power *p)
     ccas_state_destroy (st);
 }
 
-/* The boots counted by earlier passes (count_boot); without them nothing is counted. */
+/* The boots counted by earlier runs (count_boot); without them nothing is counted. */
 static struct ccas_state *load_boots (struct sync_run *r)
 {
     struct ccas_error err = {""};
@@ -533,7 +533,7 @@ static void save_boots (struct sync_run *r, struct ccas_state *st)
 }
 
 /* A nodearray disabled in the configuration keeps the VMs it already has:
- * sync leaves them alone (they may be someone else's), so say each pass that
+ * sync leaves them alone (they may be someone else's), so say each run that
  * they are there, and how to give them back. */
 static void warn_disabled (struct sync_run *r)
 {
