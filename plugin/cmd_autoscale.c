@@ -170,8 +170,8 @@ static const char *new_text (const struct ccas_target_view *v, char *buf, size_t
     return buf;
 }
 
-/* The arrays, with this pass's columns when `pass`; the shortfalls below. */
-static void print_views (const struct ccas_targets *t, bool pass)
+/* The arrays, with what this run makes of them when `acting`; the shortfalls below. */
+static void print_views (const struct ccas_targets *t, bool acting)
 {
     static const char *const show[] = {"SET", "ARRAY", "NODEARRAY", "TARGET", "HAVE", "STATE", NULL};
     static const char *const run[] = {"SET", "ARRAY", "NODEARRAY", "TARGET", "HAVE", "NEW", "STATE", NULL};
@@ -180,13 +180,13 @@ static void print_views (const struct ccas_targets *t, bool pass)
         printf ("No arrays requested.\n\n");
         return;
     }
-    struct table *tab = table_create (pass ? run : show);
+    struct table *tab = table_create (acting ? run : show);
     for (size_t i = 0; i < t->nviews; i++) {
         const struct ccas_target_view *v = &t->views[i];
         const char *tt = v->req ? ccas_array_request_target_text (v->req, target, sizeof (target)) : "-";
         have_text (v, have, sizeof (have));
         state_text (v, t->now, state, sizeof (state));
-        if (pass)
+        if (acting)
             table_addf (tab, "%s\t%s\t%s\t%s\t%s\t%s\t%s", v->set->name, v->name, v->nodearray, tt, have,
                         new_text (v, made, sizeof (made)), state);
         else

@@ -77,8 +77,8 @@ static char *read_text (const char *path)
 static void print_diff (const char *name, const char *old, const char *new)
 {
     printf ("--- %s\n+++ %s (new)\n", name, name);
-    for (int pass = 0; pass < 2; pass++) {
-        const char *from = pass ? new : old, *other = pass ? old : new;
+    for (int side = 0; side < 2; side++) {
+        const char *from = side ? new : old, *other = side ? old : new;
         for (const char *p = from; p && *p;) {
             size_t len = strcspn (p, "\n");
             char line[4096];
@@ -90,7 +90,7 @@ static void print_diff (const char *name, const char *old, const char *new)
                 q += ql + (q[ql] ? 1 : 0);
             }
             if (!found && line[0] != '#')
-                printf ("%c%s\n", pass ? '+' : '-', line);
+                printf ("%c%s\n", side ? '+' : '-', line);
             p += len + (p[len] ? 1 : 0);
         }
     }
