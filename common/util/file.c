@@ -175,8 +175,14 @@ static void remove_dead_temporaries (const char *dir, const char *path)
     closedir (d);
 }
 
-int ccas_file_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
-                             struct ccas_error *err)
+/* The owner to give a replacement: `uid` (uid_t)-1 for the writer's own. */
+struct owner {
+    uid_t uid;
+    gid_t gid;
+};
+
+static int replace (const char *path, const char *data, size_t len, unsigned mode, struct owner own,
+                    bool durable, struct ccas_error *err)
 {
     char tmp[4096], dirbuf[4096];
     snprintf (dirbuf, sizeof (dirbuf), "%s", path);
@@ -193,6 +199,14 @@ int ccas_file_write_replace (const char *path, const char *data, size_t len, uns
     int fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return ccas_errorf (err, "%s: cannot create: %s", tmp, strerror (errno));
+    /* the owner first: giving a file away clears its set-id bits */
+    if (own.uid != (uid_t)-1 && fchown (fd, own.uid, own.gid) < 0) {
+        ccas_errorf (err, "%s: cannot keep the owner %ld:%ld of the file it replaces: %s", path,
+                     (long)own.uid, (long)own.gid, strerror (errno));
+        close (fd);
+        unlink (tmp);
+        return -1;
+    }
     if (fchmod (fd, mode) < 0 || ccas_file_write_all (fd, data, len) < 0 || (durable && fsync (fd) < 0)) {
         ccas_errorf (err, "%s: cannot write: %s", tmp, strerror (errno));
         close (fd);
@@ -212,4 +226,34 @@ int ccas_file_write_replace (const char *path, const char *data, size_t len, uns
     }
     remove_dead_temporaries (dir, path);
     return 0;
+}
+
+int ccas_file_write_replace (const char *path, const char *data, size_t len, unsigned mode, bool durable,
+                             struct ccas_error *err)
+{
+    return replace (path, data, len, mode, (struct owner){(uid_t)-1, (gid_t)-1}, durable, err);
+}
+
+int ccas_file_write_keep (const char *path, const char *data, size_t len, unsigned mode,
+                          struct ccas_error *err)
+{
+    char target[4096];
+    struct stat st;
+    const char *dest = path;
+    if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode)) {
+        char *real = realpath (path, NULL);
+        if (!real)
+            return ccas_errorf (err, "%s: a symbolic link to nothing: %s", path, strerror (errno));
+        snprintf (target, sizeof (target), "%s", real);
+        free (real);
+        dest = target;
+    }
+    if (stat (dest, &st) < 0) {
+        if (errno != ENOENT)
+            return ccas_errorf (err, "%s: %s", dest, strerror (errno));
+        return replace (dest, data, len, mode, (struct owner){(uid_t)-1, (gid_t)-1}, true, err);
+    }
+    if (!S_ISREG (st.st_mode))
+        return ccas_errorf (err, "%s: not a regular file", dest);
+    return replace (dest, data, len, st.st_mode & 07777, (struct owner){st.st_uid, st.st_gid}, true, err);
 }

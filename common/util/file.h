@@ -4,7 +4,8 @@
  * Replacing writes a new temporary beside the file (O_EXCL|O_NOFOLLOW, so
  * never through a link someone planted), optionally fsyncs it, renames it
  * over the name and fsyncs the directory: a crash leaves the old content or
- * the new, never half.  Calls nothing above util/.
+ * the new, never half.  ccas_file_write_keep() keeps the replaced file's
+ * mode and owner.  Calls nothing above util/.
  */
 #ifndef CCAS_FILE_H
 #define CCAS_FILE_H
@@ -39,5 +40,16 @@ int ccas_file_write_replace (const char *path, const char *data, size_t len, uns
 /* ccas_file_write_replace() with durable true. */
 int ccas_file_write_atomic (const char *path, const char *data, size_t len, unsigned mode,
                             struct ccas_error *err);
+
+/* Replace `path` as ccas_file_write_atomic() does, keeping what the site set
+ * on the file replaced: its mode, owner and group (an administrator's chmod
+ * 0400 or chown slurm survives the rewrite, as azslurm's issue 193 asked of
+ * azure.conf).  A new file gets `mode` and the writer's owner.  Where `path`
+ * is a symbolic link (/etc/slurm/gres.conf into a shared directory) the
+ * file it points to is replaced and the link kept.  Returns 0, or -1 with
+ * `err` naming the file: a link to nothing, not a regular file, an owner
+ * this process may not give. */
+int ccas_file_write_keep (const char *path, const char *data, size_t len, unsigned mode,
+                          struct ccas_error *err);
 
 #endif /* !CCAS_FILE_H */

@@ -2,7 +2,8 @@
 /* test_file.c: whole files read under a cap (regular files, pipes, files
  * that report no size, directories refused), directories made, and files
  * replaced atomically: the mode asked for whatever the umask, never through
- * a link planted at the temporary's name, dead writers' temporaries removed. */
+ * a link planted at the temporary's name, dead writers' temporaries removed,
+ * and rewritten keeping the mode, owner and link a site set. */
 #include "config.h"
 
 #include <errno.h>
@@ -375,6 +376,64 @@ static void test_write_never_follows_links (void **state)
     unlink (target);
 }
 
+/* Rewriting keeps what the site set: the mode (0400, not the 0644 asked),
+ * the owner and group (root gives the file to another user first; anyone
+ * else keeps their own), and a symbolic link at the name, whose target gets
+ * the new content.  A new file gets the mode asked; a link to nothing and a
+ * directory are refused, naming the path, and leave nothing behind. */
+static void test_write_keeps_mode_and_owner (void **state)
+{
+    (void)state;
+    char path[128], link[128], tmp[160], sub[128];
+    struct ccas_error err = {""};
+    struct stat st;
+    uid_t uid = geteuid () == 0 ? 65534 : geteuid ();
+    gid_t gid = geteuid () == 0 ? 65534 : getegid ();
+    path_of (path, sizeof (path), "azure.conf");
+    path_of (link, sizeof (link), "gres.conf");
+
+    assert_int_equal (ccas_file_write_keep (path, "one\n", 4, 0640, &err), 0);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_mode & 07777, 0640);
+    assert_int_equal (st.st_uid, geteuid ());
+
+    assert_int_equal (chmod (path, 0400), 0);
+    assert_int_equal (chown (path, uid, gid), 0);
+    assert_int_equal (ccas_file_write_keep (path, "two\n", 4, 0644, &err), 0);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_mode & 07777, 0400);
+    assert_int_equal (st.st_uid, uid);
+    assert_int_equal (st.st_gid, gid);
+    char *back = slurp (path);
+    assert_string_equal (back, "two\n");
+    free (back);
+    snprintf (tmp, sizeof (tmp), "%s.tmp.%d", path, (int)getpid ());
+    assert_int_equal (access (tmp, F_OK), -1);
+
+    assert_int_equal (symlink (path, link), 0);
+    assert_int_equal (ccas_file_write_keep (link, "three\n", 6, 0644, &err), 0);
+    assert_int_equal (lstat (link, &st), 0);
+    assert_true (S_ISLNK (st.st_mode));
+    back = slurp (path);
+    assert_string_equal (back, "three\n");
+    free (back);
+    assert_int_equal (stat (path, &st), 0);
+    assert_int_equal (st.st_mode & 07777, 0400);
+    assert_int_equal (st.st_uid, uid);
+
+    unlink (path);
+    assert_int_equal (ccas_file_write_keep (link, "four\n", 5, 0644, &err), -1);
+    assert_non_null (strstr (err.text, "gres.conf: a symbolic link to nothing"));
+    assert_int_equal (access (path, F_OK), -1);
+    unlink (link);
+
+    path_of (sub, sizeof (sub), "adir");
+    assert_int_equal (mkdir (sub, 0755), 0);
+    assert_int_equal (ccas_file_write_keep (sub, "x", 1, 0644, &err), -1);
+    assert_non_null (strstr (err.text, "adir: not a regular file"));
+    rmdir (sub);
+}
+
 /* NAME.tmp.PID of a writer that died is removed by the next writer; a live
  * writer's, another name's, and names that only look alike are left. */
 static void test_dead_temporaries_removed (void **state)
@@ -446,6 +505,7 @@ int main (void)
         cmocka_unit_test (test_write_mode_honoured),
         cmocka_unit_test (test_write_replaces),
         cmocka_unit_test (test_write_never_follows_links),
+        cmocka_unit_test (test_write_keeps_mode_and_owner),
         cmocka_unit_test (test_dead_temporaries_removed),
     };
     return cmocka_run_group_tests (tests, setup, teardown);
