@@ -421,6 +421,13 @@ struct ccas_config *ccas_conf_from_json (json_object *root, const char *origin, 
         goto error;
     }
     check_slurm_only (cfg);
+    if (!(cfg->given = calloc (ccas_conf_keys_count, sizeof (*cfg->given)))) {
+        ccas_errorf (err, "%s: out of memory", origin);
+        goto error;
+    }
+    for (size_t i = 0; i < ccas_conf_keys_count; i++)
+        cfg->given[i] =
+            !strchr (ccas_conf_keys_table[i].name, '*') && at_path (root, ccas_conf_keys_table[i].name);
     fill_defaults (root);
     cfg->password = take_password (root);
     if (bind_fields (cfg) < 0) {
@@ -481,6 +488,7 @@ void ccas_conf_destroy (struct ccas_config *cfg)
     int saved_errno = errno;
     ccas_secret_free (cfg->password);
     free (cfg->nodearrays);
+    free (cfg->given);
     free (cfg->events.path);
     free (cfg->metrics.path);
     for (size_t i = 0; i < cfg->nwarnings; i++)
@@ -490,6 +498,14 @@ void ccas_conf_destroy (struct ccas_config *cfg)
     free ((char *)cfg->path);
     free (cfg);
     errno = saved_errno;
+}
+
+bool ccas_conf_given (const struct ccas_config *cfg, const char *key)
+{
+    for (size_t i = 0; cfg->given && i < ccas_conf_keys_count; i++)
+        if (strcmp (ccas_conf_keys_table[i].name, key) == 0)
+            return cfg->given[i];
+    CCAS_BUG ("'%s' is not a key of the table", key);
 }
 
 const struct ccas_nodearray_config *ccas_conf_nodearray (const struct ccas_config *cfg, const char *nodearray)

@@ -143,6 +143,7 @@ struct ccas_config {
     } pbs;
 
     json_object *root; /* owned document, defaults filled in */
+    bool *given;       /* owned: per row of the key table, whether the file set it */
 
     /* what is valid but will not do what the file seems to expect (keys set
      * that no program of this site reads ...); owned; `config check` prints them */
@@ -170,6 +171,11 @@ void ccas_conf_client_opts (const struct ccas_config *cfg, struct ccas_ccapi_opt
  * NULL): nodearrays.<na>.X, else X's map entry for <na>, else its default. */
 double ccas_conf_idle_timeout (const struct ccas_config *cfg, const char *nodearray);
 double ccas_conf_boot_timeout (const struct ccas_config *cfg, const char *nodearray);
+
+/* Whether the file set `key` (a key of the table outside nodearrays.*,
+ * "slurm.node_prefix") rather than leaving it to its default: a setting
+ * the site made comes before what CycleCloud's template says. */
+bool ccas_conf_given (const struct ccas_config *cfg, const char *key);
 
 /* The settings of `nodearray`, or NULL when it has none.  Borrowed. */
 const struct ccas_nodearray_config *ccas_conf_nodearray (const struct ccas_config *cfg,

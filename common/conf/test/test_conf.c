@@ -107,6 +107,19 @@ static void test_defaults_filled (void **state)
     assert_true (ccas_conf_idle_timeout (cfg, NULL) == 100);
     assert_true (ccas_conf_boot_timeout (cfg, "hpc") == 1800);
     assert_string_equal (cfg->password, "pw");
+    /* what the file set, and what its default filled in */
+    assert_true (ccas_conf_given (cfg, "idle_timeout"));
+    assert_true (ccas_conf_given (cfg, "url"));
+    assert_false (ccas_conf_given (cfg, "state_dir"));
+    assert_false (ccas_conf_given (cfg, "slurm.node_prefix"));
+    assert_false (ccas_conf_given (cfg, "slurm"));
+    ccas_conf_destroy (cfg);
+
+    cfg = from_text ("{" BASE ", \"password\": \"pw\", \"slurm\": {\"node_prefix\": \"\"}}", &err);
+    assert_non_null (cfg);
+    assert_true (ccas_conf_given (cfg, "slurm"));
+    assert_true (ccas_conf_given (cfg, "slurm.node_prefix"));
+    assert_false (ccas_conf_given (cfg, "slurm.conf_dir"));
     ccas_conf_destroy (cfg);
 }
 
