@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ccapi/status.h"
 #include "util/json.h"
@@ -243,6 +244,22 @@ static int parse_bucket (struct ccas_status *st, json_object *bj, const char *pa
     return 0;
 }
 
+/* Configuration slurm.hpc, nested or dotted: true or false, as a boolean or
+ * the word (azslurm compares the text); anything else reads as unset. */
+static int template_colocated (json_object *conf)
+{
+    json_object *v = ccas_json_get (ccas_json_get (conf, "slurm"), "hpc");
+    if (!v)
+        v = ccas_json_get (conf, "slurm.hpc");
+    if (json_object_is_type (v, json_type_boolean))
+        return json_object_get_boolean (v);
+    if (json_object_is_type (v, json_type_string) && strcasecmp (json_object_get_string (v), "true") == 0)
+        return 1;
+    if (json_object_is_type (v, json_type_string) && strcasecmp (json_object_get_string (v), "false") == 0)
+        return 0;
+    return -1;
+}
+
 static void parse_nodearray_record (json_object *rec, struct ccas_nodearray_status *na)
 {
     json_object *v;
@@ -258,6 +275,7 @@ static void parse_nodearray_record (json_object *rec, struct ccas_nodearray_stat
     na->autoscale_enabled = true;
     if ((v = dig (rec, "Configuration", "autoscale", "enabled")))
         na->autoscale_enabled = json_object_get_boolean (v);
+    na->template_colocated = template_colocated (ccas_json_get (rec, "Configuration"));
     na->max_scaleset_size = -1;
     if ((v = dig (rec, "Azure", "MaxScalesetSize", NULL)) ||
         (v = ccas_json_get (rec, "Azure.MaxScalesetSize")))

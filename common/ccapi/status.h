@@ -64,6 +64,9 @@ struct ccas_nodearray_status {
     int priority;                   /* Priority; 0 if absent */
     bool interruptible;             /* spot */
     bool autoscale_enabled;         /* Configuration.autoscale.enabled, default true */
+    int template_colocated;         /* Configuration slurm.hpc, where CycleCloud's Slurm
+                                     * template says whether the nodearray's jobs keep
+                                     * to a placement group: 1, 0, or -1 unset */
     int64_t max_scaleset_size;      /* Azure.MaxScalesetSize, or -1 */
     const char *shutdown_policy;    /* ShutdownPolicy ("Terminate"|"Deallocate"), or NULL */
     json_object *record;            /* borrowed `nodearray` record */

@@ -115,8 +115,9 @@ const struct config_key ccas_conf_keys_table[] = {
     {"nodearrays.*.enabled", KEY_BOOL, NULL, UNBOUNDED, NULL, 0, "false: never create nodes here",
      NA (enabled)},
     {"nodearrays.*.colocated", KEY_BOOL, NULL, UNBOUNDED, NULL, 0,
-     "jobs of several nodes here keep them in one placement group (default: per bucket, true for InfiniBand "
-     "machine types, or all when the nodearray has a PlacementGroupId)",
+     "jobs of several nodes here keep them in one placement group (default: the nodearray's Configuration "
+     "slurm.hpc, as CycleCloud's Slurm template sets it; else all when the nodearray has a PlacementGroupId; "
+     "else per bucket, true for InfiniBand machine types)",
      NA (colocated)},
     {"nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, 0,
      "preference order of machine types in this nodearray (default: the server's order)", NA (machine_types)},

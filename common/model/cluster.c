@@ -28,13 +28,16 @@ static int64_t min64 (int64_t a, int64_t b)
 
 /* ---- nodearrays and buckets ---------------------------------------------------- */
 
-/* nodearrays.NAME.colocated, else the nodearray's PlacementGroupId; -1 when
- * neither says (then each bucket's InfiniBand decides). */
+/* nodearrays.NAME.colocated, else the template's slurm.hpc, else the
+ * nodearray's PlacementGroupId; -1 when none says (then each bucket's
+ * InfiniBand decides). */
 static int nodearray_colocated (const struct ccas_config *cfg, const struct ccas_nodearray_status *st)
 {
     const struct ccas_nodearray_config *set = ccas_conf_nodearray (cfg, st->name);
     if (set && set->colocated >= 0)
         return set->colocated;
+    if (st->template_colocated >= 0)
+        return st->template_colocated;
     if (st->placement_group_id)
         return 1;
     return -1;

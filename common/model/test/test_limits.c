@@ -355,10 +355,11 @@ static void test_pg_core_size (void **state)
     model_free (&m);
 }
 
-/* One InfiniBand bucket no longer makes its whole nodearray colocated. */
+/* One InfiniBand bucket no longer makes its whole nodearray colocated; the
+ * template's slurm.hpc decides for every bucket, the site's key over it. */
 static void test_colocation_per_bucket (void **state)
 {
-    char hb[1024], d4[1024], status[4096];
+    char hb[1024], d4[2048], status[8192];
     struct model m;
     (void)state;
     snprintf (hb, sizeof (hb),
@@ -379,6 +380,34 @@ static void test_colocation_per_bucket (void **state)
     model_build (&m, status, "\"nodearrays\": {\"mixed\": {\"colocated\": true}}");
     assert_true (find (&m, "mixed", "Standard_D4s_v3")->colocated);
     model_free (&m);
+
+    /* CycleCloud's Slurm template says it in Configuration slurm.hpc (a
+     * boolean, or azslurm's word in any case): over InfiniBand and the
+     * nodearray's PlacementGroupId, under the site's own key */
+    static const struct {
+        const char *record, *config;
+        bool hb, d4;
+    } cases[] = {
+        {"\"Configuration\": {\"slurm\": {\"hpc\": true}}", NULL, true, true},
+        {"\"Configuration\": {\"slurm\": {\"hpc\": false}}", NULL, false, false},
+        {"\"Configuration\": {\"slurm\": {\"hpc\": \"False\"}}", NULL, false, false},
+        {"\"Configuration\": {\"slurm.hpc\": \"TRUE\"}", NULL, true, true},
+        {"\"Configuration\": {\"slurm\": {\"hpc\": false}}, \"PlacementGroupId\": \"pg\"", NULL, false,
+         false},
+        {"\"Configuration\": {\"slurm\": {\"hpc\": 1}}", NULL, true, false}, /* not a boolean: unset */
+        {"\"Configuration\": {\"slurm\": {\"hpc\": false}}",
+         "\"nodearrays\": {\"mixed\": {\"colocated\": true}}", true, true},
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        snprintf (status, sizeof (status),
+                  "{\"nodearrays\": [{\"name\": \"mixed\", \"nodearray\": {%s}, \"buckets\": [%s, %s]}]}",
+                  cases[i].record, hb, d4);
+        model_build (&m, status, cases[i].config);
+        if (find (&m, "mixed", "Standard_HB120rs_v3")->colocated != cases[i].hb ||
+            find (&m, "mixed", "Standard_D4s_v3")->colocated != cases[i].d4)
+            fail_msg ("case %zu: %s", i, cases[i].record);
+        model_free (&m);
+    }
 }
 
 /* ---- the VM-size fallback and node properties ---------------------------------------------- */
