@@ -28,8 +28,9 @@
 
 static const struct cmd_option conf_options[] = {
     {"-w, --write DIR",
-     "write ccautoscale.conf, gres.conf and topology.conf into DIR (atomically, old files kept as"
-     " FILE.bak) and say whether slurmctld needs a restart or a reconfigure"},
+     "write slurm.nodes_file (ccautoscale.conf), gres.conf and topology.conf into DIR (atomically, keeping"
+     " each file's mode and owner, old files kept as FILE.bak) and say whether slurmctld needs a restart or"
+     " a reconfigure"},
     {"--check", "with --write: only compare; exit 0 if up to date, 4 if not"},
     {"--slurm-version X.Y", "the Slurm the files are for (default: what slurmctld reports, else the libslurm"
                             " ccautoscale was built against)"},
@@ -40,14 +41,28 @@ const struct cmd_help help_slurm_conf = {
     .synopsis = "slurm conf [--write DIR [--check]] [--slurm-version X.Y] [--json]",
     .summary = "generate the Slurm node, partition, gres and topology configuration from the buckets",
     .description =
-        "One NodeName line per bucket: <prefix><nodearray>-[first-last] State=CLOUD with CPUs,\n"
-        "cores, threads, RealMemory (less slurm.memory_margin_percent, at least\n"
-        "slurm.memory_margin_min_mb), Gres=gpu:N and Feature=<machine type>,<nodearray>.  One\n"
-        "partition per nodearray (OverSubscribe=EXCLUSIVE where jobs are colocated).\n"
-        "gres.conf lists the GPUs; topology.conf puts each machine type under its own switch.\n"
+        "What CycleCloud's Slurm template says in each nodearray's Configuration is read as azslurm\n"
+        "reads it (slurm.node_prefix, slurm.partition, slurm.default_partition, slurm.hpc,\n"
+        "slurm.use_pcpu, slurm.dampen_memory, slurm.autoscale, slurm.dynamic_feature,\n"
+        "slurm.gpu_device_config), after ccautoscale's own keys and before the defaults; 'config\n"
+        "check --cluster' shows each setting and where it came from.\n"
+        "\n"
+        "One NodeName line per bucket: <prefix><nodearray>-[first-last], as many names as the\n"
+        "bucket's maxCount, Feature=cloud,<machine type>,<nodearray>, State=CLOUD (FUTURE where\n"
+        "slurm.autoscale is false), CPUs, cores, ThreadsPerCore (vCPUs per core, 1 where\n"
+        "slurm.use_pcpu is false), RealMemory (the VM's less 5 %, at least 1024 MB; or\n"
+        "slurm.dampen_memory, the slurm_memory rule, slurm.memory_margin_percent) and Gres=gpu:N\n"
+        "(the slurm_gpus rule, else the VM's GPUs).  A partition per slurm.partition, with\n"
+        "DefMemPerCPU (RealMemory per CPU: a job without --mem takes its share, not the node) and\n"
+        "one Default=YES; a dynamic partition (slurm.dynamic_feature) is a Nodeset of the feature.\n"
+        "gres.conf lists each GPU's device file (NVIDIA, AMD MI300); topology.conf puts each\n"
+        "colocated machine type under a switch of its own and the other nodes under one more.\n"
         "A nodearray whose Configuration.autoscale.enabled is false in CycleCloud (a login\n"
         "nodearray), or that is disabled here (nodearrays.<name>.enabled false), gets no nodes\n"
-        "and no partition: ccautoscale does not manage it.\n"
+        "and no partition: ccautoscale does not manage it.  A setting that cannot work (a value\n"
+        "of the wrong type, a prefix that cannot begin a hostname, a partition name Slurm does not\n"
+        "take, a slurm_memory above the VM's memory) is an error naming the nodearray and key, and\n"
+        "nothing is written.\n"
         "\n"
         "Without --write the files are printed.  Add to slurm.conf:\n"
         "  Include /etc/slurm/ccautoscale.conf\n"
@@ -62,7 +77,7 @@ const struct cmd_help help_slurm_conf = {
     .options = conf_options,
     .examples = "$ ccautoscale slurm conf\n$ ccautoscale slurm conf --write /etc/slurm\n"
                 "$ ccautoscale slurm conf --write /etc/slurm --check --slurm-version 25.11",
-    .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8)",
+    .see_also = "ccautoscale-resume(8), ccautoscale-slurm-sync(8), ccautoscale-slurm-import-azslurm(8)",
 };
 
 /* The file as it is now, or NULL if there is none (or it cannot be read). */
@@ -96,11 +111,15 @@ static void print_diff (const char *name, const char *old, const char *new)
     }
 }
 
+/* Rewrite DIR/NAME if its text changed, keeping the file's mode and owner
+ * (and a link at its name: the file it points to is rewritten), the old
+ * text in NAME.bak, of the same mode. */
 static int write_one (struct cli *cli, const char *dir, const char *name, const char *text, bool check,
                       bool *changed, char **old_out)
 {
     char path[4096], bak[4200];
     struct ccas_error err = {""};
+    struct stat st;
     snprintf (path, sizeof (path), "%s/%s", dir, name);
     char *old = read_text (path);
     *changed = !old || strcmp (old, text) != 0;
@@ -109,12 +128,14 @@ static int write_one (struct cli *cli, const char *dir, const char *name, const 
     if (*changed && !check) {
         if (old) {
             snprintf (bak, sizeof (bak), "%s.bak", path);
-            if (ccas_file_write_atomic (bak, old, strlen (old), 0644, &err) < 0) {
+            if (stat (path, &st) < 0)
+                st.st_mode = 0644;
+            if (ccas_file_write_keep (bak, old, strlen (old), st.st_mode & 07777, &err) < 0) {
                 free (old);
                 return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
             }
         }
-        if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+        if (ccas_file_write_keep (path, text, strlen (text), 0644, &err) < 0) {
             free (old);
             return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         }
@@ -150,9 +171,14 @@ static int write_files (struct cli *cli, const char *dir, const struct ccas_slur
     bool c1, c2, c3;
     char *old_nodes = NULL;
     int rc;
+    const char *nf = cli->cfg->slurm.nodes_file;
+    if (!*nf || strchr (nf, '/') || strcmp (nf, "gres.conf") == 0 || strcmp (nf, "topology.conf") == 0)
+        return cli_fail (cli, EXIT_CONFIG, "%s: slurm.nodes_file: '%s' is no file name of its own in %s",
+                         cli->cfg->path, nf, dir);
     if (!check && (rc = ensure_keepalive_file (cli, dir)) != EXIT_OK)
         return rc;
-    if ((rc = write_one (cli, dir, "ccautoscale.conf", f->nodes, check, &c1, &old_nodes)) != EXIT_OK ||
+    if ((rc = write_one (cli, dir, cli->cfg->slurm.nodes_file, f->nodes, check, &c1, &old_nodes)) !=
+            EXIT_OK ||
         (rc = write_one (cli, dir, "gres.conf", f->gres, check, &c2, NULL)) != EXIT_OK ||
         (rc = write_one (cli, dir, "topology.conf", f->topology, check, &c3, NULL)) != EXIT_OK) {
         free (old_nodes);
@@ -274,10 +300,19 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         (rc = conf_slurm (cli, version, &slurm, notes, sizeof (notes))) != EXIT_OK ||
         (rc = model_load (cli, &src, &c)) != EXIT_OK)
         return rc;
-    if (!(l = ccas_slurm_layout_create (c)) || ccas_slurm_files_render (c, l, &f, &err) < 0) {
-        /* what render refuses is the configuration's (slurm.gpu_device_files) */
-        rc = err.text[0] ? cli_fail (cli, EXIT_CONFIG, "%s", err.text)
-                         : cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (!(l = ccas_slurm_layout_create (c))) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
+        goto done;
+    }
+    if (l->intents->nerrors) {
+        /* what the template or the configuration gets wrong: every error, nothing written */
+        for (size_t i = 0; i + 1 < l->intents->nerrors; i++)
+            fprintf (stderr, "%s: %s\n", cli->prog, l->intents->errors[i]);
+        rc = cli_fail (cli, EXIT_CONFIG, "%s", l->intents->errors[l->intents->nerrors - 1]);
+        goto done;
+    }
+    if (ccas_slurm_files_render (c, l, &f, &err) < 0) {
+        rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
     if (dir) {
@@ -285,15 +320,15 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         fputs (notes, stdout);
     } else if (cli->json) {
         json_object *o = json_object_new_object ();
-        json_object_object_add (o, "ccautoscale.conf", json_object_new_string (f.nodes));
+        json_object_object_add (o, cli->cfg->slurm.nodes_file, json_object_new_string (f.nodes));
         json_object_object_add (o, "gres.conf", json_object_new_string (f.gres));
         json_object_object_add (o, "topology.conf", json_object_new_string (f.topology));
         json_object_object_add (o, "slurm_version", json_object_new_string (slurm.text));
         cli_print_json (o);
         json_object_put (o);
     } else
-        printf ("==> ccautoscale.conf <==\n%s\n==> gres.conf <==\n%s\n==> topology.conf <==\n%s", f.nodes,
-                f.gres, f.topology);
+        printf ("==> %s <==\n%s\n==> gres.conf <==\n%s\n==> topology.conf <==\n%s",
+                cli->cfg->slurm.nodes_file, f.nodes, f.gres, f.topology);
 done:
     ccas_slurm_files_release (&f);
     ccas_slurm_layout_destroy (l);

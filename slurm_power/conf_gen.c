@@ -2,7 +2,6 @@
 /* conf_gen.c: render the Slurm configuration ccautoscale manages. */
 #include "config.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,32 +40,16 @@ static void put (struct buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-static long real_memory_mb (const struct ccas_config *cfg, double memory_gb)
-{
-    double mb = memory_gb * 1024.0;
-    double pct = cfg->slurm.memory_margin_percent;
-    double min = cfg->slurm.memory_margin_min_mb;
-    double margin = mb * pct / 100.0;
-    if (margin < min)
-        margin = min;
-    double real = floor (mb - margin);
-    /* a status answer may claim any size: RealMemory is at most what Slurm's field holds */
-    return real > 1 ? (real < 1e15 ? (long)real : (long)1e15) : 1;
-}
-
-static const char *partition_of (const struct ccas_config *cfg, const char *nodearray)
-{
-    const struct ccas_nodearray_config *na = ccas_conf_nodearray (cfg, nodearray);
-    return na && na->slurm_partition ? na->slurm_partition : nodearray;
-}
-
 static void range_text (const struct ccas_slurm_layout *l, const struct ccas_slurm_range *r, char *buf,
                         size_t size)
 {
+    char format[300];
+    ccas_slurm_name_format (l, r->bucket->na->name, format, sizeof (format));
+    int stem = (int)strlen (format) - 2; /* without its "%d" */
     if (r->first == r->last)
-        snprintf (buf, size, "%s%s-%ld", l->prefix, r->bucket->na->name, r->first);
+        snprintf (buf, size, "%.*s%ld", stem, format, r->first);
     else
-        snprintf (buf, size, "%s%s-[%ld-%ld]", l->prefix, r->bucket->na->name, r->first, r->last);
+        snprintf (buf, size, "%.*s[%ld-%ld]", stem, format, r->first, r->last);
 }
 
 /* Nodes of every nodearray share one machine when node_port_base is set, so
@@ -90,18 +73,19 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
                        const struct ccas_slurm_range *r)
 {
     const struct ccas_bucket *bk = r->bucket;
-    const struct ccas_node *t = &bk->template_node;
+    const struct ccas_slurm_intent *it = ccas_slurm_intent_of (l->intents, c, bk->na);
+    const struct ccas_slurm_shape *s = ccas_slurm_shape_of (l->intents, c, bk);
     char names[512];
-    int vcpu = t->vcpu_count > 0 ? t->vcpu_count : 1;
-    int pcpu = t->pcpu_count > 0 && vcpu % t->pcpu_count == 0 ? t->pcpu_count : vcpu;
     range_text (l, r, names, sizeof (names));
+    /* Feature=cloud as azslurm writes it (constraints sites wrote keep
+     * working), then the machine type, which resolves a name to its bucket */
     put (b,
-         "NodeName=%s State=CLOUD CPUs=%d Boards=1 SocketsPerBoard=1 CoresPerSocket=%d ThreadsPerCore=%d"
-         " RealMemory=%ld Feature=%s,%s",
-         names, vcpu, pcpu, vcpu / pcpu, real_memory_mb (c->cfg, bk->st->vm.memory_gb), bk->machine_type,
-         bk->na->name);
-    if (t->gpu_count > 0)
-        put (b, " Gres=gpu:%d", t->gpu_count);
+         "NodeName=%s Feature=cloud,%s,%s State=%s CPUs=%d Boards=1 SocketsPerBoard=1 CoresPerSocket=%d"
+         " ThreadsPerCore=%d RealMemory=%ld",
+         names, bk->machine_type, bk->na->name, it->autoscale ? "CLOUD" : "FUTURE", s->cpus, s->cores,
+         s->threads, s->real_memory_mb);
+    if (s->gpus > 0)
+        put (b, " Gres=gpu:%d", s->gpus);
     if (c->cfg->slurm.node_port_base) {
         /* every node is on this machine: reachable on loopback, each on its own port */
         put (b, " NodeAddr=127.0.0.1 NodeHostname=localhost");
@@ -114,47 +98,128 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
     put (b, "\n");
 }
 
+/* `expr` (names and ranges, comma-separated) as Slurm compresses it:
+ * "htc-[1-30],htc-[31-60]" is "htc-[1-60]".  Caller frees. */
+static char *compressed (const char *expr)
+{
+    struct ccas_error err = {""};
+    size_t n;
+    char **names = ccas_slurm_hostlist_expand (expr, &n, &err);
+    if (!names)
+        return NULL;
+    char *s = ccas_slurm_hostlist_compress ((const char *const *)names, n);
+    ccas_slurm_names_free (names, n);
+    return s;
+}
+
+/* The partitions, by name in the order nodearrays first name them: the
+ * ranges of their static nodearrays and the nodesets of their dynamic ones
+ * (a nodeset per feature), Default=YES for the default (the first one
+ * when no setting names one), DefMemPerCPU the least of their nodes'. */
 static void partitions (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
-    const char *dflt = c->cfg->slurm.default_partition;
-    bool excl = c->cfg->slurm.exclusive_colocated;
-    for (size_t a = 0; a < c->nnodearrays; a++) {
-        const struct ccas_nodearray *na = &c->nodearrays[a];
-        struct buf nodes = {0};
-        for (size_t r = 0; r < l->nranges; r++)
-            if (l->ranges[r].bucket->na == na) {
-                char names[512];
-                range_text (l, &l->ranges[r], names, sizeof (names));
-                put (&nodes, "%s%s", nodes.len ? "," : "", names);
-            }
-        if (!nodes.len)
+    const struct ccas_slurm_intents *in = l->intents;
+    bool any_default = false;
+    for (size_t a = 0; a < in->nna; a++)
+        any_default = any_default || (in->na[a].managed && in->na[a].is_default);
+    bool default_written = false;
+    for (size_t a = 0; a < in->nna; a++) {
+        const struct ccas_slurm_intent *first = &in->na[a];
+        bool seen = false;
+        for (size_t p = 0; p < a && !seen; p++)
+            seen = in->na[p].managed && strcmp (in->na[p].partition, first->partition) == 0;
+        if (!first->managed || seen)
             continue;
-        bool is_default = dflt ? strcmp (dflt, na->name) == 0 : a == 0;
-        put (b, "PartitionName=%s Nodes=%s Default=%s State=UP MaxTime=INFINITE%s\n",
-             partition_of (c->cfg, na->name), nodes.p, is_default ? "YES" : "NO",
-             na->colocated && excl ? " OverSubscribe=EXCLUSIVE" : "");
+        struct buf nodes = {0}, sets = {0};
+        long def_mem = -1;
+        bool is_default = false, exclusive = false;
+        size_t nsets = 0;
+        for (size_t m = a; m < in->nna; m++) {
+            const struct ccas_slurm_intent *it = &in->na[m];
+            if (!it->managed || strcmp (it->partition, first->partition) != 0)
+                continue;
+            if (it->dynamic_feature[0]) {
+                if (!it->autoscale)
+                    continue; /* the template's EnableDynamicPartition false */
+                bool dup = false;
+                for (size_t p = a; p < m && !dup; p++)
+                    dup = in->na[p].managed && strcmp (in->na[p].partition, first->partition) == 0 &&
+                          strcmp (in->na[p].dynamic_feature, it->dynamic_feature) == 0;
+                if (!dup) {
+                    char name[300];
+                    snprintf (name, sizeof (name), nsets ? "%sns%zu" : "%sns", first->partition, nsets + 1);
+                    put (&sets,
+                         "# a dynamic partition: Slurm's dynamic nodes with feature '%s' (nodearray %s)\n"
+                         "Nodeset=%s Feature=%s\n",
+                         it->dynamic_feature, it->na->name, name, it->dynamic_feature);
+                    put (&nodes, "%s%s", nodes.len ? "," : "", name);
+                    nsets++;
+                }
+            } else
+                for (size_t r = 0; r < l->nranges; r++) {
+                    if (l->ranges[r].bucket->na != it->na)
+                        continue;
+                    char names[512];
+                    const struct ccas_slurm_shape *s = ccas_slurm_shape_of (in, c, l->ranges[r].bucket);
+                    range_text (l, &l->ranges[r], names, sizeof (names));
+                    put (&nodes, "%s%s", nodes.len ? "," : "", names);
+                    if (def_mem < 0 || s->def_mem_per_cpu < def_mem)
+                        def_mem = s->def_mem_per_cpu;
+                }
+            is_default = is_default || it->is_default;
+            exclusive = exclusive || it->exclusive;
+        }
+        if (!nodes.len || nodes.oom) {
+            b->oom = b->oom || nodes.oom || sets.oom;
+            free (nodes.p);
+            free (sets.p);
+            continue;
+        }
+        if (!any_default && !default_written)
+            is_default = true;
+        default_written = default_written || is_default;
+        char *list = nsets ? NULL : compressed (nodes.p);
+        if (sets.len)
+            put (b, "%s", sets.p);
+        put (b, "PartitionName=%s Nodes=%s Default=%s", first->partition, list ? list : nodes.p,
+             is_default ? "YES" : "NO");
+        if (def_mem > 0)
+            put (b, " DefMemPerCPU=%ld", def_mem);
+        put (b, " MaxTime=INFINITE State=UP%s\n", exclusive ? " OverSubscribe=EXCLUSIVE" : "");
+        free (list);
         free (nodes.p);
+        free (sets.p);
     }
 }
 
-/* gres.conf's File= for `count` GPUs: slurm.gpu_device_files with its %d
- * as a range ("/dev/nvidia[0-7]").  Every GPU needs one: 25.11 drops a GPU
- * without, and marks a node whose slurmd then reports fewer GPUs than
- * slurm.conf says INVALID.  Returns 0, or -1 with `err` naming the key. */
-static int gpu_files (const struct ccas_config *cfg, int count, char *buf, size_t size,
-                      struct ccas_error *err)
+/* topology.conf: one switch for each colocated bucket (a job's placement
+ * group is made in one bucket), one switch, htc as azslurm names it, for
+ * all the other nodes, and a root above them. */
+static void topology (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
-    const char *pat = cfg->slurm.gpu_device_files ? cfg->slurm.gpu_device_files : "/dev/nvidia%d";
-    const char *d = strstr (pat, "%d");
-    if (!d || strchr (d + 2, '%') || strchr (pat, '%') != d || strpbrk (pat, " \t\n[]"))
-        return ccas_errorf (
-            err, "slurm.gpu_device_files: '%s': expected a path with one %%d (the GPU's number)", pat);
-    int first = cfg->slurm.gpu_device_first;
-    if (count == 1)
-        snprintf (buf, size, "%.*s%d%s", (int)(d - pat), pat, first, d + 2);
-    else
-        snprintf (buf, size, "%.*s[%d-%d]%s", (int)(d - pat), pat, first, first + count - 1, d + 2);
-    return 0;
+    struct buf rest = {0}, switches = {0};
+    for (size_t r = 0; r < l->nranges; r++) {
+        const struct ccas_bucket *bk = l->ranges[r].bucket;
+        char names[512];
+        range_text (l, &l->ranges[r], names, sizeof (names));
+        if (bk->colocated) {
+            put (b, "SwitchName=%s_%s Nodes=%s\n", bk->na->name, bk->machine_type, names);
+            put (&switches, "%s%s_%s", switches.len ? "," : "", bk->na->name, bk->machine_type);
+        } else
+            put (&rest, "%s%s", rest.len ? "," : "", names);
+    }
+    (void)c;
+    if (rest.len) {
+        char *list = compressed (rest.p);
+        put (b, "SwitchName=htc Nodes=%s\n", list ? list : rest.p);
+        put (&switches, "%shtc", switches.len ? "," : "");
+        free (list);
+    }
+    if (switches.len)
+        put (b, "SwitchName=root Switches=%s\n", switches.p);
+    b->oom = b->oom || rest.oom || switches.oom;
+    free (rest.p);
+    free (switches.p);
 }
 
 int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
@@ -162,6 +227,9 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
 {
     struct buf nodes = {0}, gres = {0}, topo = {0};
     bool any_gpu = false;
+    if (l->intents->nerrors)
+        return ccas_errorf (err, "%s%s", l->intents->errors[0],
+                            l->intents->nerrors > 1 ? " (and more: see 'config check --cluster')" : "");
 #define HEADER                                                                                               \
     "# Generated by ccautoscale from CycleCloud cluster '%s'.  Do not edit: run\n"                           \
     "# 'ccautoscale slurm conf --write DIR' again after changing the cluster.\n"
@@ -169,33 +237,19 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
     put (&gres, HEADER, c->cfg->cluster_name);
     put (&topo, HEADER, c->cfg->cluster_name);
     for (size_t r = 0; r < l->nranges; r++)
-        any_gpu = any_gpu || l->ranges[r].bucket->template_node.gpu_count > 0;
+        any_gpu = any_gpu || ccas_slurm_shape_of (l->intents, c, l->ranges[r].bucket)->gpus > 0;
     if (any_gpu)
         put (&nodes, "GresTypes=gpu\n");
     for (size_t r = 0; r < l->nranges; r++) {
         const struct ccas_slurm_range *rg = &l->ranges[r];
+        const struct ccas_slurm_shape *s = ccas_slurm_shape_of (l->intents, c, rg->bucket);
         char names[512];
         range_text (l, rg, names, sizeof (names));
         node_line (&nodes, c, l, rg);
-        int gpus = rg->bucket->template_node.gpu_count;
-        char files[600];
-        if (gpus > 0 && gpu_files (c->cfg, gpus, files, sizeof (files), err) < 0) {
-            free (nodes.p);
-            free (gres.p);
-            free (topo.p);
-            return -1;
-        }
-        if (gpus > 0)
-            put (&gres, "NodeName=%s Name=gpu Count=%d File=%s\n", names, gpus, files);
-        put (&topo, "SwitchName=%s_%s Nodes=%s\n", rg->bucket->na->name, rg->bucket->machine_type, names);
+        if (s->gpus > 0)
+            put (&gres, "NodeName=%s Name=gpu Count=%d File=%s\n", names, s->gpus, s->gpu_files);
     }
-    if (l->nranges) {
-        put (&topo, "SwitchName=root Switches=");
-        for (size_t r = 0; r < l->nranges; r++)
-            put (&topo, "%s%s_%s", r ? "," : "", l->ranges[r].bucket->na->name,
-                 l->ranges[r].bucket->machine_type);
-        put (&topo, "\n");
-    }
+    topology (&topo, c, l);
     partitions (&nodes, c, l);
     const char *ka = c->cfg->slurm.keepalive_file;
     if (ka && *ka)

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* conf_gen.h: slurm.conf node and partition lines, gres.conf and topology.conf from the buckets.
  *
- * For each bucket: NodeName=<prefix><nodearray>-[first-last] State=CLOUD
- * CPUs (vCPUs), Boards=1 SocketsPerBoard=1 CoresPerSocket (pCPUs)
- * ThreadsPerCore (vCPU/pCPU), RealMemory (less a margin), Gres=gpu:N,
- * Feature=<machine type>,<nodearray>.  For each nodearray a partition.
- * gres.conf gives each GPU its device file (slurm.gpu_device_files).
- * topology.conf puts each bucket under its own switch, so Slurm keeps a
- * job's nodes on one machine type (one placement group per job needs that).
+ * What azslurm writes (azure.conf, gres.conf, its topology) for the same
+ * cluster, from each nodearray's settings (intent.h) and names (names.h):
+ * for each bucket NodeName=<prefix><nodearray>-[first-last]
+ * Feature=cloud,<machine type>,<nodearray> State=CLOUD (FUTURE where
+ * slurm.autoscale is false) CPUs (vCPUs), Boards=1 SocketsPerBoard=1
+ * CoresPerSocket ThreadsPerCore (vCPUs per core, or 1: slurm.use_pcpu)
+ * RealMemory Gres=gpu:N; for each partition (slurm.partition) its nodes,
+ * hostlist-compressed as Slurm prints them, DefMemPerCPU (RealMemory per
+ * CPU), one Default=YES, OverSubscribe=EXCLUSIVE where ccautoscale colocates
+ * jobs by its own rules; a dynamic partition's Nodeset by its feature.
+ * gres.conf gives each GPU its device file; topology.conf puts each
+ * colocated bucket under a switch of its own (a job's placement group is in
+ * one bucket), the other nodes under one switch, htc as azslurm names it,
+ * and a root above.  Where this differs from azslurm, and why, is in the
+ * README's table "Moving from azslurm".
  */
 #ifndef CCAS_CONF_GEN_H
 #define CCAS_CONF_GEN_H

@@ -286,8 +286,7 @@ static size_t make_sets (struct resume_run *r, struct ccas_create_set *sets, str
         while (k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg &&
                r->wants[k].index == r->wants[k - 1].index + 1)
             k++;
-        snprintf (formats[nsets], sizeof (formats[nsets]), "%s%s-%%d", r->p->layout->prefix,
-                  w->bucket->na->name);
+        ccas_slurm_name_format (r->p->layout, w->bucket->na->name, formats[nsets], sizeof (formats[nsets]));
         sets[nsets] = (struct ccas_create_set){
             .nodearray = w->bucket->na->name,
             .machine_type = w->bucket->machine_type,

@@ -100,12 +100,13 @@ struct ccas_config {
     struct {
         const char *node_prefix;
         const char *conf_dir;
-        int max_nodes;
+        const char *nodes_file;
+        int max_nodes; /* 0: not set */
         double memory_margin_percent;
         int memory_margin_min_mb;
         enum ccas_node_action suspend_action; /* shutdown, terminate or deallocate */
         bool set_node_addr;
-        const char *default_partition; /* NULL: the first nodearray */
+        const char *default_partition; /* NULL: not set */
         bool exclusive_colocated;
         double lock_timeout;
         double connect_timeout;
@@ -113,7 +114,7 @@ struct ccas_config {
         int retries;
         int node_port_base; /* 0: not set */
         const char *keepalive_file;
-        const char *gpu_device_files; /* gres.conf File= pattern, one %d */
+        const char *gpu_device_files; /* gres.conf File= pattern, one %d; NULL: not set */
         int gpu_device_first;
     } slurm;
 

@@ -122,18 +122,37 @@ const struct config_key ccas_conf_keys_table[] = {
     {"nodearrays.*.machine_types", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, 0,
      "preference order of machine types in this nodearray (default: the server's order)", NA (machine_types)},
     {"nodearrays.*.slurm_partition", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
-     "Slurm partition name for this nodearray (default: the nodearray's name)", NA (slurm_partition)},
+     "Slurm partition name for this nodearray (default: its Configuration slurm.partition, as CycleCloud's "
+     "Slurm template sets it, else the nodearray's name)",
+     NA (slurm_partition)},
 
     /* group: Slurm */
     {"slurm", KEY_SECTION, "{}", UNBOUNDED, NULL, 0, "the Slurm integration", NO_FIELD},
     {"slurm.node_prefix", KEY_STRING, "\"\"", UNBOUNDED, NULL, 0,
-     "prefix of Slurm node names: <prefix><nodearray>-<i>", F (slurm.node_prefix)},
+     "prefix of Slurm node names, <prefix><nodearray>-<i>: letters, digits and '-' (when not set, each "
+     "nodearray's Configuration slurm.node_prefix, where CycleCloud's Slurm template puts the cluster's name "
+     "and "
+     "'-', made a hostname; else none)",
+     F (slurm.node_prefix)},
     {"slurm.conf_dir", KEY_STRING, "\"/etc/slurm\"", UNBOUNDED, NULL, 0,
-     "where 'slurm conf --write' puts ccautoscale.conf, gres.conf and topology.conf", F (slurm.conf_dir)},
-    {"slurm.max_nodes", KEY_INT, "1000", 1, 100000, NULL, 0,
-     "most node names per machine type (fewer when the bucket's maxCount is lower)", F (slurm.max_nodes)},
+     "where 'slurm conf --write' puts slurm.nodes_file, gres.conf and topology.conf", F (slurm.conf_dir)},
+    {"slurm.nodes_file", KEY_STRING, "\"ccautoscale.conf\"", UNBOUNDED, NULL, 0,
+     "file in slurm.conf_dir that 'slurm conf --write' writes the node and partition lines to, for "
+     "slurm.conf to "
+     "include (azure.conf replaces azslurm's where slurm.conf includes that)",
+     F (slurm.nodes_file)},
+    {"slurm.max_nodes", KEY_INT, NULL, 1, 100000, NULL, 0,
+     "most node names per machine type, below what CycleCloud allows (a warning names each nodearray it "
+     "cuts); "
+     "default: as many as the bucket's maxCount, 1000 when CycleCloud states none",
+     F (slurm.max_nodes)},
     {"slurm.memory_margin_percent", KEY_NUMBER, "5", 0, 50, NULL, 0,
-     "RealMemory leaves this share of the VM's memory to the OS", F (slurm.memory_margin_percent)},
+     "RealMemory leaves this share of the VM's memory to the OS; set (or slurm.memory_margin_min_mb), it "
+     "comes "
+     "before the template's slurm.dampen_memory and the slurm_memory rule of default_resources, which come "
+     "before "
+     "this default",
+     F (slurm.memory_margin_percent)},
     {"slurm.memory_margin_min_mb", KEY_INT, "1024", 0, 1048576, NULL, 0,
      "RealMemory leaves at least this many MB to the OS, whatever slurm.memory_margin_percent gives",
      F (slurm.memory_margin_min_mb)},
@@ -141,12 +160,18 @@ const struct config_key ccas_conf_keys_table[] = {
      "what SuspendProgram asks of CycleCloud (shutdown follows each node's ShutdownPolicy)",
      F (slurm.suspend_action)},
     {"slurm.set_node_addr", KEY_BOOL, "true", UNBOUNDED, NULL, 0,
-     "set NodeAddr/NodeHostname from the VM's private IP (off where DNS resolves node names)",
+     "set NodeAddr/NodeHostname from the VM's private IP (off where DNS resolves node names; when not set, "
+     "off for a nodearray whose Configuration slurm.use_nodename_as_hostname is true)",
      F (slurm.set_node_addr)},
     {"slurm.default_partition", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
-     "nodearray whose partition is Default=YES (default: the first nodearray)", F (slurm.default_partition)},
-    {"slurm.exclusive_colocated", KEY_BOOL, "true", UNBOUNDED, NULL, 0,
-     "colocated (placement group) partitions get OverSubscribe=EXCLUSIVE", F (slurm.exclusive_colocated)},
+     "nodearray whose partition is Default=YES (default: the nodearray whose Configuration "
+     "slurm.default_partition is true, the last of several as Slurm takes it; else the first partition)",
+     F (slurm.default_partition)},
+    {"slurm.exclusive_colocated", KEY_BOOL, NULL, UNBOUNDED, NULL, 0,
+     "colocated (placement group) partitions get OverSubscribe=EXCLUSIVE (default: those colocated by "
+     "ccautoscale's own rules; not those the template's slurm.hpc makes colocated, whose jobs share nodes as "
+     "under azslurm)",
+     F (slurm.exclusive_colocated)},
     {"slurm.lock_timeout", KEY_NUMBER, "20", 0, 600, NULL, 0,
      "seconds the programs wait for another run's lock", F (slurm.lock_timeout)},
     {"slurm.connect_timeout", KEY_NUMBER, "3", 0.1, 600, NULL, 0,
@@ -164,9 +189,11 @@ const struct config_key ccas_conf_keys_table[] = {
      "file in slurm.conf_dir, included by ccautoscale.conf, where sync keeps SuspendExcNodes for KeepAlive "
      "nodes (\"\" turns it off)",
      F (slurm.keepalive_file)},
-    {"slurm.gpu_device_files", KEY_STRING, "\"/dev/nvidia%d\"", UNBOUNDED, NULL, 0,
+    {"slurm.gpu_device_files", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
      "gres.conf File= of a VM's GPUs, %d standing for each GPU's number (Slurm 25.11 drops a GPU without "
-     "one, and refuses the node)",
+     "one, and refuses the node); default: the template's slurm.gpu_device_config, else by vendor as "
+     "azslurm, "
+     "/dev/nvidia%d, and /dev/dri/renderD128, 136 ... for an AMD MI300",
      F (slurm.gpu_device_files)},
     {"slurm.gpu_device_first", KEY_INT, "0", 0, 100000, NULL, 0,
      "the number of a VM's first GPU in slurm.gpu_device_files (AMD's /dev/dri/renderD%d: 128)",

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* test_conf_gen.c: the Slurm configuration ccautoscale writes (conf_gen.c)
  * — ccautoscale.conf's node and partition lines, gres.conf and
- * topology.conf for the cluster of tests/data/cluster-status.json, line by
- * line; GPUs and their device files, loopback ports, partitions, names
- * with a prefix, memory margins and odd VM shapes; a bad device pattern
- * refused naming its key; and what applying a change takes, for every
- * Slurm release that differs.  No slurmctld. */
+ * topology.conf: azslurm's own pinned outputs (its cli_test.py
+ * test_partitions, cases a to f) with Slurm's real hostlist compression;
+ * the stock template's cluster whole; tests/data/cluster-status.json line
+ * by line; GPUs and their device files, loopback ports, partitions (named,
+ * merged, dynamic, by hand), names with a prefix, memory margins and odd VM
+ * shapes; bad input refused with nothing handed out; and what applying a
+ * change takes, for every Slurm release that differs.  No slurmctld. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -29,10 +32,11 @@
 /* The files for cluster-status.json under `config` (a JSON fragment or
  * NULL), its status patched with `patch` (fixture.h's form, or NULL).
  * Returns what render returned; `err` says why it failed. */
-static int render (const char *config, const char *patch, struct ccas_slurm_files *f, struct ccas_error *err)
+static int render_of (const char *file, const char *config, const char *patch, struct ccas_slurm_files *f,
+                      struct ccas_error *err)
 {
     struct ccas_config *cfg = fx_config (config);
-    struct ccas_cluster *c = fx_cluster (cfg, "cluster-status.json", patch, NULL);
+    struct ccas_cluster *c = fx_cluster (cfg, file, patch, NULL);
     struct ccas_slurm_layout *l = ccas_slurm_layout_create (c);
     assert_non_null (l);
     memset (f, 0, sizeof (*f));
@@ -41,6 +45,11 @@ static int render (const char *config, const char *patch, struct ccas_slurm_file
     ccas_cluster_destroy (c);
     ccas_conf_destroy (cfg);
     return rc;
+}
+
+static int render (const char *config, const char *patch, struct ccas_slurm_files *f, struct ccas_error *err)
+{
+    return render_of ("cluster-status.json", config, patch, f, err);
 }
 
 static void assert_text (const char *what, const char *got, const char *want)
@@ -59,41 +68,279 @@ static void assert_line (const char *text, const char *line)
     fail_msg ("no line '%s' in:\n%s", line, text);
 }
 
-/* cluster-status.json as it is: htc's two machine types, hpc (InfiniBand:
- * colocated), login (a placement group: colocated, no maxCount); gpu is not
+/* The value of KEY (any case) among the blank-separated KEY=VALUE of `line`, or "". */
+static const char *value_of (const char *line, const char *key, char *buf, size_t size)
+{
+    size_t klen = strlen (key);
+    buf[0] = '\0';
+    for (const char *p = line; *p;) {
+        size_t len = strcspn (p, " \n");
+        if (len > klen && p[klen] == '=' && strncasecmp (p, key, klen) == 0) {
+            snprintf (buf, size, "%.*s", (int)(len - klen - 1), p + klen + 1);
+            return buf;
+        }
+        p += len;
+        p += strspn (p, " ");
+        if (*p == '\n')
+            break;
+    }
+    return buf;
+}
+
+/* azslurm's node line `stock` (Nodename=... Feature=cloud STATE=... CPUs=...
+ * ThreadsPerCore=... RealMemory=...) has an equivalent in `text`: a
+ * NodeName line of the same names with every value the same, in any case
+ * of the key, its Feature list holding azslurm's feature. */
+static void assert_stock_node (const char *text, const char *stock)
+{
+    char names[256], want[256], got[256], line_names[256];
+    value_of (stock, "Nodename", names, sizeof (names));
+    for (const char *p = text; p && *p; p = strchr (p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp (p, "NodeName=", 9) != 0 ||
+            strcmp (value_of (p, "NodeName", line_names, sizeof (line_names)), names) != 0)
+            continue;
+        for (const char *q = stock; *q;) {
+            size_t len = strcspn (q, " ");
+            char key[64];
+            snprintf (key, sizeof (key), "%.*s", (int)strcspn (q, "="), q);
+            value_of (stock, key, want, sizeof (want));
+            value_of (p, key, got, sizeof (got));
+            if (strcasecmp (key, "Feature") == 0) {
+                char list[300];
+                snprintf (list, sizeof (list), ",%s,", got);
+                snprintf (got, sizeof (got), ",%s,", want);
+                if (!strstr (list, got))
+                    fail_msg ("%s: Feature=%s lacks '%s'", names, list, want);
+            } else if (strcmp (want, got) != 0)
+                fail_msg ("%s: %s=%s, azslurm writes %s=%s", names, key, got, key, want);
+            q += len;
+            q += strspn (q, " ");
+        }
+        return;
+    }
+    fail_msg ("no NodeName=%s in:\n%s", names, text);
+}
+
+/* azslurm's pinned partitions (test/slurmcc_test/cli_test.py,
+ * test_partitions): Standard_F4s_v2 (4 vCPUs, 2 cores, 16 GiB), prefix
+ * 'pre-', 100 names; with Slurm's hostlists, the names are
+ * pre-htc-[1-100] where azslurm's stand-in shows pre-[1-100].  The
+ * partition lines are azslurm's to the character; the node lines have every
+ * value azslurm writes. */
+static void test_azslurm_partitions (void **state)
+{
+    (void)state;
+    static const char file[] = "azslurm-partitions-status.json";
+    static const char three[] =
+        "\"nodearrays\": {\"htcp\": {\"enabled\": false}, \"htcv\": {\"enabled\": false}}";
+    static const char rules[] = "\"default_resources\": [{\"select\": {\"node.nodearray\": \"htc\"}, "
+                                "\"name\": \"slurm_memory\", \"value\":"
+                                " \"memory::15g\"}, {\"select\": {\"node.nodearray\": \"hpc\"}, \"name\": "
+                                "\"slurm_memory\", \"value\":"
+                                " \"memory::14g\"}, {\"select\": {\"node.nodearray\": \"dynamic\"}, "
+                                "\"name\": \"slurm_memory\", \"value\":"
+                                " \"memory::13g\"}]";
+#define DAMPEN(na, more, pct)                                                                                \
+    "\"" na                                                                                                  \
+    ".nodearray\": {\"Configuration\": {\"autoscale\": {\"enabled\": true}, \"slurm\": {\"node_prefix\":"    \
+    " \"pre-\", " more ", \"dampen_memory\": " pct "}}}"
+#define HTC "\"hpc\": false, \"use_pcpu\": false"
+#define HPC "\"hpc\": true, \"default_partition\": true"
+#define DYN "\"hpc\": false, \"dynamic_config\": \"-Z Feature=dyn\""
+    static const char *const dynamic_lines[] = {
+        "Nodeset=dynamicns Feature=dyn", "PartitionName=dynamic Nodes=dynamicns Default=NO MaxTime=INFINITE "
+                                         "State=UP"};
+    struct ccas_error err = {""};
+    struct ccas_slurm_files f;
+    char config[2048];
+
+    /* (a) no slurm_memory, no dampen_memory */
+    snprintf (config, sizeof (config), "{%s}", three);
+    assert_int_equal (render_of (file, config, NULL, &f, &err), 0);
+    assert_line (f.nodes,
+                 "PartitionName=htc Nodes=pre-htc-[1-100] Default=NO DefMemPerCPU=3840 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=1 "
+                                "RealMemory=15360");
+    assert_line (f.nodes,
+                 "PartitionName=hpc Nodes=pre-hpc-[1-100] Default=YES DefMemPerCPU=3840 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-hpc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=2 "
+                                "RealMemory=15360");
+    assert_line (f.nodes, dynamic_lines[0]);
+    assert_line (f.nodes, dynamic_lines[1]);
+    assert_null (strstr (f.nodes, "pre-dynamic"));
+    ccas_slurm_files_release (&f);
+
+    /* (b) autoscale off: State=FUTURE, the rest as it was */
+    assert_int_equal (
+        render_of (
+            file, config,
+            "{\"htc.nodearray\": {\"Configuration\": {\"slurm\": {\"node_prefix\": \"pre-\", \"hpc\": false,"
+            " \"use_pcpu\": false, \"autoscale\": false}}}, \"hpc.nodearray\": {\"Configuration\": "
+            "{\"slurm\":"
+            " {\"node_prefix\": \"pre-\", \"hpc\": true, \"default_partition\": true, \"autoscale\": "
+            "false}}}}",
+            &f, &err),
+        0);
+    assert_line (f.nodes,
+                 "PartitionName=htc Nodes=pre-htc-[1-100] Default=NO DefMemPerCPU=3840 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htc-[1-100] Feature=cloud STATE=FUTURE CPUs=4 ThreadsPerCore=1 "
+                                "RealMemory=15360");
+    assert_stock_node (f.nodes, "Nodename=pre-hpc-[1-100] Feature=cloud STATE=FUTURE CPUs=4 ThreadsPerCore=2 "
+                                "RealMemory=15360");
+    assert_line (f.nodes, dynamic_lines[0]);
+    ccas_slurm_files_release (&f);
+
+    /* (c) slurm_memory 15g, 14g, 13g */
+    snprintf (config, sizeof (config), "{%s, %s}", three, rules);
+    assert_int_equal (render_of (file, config, NULL, &f, &err), 0);
+    assert_line (f.nodes,
+                 "PartitionName=htc Nodes=pre-htc-[1-100] Default=NO DefMemPerCPU=3840 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=1 "
+                                "RealMemory=15360");
+    assert_line (f.nodes,
+                 "PartitionName=hpc Nodes=pre-hpc-[1-100] Default=YES DefMemPerCPU=3584 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-hpc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=2 "
+                                "RealMemory=14336");
+    assert_line (f.nodes, dynamic_lines[1]);
+    ccas_slurm_files_release (&f);
+
+    /* (d) dampen_memory 25, 50, 75 (%) over slurm_memory */
+    assert_int_equal (render_of (file, config,
+                                 "{" DAMPEN ("htc", HTC, "25") ", " DAMPEN ("hpc", HPC, "50") ", " DAMPEN (
+                                     "dynamic", DYN, "75") "}",
+                                 &f, &err),
+                      0);
+    assert_line (f.nodes,
+                 "PartitionName=htc Nodes=pre-htc-[1-100] Default=NO DefMemPerCPU=3072 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=1 "
+                                "RealMemory=12288");
+    assert_line (f.nodes,
+                 "PartitionName=hpc Nodes=pre-hpc-[1-100] Default=YES DefMemPerCPU=2048 MaxTime=INFINITE "
+                 "State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-hpc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=2 "
+                                "RealMemory=8192");
+    ccas_slurm_files_release (&f);
+
+    /* (e) dampen_memory 0.1 %: the floor of 1024 MB */
+    assert_int_equal (render_of (file, config,
+                                 "{" DAMPEN ("htc", HTC, "0.1") ", " DAMPEN ("hpc", HPC, "0.1") "}", &f,
+                                 &err),
+                      0);
+    assert_stock_node (f.nodes, "Nodename=pre-htc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 RealMemory=15360");
+    assert_stock_node (f.nodes, "Nodename=pre-hpc-[1-100] Feature=cloud STATE=CLOUD CPUs=4 RealMemory=15360");
+    assert_non_null (
+        strstr (f.nodes, "PartitionName=htc Nodes=pre-htc-[1-100] Default=NO DefMemPerCPU=3840 "));
+    assert_non_null (
+        strstr (f.nodes, "PartitionName=hpc Nodes=pre-hpc-[1-100] Default=YES DefMemPerCPU=3840 "));
+    ccas_slurm_files_release (&f);
+
+    /* (f) use_pcpu true and false */
+    assert_int_equal (
+        render_of (file,
+                   "{\"nodearrays\": {\"htc\": {\"enabled\": false}, \"hpc\": {\"enabled\": false},"
+                   " \"dynamic\": {\"enabled\": false}}}",
+                   NULL, &f, &err),
+        0);
+    assert_line (f.nodes, "PartitionName=htcp Nodes=pre-htcp-[1-100] Default=YES DefMemPerCPU=3840 "
+                          "MaxTime=INFINITE State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htcp-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=2 "
+                                "RealMemory=15360");
+    assert_line (f.nodes, "PartitionName=htcv Nodes=pre-htcv-[1-100] Default=NO DefMemPerCPU=3840 "
+                          "MaxTime=INFINITE State=UP");
+    assert_stock_node (f.nodes, "Nodename=pre-htcv-[1-100] Feature=cloud STATE=CLOUD CPUs=4 ThreadsPerCore=1 "
+                                "RealMemory=15360");
+    ccas_slurm_files_release (&f);
+#undef DAMPEN
+#undef HTC
+#undef HPC
+#undef DYN
+}
+
+/* The stock template's cluster, whole: its names, partitions, one default
+ * (gpu, the last of the two the template marks, as Slurm takes it), the
+ * dynamic partition, four V100s' device files, a switch per placement-group
+ * nodearray and one for the rest. */
+static void test_render_stock (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_slurm_files f;
+#define STOCK_HEADER                                                                                         \
+    "# Generated by ccautoscale from CycleCloud cluster 'test'.  Do not edit: run\n"                         \
+    "# 'ccautoscale slurm conf --write DIR' again after changing the cluster.\n"
+    assert_int_equal (render_of ("stock-slurm-cluster.json", NULL, NULL, &f, &err), 0);
+    assert_text (
+        "ccautoscale.conf", f.nodes,
+        STOCK_HEADER
+        "GresTypes=gpu\n"
+        "NodeName=mycluster-hpc-[1-16] Feature=cloud,Standard_F2s_v2,hpc State=CLOUD CPUs=2 Boards=1 "
+        "SocketsPerBoard=1 CoresPerSocket=1 ThreadsPerCore=2 RealMemory=3072\n"
+        "NodeName=mycluster-htc-[1-100] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+        "SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=3072\n"
+        "NodeName=mycluster-gpu-[1-8] Feature=cloud,Standard_NC24rs_v3,gpu State=CLOUD CPUs=24 Boards=1 "
+        "SocketsPerBoard=1 CoresPerSocket=24 ThreadsPerCore=1 RealMemory=435814 Gres=gpu:4\n"
+        "PartitionName=hpc Nodes=mycluster-hpc-[1-16] Default=NO DefMemPerCPU=1536 MaxTime=INFINITE "
+        "State=UP\n"
+        "PartitionName=htc Nodes=mycluster-htc-[1-100] Default=NO DefMemPerCPU=1536 MaxTime=INFINITE "
+        "State=UP\n"
+        "PartitionName=gpu Nodes=mycluster-gpu-[1-8] Default=YES DefMemPerCPU=18158 MaxTime=INFINITE "
+        "State=UP\n"
+        "# a dynamic partition: Slurm's dynamic nodes with feature 'dyn' (nodearray dynamic)\n"
+        "Nodeset=dynamicns Feature=dyn\n"
+        "PartitionName=dynamic Nodes=dynamicns Default=NO MaxTime=INFINITE State=UP\n"
+        "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\n"
+        "Include /etc/slurm/ccautoscale_keepalive.conf\n");
+    assert_text ("gres.conf", f.gres,
+                 STOCK_HEADER "NodeName=mycluster-gpu-[1-8] Name=gpu Count=4 File=/dev/nvidia[0-3]\n");
+    assert_text ("topology.conf", f.topology,
+                 STOCK_HEADER "SwitchName=hpc_Standard_F2s_v2 Nodes=mycluster-hpc-[1-16]\n"
+                              "SwitchName=gpu_Standard_NC24rs_v3 Nodes=mycluster-gpu-[1-8]\n"
+                              "SwitchName=htc Nodes=mycluster-htc-[1-100]\n"
+                              "SwitchName=root Switches=hpc_Standard_F2s_v2,gpu_Standard_NC24rs_v3,htc\n");
+    ccas_slurm_files_release (&f);
+#undef STOCK_HEADER
+}
+
+/* cluster-status.json as it is: htc's two machine types in one partition
+ * (one hostlist, as Slurm prints it), hpc (InfiniBand: colocated,
+ * exclusive), login (a placement group: colocated, no maxCount); gpu is not
  * autoscaled in CycleCloud and gets nothing.  RealMemory leaves 5 %, at
- * least 1024 MB; each bucket is a switch of its own. */
+ * least 1024 MB; colocated buckets are switches of their own. */
 static void test_render (void **state)
 {
     (void)state;
     struct ccas_error err = {""};
     struct ccas_slurm_files f;
     assert_int_equal (render (NULL, NULL, &f, &err), 0);
-    assert_text ("ccautoscale.conf", f.nodes,
-                 HEADER
-                 "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=1 "
-                 "ThreadsPerCore=2 RealMemory=3072 Feature=Standard_F2s_v2,htc\n"
-                 "NodeName=htc-[31-60] State=CLOUD CPUs=4 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 "
-                 "ThreadsPerCore=2 RealMemory=7168 Feature=Standard_F4s_v2,htc\n"
-                 "NodeName=hpc-[1-12] State=CLOUD CPUs=120 Boards=1 SocketsPerBoard=1 CoresPerSocket=120 "
-                 "ThreadsPerCore=1 RealMemory=443596 Feature=Standard_HB120rs_v3,hpc\n"
-                 "NodeName=login-[1-1000] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 "
-                 "ThreadsPerCore=1 RealMemory=7168 Feature=Standard_D2s_v3,login\n"
-                 "PartitionName=htc Nodes=htc-[1-30],htc-[31-60] Default=YES State=UP MaxTime=INFINITE\n"
-                 "PartitionName=hpc Nodes=hpc-[1-12] Default=NO State=UP MaxTime=INFINITE "
-                 "OverSubscribe=EXCLUSIVE\n"
-                 "PartitionName=login Nodes=login-[1-1000] Default=NO State=UP MaxTime=INFINITE "
-                 "OverSubscribe=EXCLUSIVE\n"
-                 "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\n"
-                 "Include /etc/slurm/ccautoscale_keepalive.conf\n");
+    assert_text (
+        "ccautoscale.conf", f.nodes,
+        HEADER "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+               "SocketsPerBoard=1 CoresPerSocket=1 ThreadsPerCore=2 RealMemory=3072\n"
+               "NodeName=htc-[31-60] Feature=cloud,Standard_F4s_v2,htc State=CLOUD CPUs=4 Boards=1 "
+               "SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=2 RealMemory=7168\n"
+               "NodeName=hpc-[1-12] Feature=cloud,Standard_HB120rs_v3,hpc State=CLOUD CPUs=120 Boards=1 "
+               "SocketsPerBoard=1 CoresPerSocket=120 ThreadsPerCore=1 RealMemory=443596\n"
+               "NodeName=login-[1-1000] Feature=cloud,Standard_D2s_v3,login State=CLOUD CPUs=2 Boards=1 "
+               "SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=7168\n"
+               "PartitionName=htc Nodes=htc-[1-60] Default=YES DefMemPerCPU=1536 MaxTime=INFINITE State=UP\n"
+               "PartitionName=hpc Nodes=hpc-[1-12] Default=NO DefMemPerCPU=3696 MaxTime=INFINITE State=UP "
+               "OverSubscribe=EXCLUSIVE\n"
+               "PartitionName=login Nodes=login-[1-1000] Default=NO DefMemPerCPU=3584 MaxTime=INFINITE "
+               "State=UP OverSubscribe=EXCLUSIVE\n"
+               "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\n"
+               "Include /etc/slurm/ccautoscale_keepalive.conf\n");
     assert_text ("gres.conf", f.gres, HEADER);
     assert_text ("topology.conf", f.topology,
-                 HEADER "SwitchName=htc_Standard_F2s_v2 Nodes=htc-[1-30]\n"
-                        "SwitchName=htc_Standard_F4s_v2 Nodes=htc-[31-60]\n"
-                        "SwitchName=hpc_Standard_HB120rs_v3 Nodes=hpc-[1-12]\n"
+                 HEADER "SwitchName=hpc_Standard_HB120rs_v3 Nodes=hpc-[1-12]\n"
                         "SwitchName=login_Standard_D2s_v3 Nodes=login-[1-1000]\n"
-                        "SwitchName=root Switches=htc_Standard_F2s_v2,htc_Standard_F4s_v2,"
-                        "hpc_Standard_HB120rs_v3,login_Standard_D2s_v3\n");
+                        "SwitchName=htc Nodes=htc-[1-60]\n"
+                        "SwitchName=root Switches=hpc_Standard_HB120rs_v3,login_Standard_D2s_v3,htc\n");
     ccas_slurm_files_release (&f);
     assert_null (f.nodes);
     ccas_slurm_files_release (&f); /* twice is harmless */
@@ -118,23 +365,24 @@ static void test_render_gpus_and_ports (void **state)
         0);
     assert_memory_equal (f.nodes, HEADER "GresTypes=gpu\n", strlen (HEADER "GresTypes=gpu\n"));
     assert_line (f.nodes,
-                 "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=1 "
-                 "ThreadsPerCore=2 RealMemory=3072 Feature=Standard_F2s_v2,htc NodeAddr=127.0.0.1 "
+                 "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+                 "SocketsPerBoard=1 CoresPerSocket=1 ThreadsPerCore=2 RealMemory=3072 NodeAddr=127.0.0.1 "
                  "NodeHostname=localhost Port=[20001-20030]");
     assert_line (f.nodes,
-                 "NodeName=hpc-[1-12] State=CLOUD CPUs=120 Boards=1 SocketsPerBoard=1 "
-                 "CoresPerSocket=120 ThreadsPerCore=1 RealMemory=443596 Feature=Standard_HB120rs_v3,hpc "
-                 "NodeAddr=127.0.0.1 NodeHostname=localhost Port=[20061-20072]");
+                 "NodeName=hpc-[1-12] Feature=cloud,Standard_HB120rs_v3,hpc State=CLOUD CPUs=120 Boards=1 "
+                 "SocketsPerBoard=1 CoresPerSocket=120 ThreadsPerCore=1 RealMemory=443596 NodeAddr=127.0.0.1 "
+                 "NodeHostname=localhost Port=[20061-20072]");
     assert_line (f.nodes,
-                 "NodeName=gpu-[1-4] State=CLOUD CPUs=24 Boards=1 SocketsPerBoard=1 CoresPerSocket=24 "
-                 "ThreadsPerCore=1 RealMemory=214016 Feature=Standard_NC24ads_A100_v4,gpu Gres=gpu:4 "
+                 "NodeName=gpu-[1-4] Feature=cloud,Standard_NC24ads_A100_v4,gpu State=CLOUD CPUs=24 Boards=1 "
+                 "SocketsPerBoard=1 CoresPerSocket=24 ThreadsPerCore=1 RealMemory=214016 Gres=gpu:4 "
                  "NodeAddr=127.0.0.1 NodeHostname=localhost Port=[20073-20076]");
-    assert_line (f.nodes, "PartitionName=gpu Nodes=gpu-[1-4] Default=NO State=UP MaxTime=INFINITE");
+    assert_line (f.nodes,
+                 "PartitionName=gpu Nodes=gpu-[1-4] Default=NO DefMemPerCPU=8917 MaxTime=INFINITE State=UP");
     assert_text ("gres.conf", f.gres, HEADER "NodeName=gpu-[1-4] Name=gpu Count=4 File=/dev/nvidia[0-3]\n");
-    assert_line (f.topology, "SwitchName=gpu_Standard_NC24ads_A100_v4 Nodes=gpu-[1-4]");
+    assert_line (f.topology, "SwitchName=htc Nodes=htc-[1-60],gpu-[1-4]");
     ccas_slurm_files_release (&f);
 
-    /* AMD's render nodes from 128; one GPU, one node: no ranges anywhere */
+    /* the site's pattern (AMD's render nodes from 128 one by one); one GPU, one node: no ranges anywhere */
     assert_int_equal (
         render ("{\"nodearrays\": {\"gpu\": {\"enabled\": true}}, \"slurm\": {\"node_port_base\": "
                 "20000, \"gpu_device_files\": \"/dev/dri/renderD%d\", \"gpu_device_first\": 128}}",
@@ -143,11 +391,11 @@ static void test_render_gpus_and_ports (void **state)
     assert_text ("gres.conf", f.gres,
                  HEADER "NodeName=gpu-1 Name=gpu Count=4 File=/dev/dri/renderD[128-131]\n");
     assert_line (f.nodes,
-                 "NodeName=gpu-1 State=CLOUD CPUs=24 Boards=1 SocketsPerBoard=1 CoresPerSocket=24 "
-                 "ThreadsPerCore=1 RealMemory=214016 Feature=Standard_NC24ads_A100_v4,gpu Gres=gpu:4 "
+                 "NodeName=gpu-1 Feature=cloud,Standard_NC24ads_A100_v4,gpu State=CLOUD CPUs=24 Boards=1 "
+                 "SocketsPerBoard=1 CoresPerSocket=24 ThreadsPerCore=1 RealMemory=214016 Gres=gpu:4 "
                  "NodeAddr=127.0.0.1 NodeHostname=localhost Port=20073");
-    assert_line (f.nodes, "PartitionName=gpu Nodes=gpu-1 Default=NO State=UP MaxTime=INFINITE");
-    assert_line (f.topology, "SwitchName=gpu_Standard_NC24ads_A100_v4 Nodes=gpu-1");
+    assert_line (f.nodes,
+                 "PartitionName=gpu Nodes=gpu-1 Default=NO DefMemPerCPU=8917 MaxTime=INFINITE State=UP");
     ccas_slurm_files_release (&f);
     assert_int_equal (render ("{\"nodearrays\": {\"gpu\": {\"enabled\": true}}}",
                               "{\"gpu/Standard_NC24ads_A100_v4\": {\"virtualMachine\": {\"vcpuCount\": 24,"
@@ -156,11 +404,25 @@ static void test_render_gpus_and_ports (void **state)
                       0);
     assert_text ("gres.conf", f.gres, HEADER "NodeName=gpu-[1-4] Name=gpu Count=1 File=/dev/nvidia0\n");
     ccas_slurm_files_release (&f);
+    /* an AMD MI300X by itself: 128, 136 ... */
+    assert_int_equal (render ("{\"nodearrays\": {\"gpu\": {\"enabled\": true}}}",
+                              "{\"gpu/Standard_NC24ads_A100_v4\": {\"definition\": {\"machineType\":"
+                              " \"Standard_ND96isr_MI300X_v5\"}, \"virtualMachine\": {\"vcpuCount\": 96,"
+                              " \"gpuCount\": 8, \"memory\": 1850}}}",
+                              &f, &err),
+                      0);
+    assert_text (
+        "gres.conf", f.gres,
+        HEADER
+        "NodeName=gpu-[1-4] Name=gpu Count=8 File=/dev/dri/renderD[128,136,144,152,160,168,176,184]\n");
+    ccas_slurm_files_release (&f);
 }
 
-/* Partitions: the default one, a nodearray's own partition name,
- * colocated partitions shared when the site says so; names with a
- * prefix; no KeepAlive include, or one in another directory. */
+/* Partitions: the default one the site names, a nodearray's own partition
+ * name, colocated partitions shared when the site says so; names with a
+ * prefix; no KeepAlive include, or one in another directory; two
+ * nodearrays in one partition, static and dynamic; a nodearray scaled by
+ * hand (FUTURE), and a dynamic partition switched off. */
 static void test_render_partitions (void **state)
 {
     (void)state;
@@ -172,15 +434,18 @@ static void test_render_partitions (void **state)
                               " \"login\": {\"enabled\": false}}}",
                               NULL, &f, &err),
                       0);
-    assert_line (f.nodes, "PartitionName=batch Nodes=cc-htc-[1-30],cc-htc-[31-60] Default=NO State=UP "
-                          "MaxTime=INFINITE");
-    assert_line (f.nodes, "PartitionName=hpc Nodes=cc-hpc-[1-12] Default=YES State=UP MaxTime=INFINITE");
     assert_line (f.nodes,
-                 "NodeName=cc-hpc-[1-12] State=CLOUD CPUs=120 Boards=1 SocketsPerBoard=1 "
-                 "CoresPerSocket=120 ThreadsPerCore=1 RealMemory=443596 Feature=Standard_HB120rs_v3,hpc");
+                 "PartitionName=batch Nodes=cc-htc-[1-60] Default=NO DefMemPerCPU=1536 MaxTime=INFINITE "
+                 "State=UP");
+    assert_line (f.nodes,
+                 "PartitionName=hpc Nodes=cc-hpc-[1-12] Default=YES DefMemPerCPU=3696 MaxTime=INFINITE "
+                 "State=UP");
+    assert_line (f.nodes,
+                 "NodeName=cc-hpc-[1-12] Feature=cloud,Standard_HB120rs_v3,hpc State=CLOUD CPUs=120 Boards=1 "
+                 "SocketsPerBoard=1 CoresPerSocket=120 ThreadsPerCore=1 RealMemory=443596");
     assert_null (strstr (f.nodes, "Include"));
     assert_null (strstr (f.nodes, "login"));
-    assert_line (f.topology, "SwitchName=htc_Standard_F2s_v2 Nodes=cc-htc-[1-30]");
+    assert_line (f.topology, "SwitchName=htc Nodes=cc-htc-[1-60]");
     ccas_slurm_files_release (&f);
 
     assert_int_equal (
@@ -188,6 +453,26 @@ static void test_render_partitions (void **state)
                 &f, &err),
         0);
     assert_line (f.nodes, "Include /opt/slurm/etc/keep.conf");
+    ccas_slurm_files_release (&f);
+
+    /* the stock cluster with htc and dynamic in one partition, hpc scaled by
+     * hand, gpu's dynamic twin switched off */
+    assert_int_equal (
+        render_of (
+            "stock-slurm-cluster.json", "{\"nodearrays\": {\"htc\": {\"slurm_partition\": \"dynamic\"}}}",
+            "{\"hpc.nodearray\": {\"Configuration\": {\"slurm\": {\"node_prefix\": \"mycluster-\", \"hpc\":"
+            " true, \"autoscale\": false}}}, \"gpu.nodearray\": {\"Configuration\": {\"slurm\": {"
+            "\"node_prefix\": \"mycluster-\", \"dynamic_feature\": \"gdyn\", \"autoscale\": false}}}}",
+            &f, &err),
+        0);
+    assert_line (f.nodes, "PartitionName=hpc Nodes=mycluster-hpc-[1-16] Default=YES DefMemPerCPU=1536 "
+                          "MaxTime=INFINITE State=UP");
+    assert_stock_node (f.nodes, "Nodename=mycluster-hpc-[1-16] STATE=FUTURE CPUs=2");
+    assert_line (f.nodes, "PartitionName=dynamic Nodes=mycluster-htc-[1-100],dynamicns Default=NO "
+                          "DefMemPerCPU=1536 MaxTime=INFINITE State=UP");
+    assert_null (strstr (f.nodes, "gdyn"));
+    assert_null (strstr (f.nodes, "PartitionName=htc"));
+    assert_null (strstr (f.nodes, "PartitionName=gpu"));
     ccas_slurm_files_release (&f);
 }
 
@@ -203,21 +488,21 @@ static void test_render_vm_shapes (void **state)
         const char *vm, *line;
     } cases[] = {
         {"{\"vcpuCount\": 2, \"pcpuCount\": 1, \"memory\": 4.0}",
-         "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=1 "
-         "ThreadsPerCore=2 "
-         "RealMemory=3686 Feature=Standard_F2s_v2,htc"},
+         "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+         "SocketsPerBoard=1 "
+         "CoresPerSocket=1 ThreadsPerCore=2 RealMemory=3686"},
         {"{\"vcpuCount\": 2, \"pcpuCount\": 1, \"memory\": 0.5}",
-         "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=1 "
-         "ThreadsPerCore=2 "
-         "RealMemory=460 Feature=Standard_F2s_v2,htc"},
+         "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+         "SocketsPerBoard=1 "
+         "CoresPerSocket=1 ThreadsPerCore=2 RealMemory=460"},
         {"{\"vcpuCount\": 2, \"pcpuCount\": 1, \"memory\": 1e20}",
-         "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=1 "
-         "ThreadsPerCore=2 "
-         "RealMemory=1000000000000000 Feature=Standard_F2s_v2,htc"},
+         "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 Boards=1 "
+         "SocketsPerBoard=1 "
+         "CoresPerSocket=1 ThreadsPerCore=2 RealMemory=1000000000000000"},
         {"{\"vcpuCount\": 6, \"pcpuCount\": 4, \"memory\": 4.0}",
-         "NodeName=htc-[1-30] State=CLOUD CPUs=6 Boards=1 SocketsPerBoard=1 CoresPerSocket=6 "
-         "ThreadsPerCore=1 "
-         "RealMemory=3686 Feature=Standard_F2s_v2,htc"},
+         "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=6 Boards=1 "
+         "SocketsPerBoard=1 "
+         "CoresPerSocket=6 ThreadsPerCore=1 RealMemory=3686"},
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         char patch[256];
@@ -233,14 +518,16 @@ static void test_render_vm_shapes (void **state)
         render (NULL, "{\"htc/Standard_F2s_v2\": {\"virtualMachine\": {\"vcpuCount\": 2, \"memory\": 0.5}}}",
                 &f, &err),
         0);
-    assert_non_null (strstr (f.nodes, "NodeName=htc-[1-30] State=CLOUD CPUs=2 Boards=1 SocketsPerBoard=1 "
-                                      "CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1 "));
+    assert_non_null (strstr (f.nodes,
+                             "NodeName=htc-[1-30] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2 "
+                             "Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1\n"));
     ccas_slurm_files_release (&f);
 }
 
-/* A device pattern render cannot use is the configuration's error, naming
- * the key; with no GPU anywhere it is never used. */
-static void test_render_bad_device_files (void **state)
+/* A device pattern that cannot work is the configuration's error, naming
+ * the key, and nothing is handed out; with no GPU anywhere it is never
+ * used.  Any other error of the settings refuses the same way. */
+static void test_render_refuses_bad_input (void **state)
 {
     (void)state;
     static const char *const bad[] = {"/dev/nvidia",     "/dev/nvidia%d%d", "/dev/%s%d",
@@ -263,9 +550,20 @@ static void test_render_bad_device_files (void **state)
         assert_null (f.topology);
         /* no GPUs (gpu is not autoscaled): the pattern is not needed */
         snprintf (config, sizeof (config), "{\"slurm\": {\"gpu_device_files\": \"%s\"}}", bad[i]);
-        assert_int_equal (render (config, NULL, &f, &err), 0);
+        if (render (config, NULL, &f, &err) != 0)
+            fail_msg ("%s: %s", bad[i], err.text);
         ccas_slurm_files_release (&f);
     }
+    struct ccas_error err = {""};
+    struct ccas_slurm_files f;
+    assert_int_equal (render ("{\"nodearrays\": {\"htc\": {\"slurm_partition\": \"a b\"}, \"hpc\":"
+                              " {\"slurm_partition\": \"Default\"}}}",
+                              NULL, &f, &err),
+                      -1);
+    assert_string_equal (err.text,
+                         "nodearray 'htc': nodearrays.htc.slurm_partition: partition name 'a b' holds a "
+                         "blank or control character (and more: see 'config check --cluster')");
+    assert_null (f.nodes);
 }
 
 /* No nodearray managed: headers, and the KeepAlive include, only. */
@@ -345,11 +643,13 @@ static void test_change_by_version (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_azslurm_partitions),
+        cmocka_unit_test (test_render_stock),
         cmocka_unit_test (test_render),
         cmocka_unit_test (test_render_gpus_and_ports),
         cmocka_unit_test (test_render_partitions),
         cmocka_unit_test (test_render_vm_shapes),
-        cmocka_unit_test (test_render_bad_device_files),
+        cmocka_unit_test (test_render_refuses_bad_input),
         cmocka_unit_test (test_render_nothing),
         cmocka_unit_test (test_change_needs),
         cmocka_unit_test (test_change_by_version),

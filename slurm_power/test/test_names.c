@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_names.c: Slurm node names and buckets (names.c) — the layout of
- * index ranges per machine type, sized by maxCount and slurm.max_nodes,
- * for the nodearrays ccautoscale manages only; names parsed back (only the
- * ones ccautoscale gives); a name resolved to its bucket by the machine
- * type feature Slurm has, else by the layout; every refusal saying why.
- * No slurmctld: the cluster is tests/data/cluster-status.json. */
+ * index ranges per machine type, sized by maxCount (slurm.max_nodes caps
+ * only when set, and says so), for the nodearrays ccautoscale manages only,
+ * each with its own prefix; names parsed back (only the ones ccautoscale
+ * gives); a name resolved to its bucket by the machine type feature Slurm
+ * has, else by the layout; a dynamic node by its features; every refusal
+ * saying why.  No slurmctld: the clusters are tests/data/
+ * cluster-status.json and stock-slurm-cluster.json. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -66,8 +68,10 @@ static const char *layout_text (const struct ccas_slurm_layout *l, char *buf, si
     return buf;
 }
 
-/* Ranges follow each nodearray's buckets, from 1, sized by the bucket's
- * and the nodearray's maxCount and slurm.max_nodes; a nodearray
+/* Ranges follow each nodearray's buckets, from 1, as many as the
+ * bucket's and the nodearray's maxCount allow; slurm.max_nodes caps them
+ * only when set, with a warning naming each nodearray it cuts, and a bucket
+ * CycleCloud states no limit for gets 1000 with a warning; a nodearray
  * CycleCloud does not autoscale, or the configuration disables, gets none. */
 static void test_layout (void **state)
 {
@@ -78,7 +82,11 @@ static void test_layout (void **state)
     assert_string_equal (layout_text (w.l, text, sizeof (text)),
                          "htc/Standard_F2s_v2:1-30 htc/Standard_F4s_v2:31-60 hpc/Standard_HB120rs_v3:1-12 "
                          "login/Standard_D2s_v3:1-1000");
-    assert_string_equal (w.l->prefix, "");
+    assert_int_equal (w.l->intents->nwarnings, 1);
+    assert_string_equal (
+        w.l->intents->warnings[0],
+        "nodearray 'login' machine type 'Standard_D2s_v3': CycleCloud states no maxCount: 1000 "
+        "names (set the nodearray's MaxCount, or slurm.max_nodes)");
     world_free (&w);
 
     world_make (&w, "{\"slurm\": {\"max_nodes\": 10, \"node_prefix\": \"cc-\"},"
@@ -86,20 +94,76 @@ static void test_layout (void **state)
     assert_string_equal (layout_text (w.l, text, sizeof (text)),
                          "htc/Standard_F2s_v2:1-10 htc/Standard_F4s_v2:11-20 hpc/Standard_HB120rs_v3:1-10 "
                          "gpu/Standard_NC24ads_A100_v4:1-4");
-    assert_string_equal (w.l->prefix, "cc-");
+    assert_int_equal (w.l->intents->nwarnings, 3);
+    assert_string_equal (w.l->intents->warnings[0],
+                         "nodearray 'htc' machine type 'Standard_F2s_v2': 10 names of "
+                         "the 30 CycleCloud allows (slurm.max_nodes)");
+    assert_string_equal (w.l->intents->warnings[2], "nodearray 'hpc' machine type 'Standard_HB120rs_v3': 10 "
+                                                    "names of the 12 CycleCloud allows (slurm.max_nodes)");
     char name[64];
     assert_string_equal (ccas_slurm_name (w.l, "htc", 7, name, sizeof (name)), "cc-htc-7");
+    assert_string_equal (ccas_slurm_name_format (w.l, "hpc", name, sizeof (name)), "cc-hpc-%d");
     world_free (&w);
 
-    /* a nodearray whose maxCount is 0 has no names; nor has a cluster of none */
-    struct ccas_config *cfg =
-        fx_config ("{\"nodearrays\": {\"hpc\": {\"enabled\": false}, \"login\": {\"enabled\": "
-                   "false}}}");
-    struct ccas_cluster *c = fx_cluster (cfg, "cluster-status.json", "{\"htc\": {\"maxCount\": 0}}", NULL);
+    /* no cap below 1000 any more: 5000 names where CycleCloud allows them */
+    struct ccas_config *cfg = fx_config (NULL);
+    struct ccas_cluster *c =
+        fx_cluster (cfg, "cluster-status.json",
+                    "{\"htc\": {\"maxCount\": 9000}, \"htc/Standard_F2s_v2\":"
+                    " {\"maxCount\": 5000}, \"htc/Standard_F4s_v2\": {\"maxCount\": 2500}}",
+                    NULL);
     struct ccas_slurm_layout *l = ccas_slurm_layout_create (c);
+    assert_string_equal (
+        layout_text (l, text, sizeof (text)),
+        "htc/Standard_F2s_v2:1-5000 htc/Standard_F4s_v2:5001-7500 hpc/Standard_HB120rs_v3:1-12 "
+        "login/Standard_D2s_v3:1-1000");
+    ccas_slurm_layout_destroy (l);
+    ccas_cluster_destroy (c);
+    ccas_conf_destroy (cfg);
+
+    /* a nodearray whose maxCount is 0 has no names; nor has a cluster of none */
+    cfg = fx_config ("{\"nodearrays\": {\"hpc\": {\"enabled\": false}, \"login\": {\"enabled\": "
+                     "false}}}");
+    c = fx_cluster (cfg, "cluster-status.json", "{\"htc\": {\"maxCount\": 0}}", NULL);
+    l = ccas_slurm_layout_create (c);
     assert_int_equal (l->nranges, 0);
     ccas_slurm_layout_destroy (l);
     ccas_slurm_layout_destroy (NULL);
+    ccas_cluster_destroy (c);
+    ccas_conf_destroy (cfg);
+}
+
+/* The stock template's cluster: each nodearray's prefix from its
+ * Configuration; the dynamic nodearray has no names of its own. */
+static void test_layout_stock (void **state)
+{
+    (void)state;
+    char text[512], name[64];
+    struct ccas_config *cfg = fx_config (NULL);
+    struct ccas_cluster *c = fx_cluster (cfg, "stock-slurm-cluster.json", NULL, NULL);
+    struct ccas_slurm_layout *l = ccas_slurm_layout_create (c);
+    assert_string_equal (layout_text (l, text, sizeof (text)),
+                         "hpc/Standard_F2s_v2:1-16 htc/Standard_F2s_v2:1-100 gpu/Standard_NC24rs_v3:1-8");
+    assert_string_equal (ccas_slurm_name (l, "gpu", 8, name, sizeof (name)), "mycluster-gpu-8");
+    assert_int_equal (l->intents->nerrors, 0);
+    ccas_slurm_layout_destroy (l);
+    ccas_cluster_destroy (c);
+    ccas_conf_destroy (cfg);
+
+    /* a name longer than a hostname can be */
+    cfg = fx_config (NULL);
+    c = fx_cluster (cfg, "stock-slurm-cluster.json",
+                    "{\"htc.nodearray\": {\"Configuration\": {\"slurm\": {\"node_prefix\":"
+                    " \"a-prefix-of-fifty-seven-characters-that-is-not-yet-63xxx-\"}}}}",
+                    NULL);
+    l = ccas_slurm_layout_create (c);
+    assert_int_equal (l->intents->nerrors, 1);
+    assert_string_equal (
+        l->intents->errors[0],
+        "nodearray 'htc': slurm.node_prefix: names such as "
+        "'a-prefix-of-fifty-seven-characters-that-is-not-yet-63xxx-htc-100' are longer than a "
+        "hostname's 63 characters");
+    ccas_slurm_layout_destroy (l);
     ccas_cluster_destroy (c);
     ccas_conf_destroy (cfg);
 }
@@ -126,20 +190,38 @@ static void test_managed (void **state)
     world_free (&w);
 }
 
-/* Only the names ccautoscale gives parse: <prefix><nodearray>-<n>, n from
- * 1, no leading zero, at most nine digits; a nodearray may hold '-'. */
+/* A layout of cluster-status.json under `config`, its status patched. */
+static struct ccas_slurm_layout *layout_of (struct world *w, const char *config, const char *patch)
+{
+    w->cfg = fx_config (config);
+    w->c = fx_cluster (w->cfg, "cluster-status.json", patch, NULL);
+    w->l = ccas_slurm_layout_create (w->c);
+    assert_non_null (w->l);
+    return w->l;
+}
+
+/* Only the names ccautoscale gives parse: <prefix><nodearray>-<n> with the
+ * nodearray's own prefix, n from 1, no leading zero, at most nine digits; a
+ * nodearray may hold '-'. */
 static void test_name_parse (void **state)
 {
     (void)state;
-    static const struct ccas_slurm_layout plain = {.prefix = ""}, prefixed = {.prefix = "cc-"};
-    static const struct {
+    struct world plain, prefixed, own;
+    layout_of (&plain, NULL, "{\"htc\": {\"name\": \"my-array\"}}");
+    layout_of (&prefixed, "{\"slurm\": {\"node_prefix\": \"cc-\"}}", "{\"htc\": {\"name\": \"cc-htc\"}}");
+    layout_of (&own, NULL,
+               "{\"htc.nodearray\": {\"Configuration\": {\"slurm\": {\"node_prefix\": \"mycluster-\"}}},"
+               " \"hpc.nodearray\": {\"Configuration\": {\"slurm.node_prefix\": \"other-\"}}}");
+    const struct {
         const struct ccas_slurm_layout *l;
         const char *name, *nodearray;
         long index;
     } good[] = {
-        {&plain, "htc-1", "htc", 1},           {&plain, "htc-60", "htc", 60},
-        {&plain, "my-array-7", "my-array", 7}, {&plain, "htc-999999999", "htc", 999999999},
-        {&prefixed, "cc-htc-3", "htc", 3},     {&prefixed, "cc-cc-htc-3", "cc-htc", 3},
+        {plain.l, "hpc-1", "hpc", 1},           {plain.l, "hpc-60", "hpc", 60},
+        {plain.l, "my-array-7", "my-array", 7}, {plain.l, "hpc-999999999", "hpc", 999999999},
+        {prefixed.l, "cc-hpc-3", "hpc", 3},     {prefixed.l, "cc-cc-htc-3", "cc-htc", 3},
+        {own.l, "mycluster-htc-2", "htc", 2},   {own.l, "other-hpc-4", "hpc", 4},
+        {own.l, "login-1", "login", 1},
     };
     for (size_t i = 0; i < sizeof (good) / sizeof (good[0]); i++) {
         char na[64] = "";
@@ -149,14 +231,28 @@ static void test_name_parse (void **state)
         assert_string_equal (na, good[i].nodearray);
         assert_int_equal (index, good[i].index);
     }
-    static const struct {
+    const struct {
         const struct ccas_slurm_layout *l;
         const char *name;
     } bad[] = {
-        {&plain, "htc"},    {&plain, "htc-"},           {&plain, "htc-0"},    {&plain, "htc-01"},
-        {&plain, "-1"},     {&plain, "htc-1x"},         {&plain, "htc-+1"},   {&plain, "htc- 1"},
-        {&plain, ""},       {&plain, "htc-1234567890"}, {&prefixed, "htc-1"}, {&prefixed, "cc-1"},
-        {&prefixed, "cc-"}, {&plain, "htc--1x"},
+        {plain.l, "hpc"},
+        {plain.l, "hpc-"},
+        {plain.l, "hpc-0"},
+        {plain.l, "hpc-01"},
+        {plain.l, "-1"},
+        {plain.l, "hpc-1x"},
+        {plain.l, "hpc-+1"},
+        {plain.l, "hpc- 1"},
+        {plain.l, ""},
+        {plain.l, "hpc-1234567890"},
+        {prefixed.l, "hpc-1"},
+        {prefixed.l, "cc-1"},
+        {prefixed.l, "cc-"},
+        {plain.l, "hpc--1x"},
+        {plain.l, "nope-1"},
+        {own.l, "htc-2"},
+        {own.l, "mycluster-hpc-4"},
+        {own.l, "other-htc-1"},
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         char na[64] = "untouched";
@@ -170,9 +266,12 @@ static void test_name_parse (void **state)
     /* a nodearray longer than the caller's buffer */
     char small[4];
     long index;
-    assert_false (ccas_slurm_name_parse (&plain, "long-1", small, sizeof (small), &index));
-    assert_true (ccas_slurm_name_parse (&plain, "abc-1", small, sizeof (small), &index));
-    assert_string_equal (small, "abc");
+    assert_false (ccas_slurm_name_parse (plain.l, "login-1", small, sizeof (small), &index));
+    assert_true (ccas_slurm_name_parse (plain.l, "hpc-1", small, sizeof (small), &index));
+    assert_string_equal (small, "hpc");
+    world_free (&plain);
+    world_free (&prefixed);
+    world_free (&own);
 }
 
 /* A name's nodearray: one of the cluster's, managed, or why not. */
@@ -244,12 +343,53 @@ static void test_bucket_of (void **state)
     world_free (&w);
 }
 
+/* A Slurm dynamic node, of any name, belongs to the dynamic nodearray
+ * whose feature it has; its machine type is the feature naming one (in any
+ * case), else the nodearray's first. */
+static void test_dynamic_bucket_of (void **state)
+{
+    (void)state;
+    char why[256];
+    struct world w;
+    w.cfg = fx_config (NULL);
+    w.c = fx_cluster (w.cfg, "stock-slurm-cluster.json", NULL, NULL);
+    w.l = ccas_slurm_layout_create (w.c);
+    struct ccas_bucket *f2 = fx_bucket (w.c, "dynamic", "Standard_F2s_v2");
+    struct ccas_bucket *f4 = fx_bucket (w.c, "dynamic", "Standard_F4s_v2");
+    assert_ptr_equal (
+        ccas_slurm_dynamic_bucket_of (w.c, w.l, "f4-1", "dyn,Standard_F4s_v2", why, sizeof (why)), f4);
+    assert_ptr_equal (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "standard_f4s_v2,DYN", why, sizeof (why)),
+                      f4);
+    assert_ptr_equal (
+        ccas_slurm_dynamic_bucket_of (w.c, w.l, "mycluster-dyn-node-test", "dyn", why, sizeof (why)), f2);
+    assert_ptr_equal (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "dyn,Standard_F8s_v2", why, sizeof (why)),
+                      f2);
+    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "Standard_F2s_v2,cloud", why, sizeof (why)));
+    assert_string_equal (why,
+                         "'x': no nodearray's dynamic feature is among its features 'Standard_F2s_v2,cloud'");
+    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", NULL, why, sizeof (why)));
+    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "dyna", why, sizeof (why)));
+    world_free (&w);
+
+    w.cfg = fx_config ("{\"nodearrays\": {\"dynamic\": {\"enabled\": false}}}");
+    w.c = fx_cluster (w.cfg, "stock-slurm-cluster.json", NULL, NULL);
+    w.l = ccas_slurm_layout_create (w.c);
+    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "f4-1", "dyn", why, sizeof (why)));
+    assert_string_equal (why,
+                         "nodearray 'dynamic' is disabled in the configuration (nodearrays.dynamic.enabled)");
+    world_free (&w);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_layout),     cmocka_unit_test (test_managed),
-        cmocka_unit_test (test_name_parse), cmocka_unit_test (test_nodearray_of),
+        cmocka_unit_test (test_layout),
+        cmocka_unit_test (test_layout_stock),
+        cmocka_unit_test (test_managed),
+        cmocka_unit_test (test_name_parse),
+        cmocka_unit_test (test_nodearray_of),
         cmocka_unit_test (test_bucket_of),
+        cmocka_unit_test (test_dynamic_bucket_of),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

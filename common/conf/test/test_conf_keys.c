@@ -294,6 +294,7 @@ static void test_every_field_by_name (void **state)
 
     assert_string_equal (cfg->slurm.node_prefix, "cc-");
     assert_string_equal (cfg->slurm.conf_dir, "/etc/slurm-every");
+    assert_string_equal (cfg->slurm.nodes_file, "azure.conf");
     assert_int_equal (cfg->slurm.max_nodes, 250);
     assert_true (cfg->slurm.memory_margin_percent == 7.5);
     assert_int_equal (cfg->slurm.memory_margin_min_mb, 2048);
