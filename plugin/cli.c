@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "model/constraint.h"
+#include "model/resources.h"
 #include "util/clock.h"
 #include "util/events.h"
 #include "util/lock.h"
@@ -144,6 +146,26 @@ int cli_lock (struct cli *cli, const char *who)
         return cli_fail (cli, errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_INTERNAL, "%s", err.text);
     cli_start_metrics (cli);
     return EXIT_OK;
+}
+
+int cli_check_rules (const struct ccas_config *cfg, struct ccas_error *err)
+{
+    struct ccas_resdict *dict = ccas_resdict_create ();
+    struct ccas_shared *shared = ccas_shared_create ();
+    struct ccas_cons_cache *cache = dict && shared ? ccas_constraint_cache_create (dict, shared) : NULL;
+    struct ccas_rules *rules = NULL;
+    int rc = -1;
+    if (!cache)
+        ccas_errorf (err, "out of memory");
+    else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0 &&
+             (rules = ccas_resources_compile (cfg->default_resources, !cfg->disable_default_resources, cache,
+                                              dict, "default_resources", err)))
+        rc = 0;
+    ccas_resources_destroy (rules);
+    ccas_constraint_cache_destroy (cache);
+    ccas_shared_destroy (shared);
+    ccas_resdict_destroy (dict);
+    return rc;
 }
 
 int cli_no_arguments (struct cli *cli, int argc, char **argv)

@@ -94,6 +94,11 @@ int cli_no_arguments (struct cli *cli, int argc, char **argv);
  * take the lock.  Returns EXIT_OK or an exit code after printing the error. */
 int cli_prepare (struct cli *cli);
 
+/* Compile what only a pass would otherwise compile (default_resources,
+ * shared_resources), so that mistakes show before anything runs.  0, or -1
+ * with `err` naming the rule. */
+int cli_check_rules (const struct ccas_config *cfg, struct ccas_error *err);
+
 /* Print "ccautoscale: <msg>" to stderr and return `code`. */
 int cli_fail (struct cli *cli, int code, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 

@@ -7,20 +7,53 @@
 
 #include "builtins.h"
 #include "conf_doc.h"
-#include "model/constraint.h"
-#include "model/resources.h"
 #include "table.h"
+#include "util/json.h"
+#ifdef WITH_SLURM
+#include "model/job.h"
+#include "model_load.h"
+#include "names.h"
+#endif
+
+#ifdef WITH_SLURM
+static const struct cmd_option check_options[] = {
+    {"--cluster", "also read the cluster's status and show each nodearray's Slurm settings: the value and"
+                  " where it came from (autoscale.json, the nodearray's Configuration in CycleCloud, a"
+                  " default_resources rule, or the default); one status request"},
+    {NULL, NULL},
+};
+#define CHECK_OPTIONS check_options
+#define CHECK_SYNOPSIS "config check [-c FILE] [--cluster] [--json]"
+#else
+#define CHECK_OPTIONS NULL
+#define CHECK_SYNOPSIS "config check [-c FILE] [--json]"
+#endif
 
 const struct cmd_help help_config_check = {
-    .synopsis = "config check [-c FILE] [--json]",
+    .synopsis = CHECK_SYNOPSIS,
     .summary = "validate the configuration and print it with defaults filled in",
     .description = "Loads the configuration exactly as every program does: unknown keys and wrong types\n"
                    "are errors naming their JSON path; a file holding a password must be mode 0600.\n"
                    "Prints the effective configuration, every default filled in, the password as ****,\n"
                    "and warns (on stderr) of keys that are valid but do nothing here: idle_timeout and\n"
                    "boot_timeout on a Slurm-only site (a slurm section, no pbs section), where Slurm's\n"
-                   "SuspendTime and ResumeTimeout govern.  Nothing is sent to CycleCloud.",
-    .examples = "$ ccautoscale config check -c /etc/ccautoscale/autoscale.json",
+                   "SuspendTime and ResumeTimeout govern.  Nothing is sent to CycleCloud.\n"
+#ifdef WITH_SLURM
+                   "\n"
+                   "With --cluster the cluster's status is read too, and each nodearray's Slurm settings\n"
+                   "are printed with their source: ccautoscale's own key in autoscale.json comes first,\n"
+                   "then the nodearray's Configuration (slurm.node_prefix, slurm.partition ... as\n"
+                   "CycleCloud's Slurm template sets them), then the default; per machine type the node's\n"
+                   "CPUs, threads, RealMemory, DefMemPerCPU and GPUs.  A setting that cannot work is an\n"
+                   "error naming the nodearray and key (exit 2).\n"
+#endif
+                   "",
+    .options = CHECK_OPTIONS,
+    .examples = "$ ccautoscale config check -c /etc/ccautoscale/autoscale.json"
+#ifdef WITH_SLURM
+                "\n$ ccautoscale config check --cluster"
+#endif
+    ,
     .see_also = "ccautoscale-config-keys(8)",
 };
 
@@ -44,47 +77,107 @@ const struct cmd_help help_config_keys = {
     .see_also = "ccautoscale.json(5), ccautoscale-config-check(8)",
 };
 
-/* Compile what only a pass would otherwise compile, so mistakes show here. */
-static int check_rules (const struct ccas_config *cfg, struct ccas_error *err)
+#ifdef WITH_SLURM
+/* One row per setting of each nodearray, and per machine type the node's shape. */
+static void print_slurm_settings (json_object *o)
 {
-    struct ccas_resdict *dict = ccas_resdict_create ();
-    struct ccas_shared *shared = ccas_shared_create ();
-    struct ccas_cons_cache *cache = dict && shared ? ccas_constraint_cache_create (dict, shared) : NULL;
-    struct ccas_rules *rules = NULL;
-    int rc = -1;
-    if (!cache)
-        ccas_errorf (err, "out of memory");
-    else if (ccas_shared_load (shared, cfg->shared_resources, "shared_resources", err) == 0 &&
-             (rules = ccas_resources_compile (cfg->default_resources, !cfg->disable_default_resources, cache,
-                                              dict, "default_resources", err)))
-        rc = 0;
-    ccas_resources_destroy (rules);
-    ccas_constraint_cache_destroy (cache);
-    ccas_shared_destroy (shared);
-    ccas_resdict_destroy (dict);
+    static const char *const headers[] = {"NODEARRAY", "SETTING", "VALUE", "FROM", NULL};
+    struct table *t = table_create (headers);
+    json_object_object_foreach (ccas_json_get (o, "nodearrays"), na, v)
+    {
+        if (!ccas_json_bool (v, "managed", false)) {
+            table_addf (t, "%s\tmanaged\tfalse\tnot autoscaled", na);
+            continue;
+        }
+        json_object_object_foreach (ccas_json_get (v, "settings"), key, setting)
+        {
+            json_object *val = ccas_json_get (setting, "value");
+            table_addf (t, "%s\t%s\t%s\t%s", na, key, val ? json_object_get_string (val) : "-",
+                        ccas_json_str (setting, "from"));
+        }
+        json_object_object_foreach (ccas_json_get (v, "buckets"), mt, b)
+        {
+            json_object_object_foreach (b, field, fv)
+            {
+                json_object *val =
+                    json_object_is_type (fv, json_type_object) ? ccas_json_get (fv, "value") : fv;
+                const char *from =
+                    json_object_is_type (fv, json_type_object) ? ccas_json_str (fv, "from") : NULL;
+                table_addf (t, "%s/%s\t%s\t%s\t%s", na, mt, field, json_object_get_string (val),
+                            from ? from : "-");
+            }
+        }
+    }
+    table_print (t, stdout);
+    table_destroy (t);
+}
+
+/* The cluster's Slurm settings (--cluster): printed, or added to `eff`
+ * under "slurm_settings" with --json.  An exit code. */
+static int check_cluster (struct cli *cli, json_object *eff)
+{
+    struct model_source src = {.with_nodes = false};
+    struct ccas_cluster *c = NULL;
+    struct ccas_slurm_layout *l = NULL;
+    int rc;
+    if ((rc = cli_open_client (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
+        return rc;
+    json_object *o = (l = ccas_slurm_layout_create (c)) ? ccas_slurm_intents_json (l->intents, c) : NULL;
+    if (!o)
+        rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    else if (cli->json)
+        json_object_object_add (eff, "slurm_settings", json_object_get (o));
+    else
+        print_slurm_settings (o);
+    /* the warnings went to the log, which shows them on stderr */
+    for (size_t i = 0; rc == EXIT_OK && l && i < l->intents->nerrors; i++)
+        fprintf (stderr, "%s: %s\n", cli->prog, l->intents->errors[i]);
+    if (rc == EXIT_OK && l && l->intents->nerrors)
+        rc = EXIT_CONFIG;
+    json_object_put (o);
+    ccas_slurm_layout_destroy (l);
+    ccas_cluster_destroy (c);
     return rc;
 }
+#endif
 
 int cmd_config_check (struct cli *cli, int argc, char **argv)
 {
+    static const struct option longopts[] = {
+        {"cluster", no_argument, NULL, 0x801},
+        {NULL, 0, NULL, 0},
+    };
     struct ccas_error err = {""};
-    int rc;
-    if ((rc = cli_no_arguments (cli, argc, argv)) != EXIT_OK)
-        return rc;
+    bool cluster = false;
+    int rc = EXIT_OK, ch;
+    while ((ch = cli_getopt (cli, argc, argv, "", longopts)) != -1)
+        cluster = ch == 0x801;
+    if (optind < argc)
+        return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
+#ifndef WITH_SLURM
+    if (cluster)
+        return cli_usage_error (cli,
+                                "--cluster shows Slurm settings: this ccautoscale is built without Slurm");
+#endif
     if ((rc = cli_prepare (cli)) != EXIT_OK)
         return rc;
-    if (check_rules (cli->cfg, &err) < 0)
+    if (cli_check_rules (cli->cfg, &err) < 0)
         return cli_fail (cli, EXIT_CONFIG, "%s: %s", cli->cfg->path, err.text);
     json_object *eff = ccas_conf_effective (cli->cfg);
     if (!eff)
         return cli_fail (cli, EXIT_INTERNAL, "out of memory");
-    cli_print_json (eff);
-    json_object_put (eff);
+    if (!cluster || !cli->json)
+        cli_print_json (eff);
     for (size_t i = 0; i < cli->cfg->nwarnings; i++)
         fprintf (stderr, "%s: %s: warning: %s\n", cli->prog, cli->cfg->path, cli->cfg->warnings[i]);
-    if (!cli->json)
+#ifdef WITH_SLURM
+    if (cluster && (rc = check_cluster (cli, eff)) == EXIT_OK && cli->json)
+        cli_print_json (eff);
+#endif
+    json_object_put (eff);
+    if (rc == EXIT_OK && !cli->json)
         fprintf (stderr, "%s: %s: configuration is valid\n", cli->prog, cli->cfg->path);
-    return EXIT_OK;
+    return rc;
 }
 
 static json_object *key_json (const struct ccas_conf_key_doc *k)
