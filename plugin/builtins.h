@@ -69,9 +69,11 @@ extern const struct cmd_help help_pbs_install_hook;
 #ifdef WITH_SLURM
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);
 int cmd_slurm_demand (struct cli *cli, int argc, char **argv);
+int cmd_slurm_import_azslurm (struct cli *cli, int argc, char **argv);
 int cmd_slurm_sync (struct cli *cli, int argc, char **argv);
 extern const struct cmd_help help_slurm_conf;
 extern const struct cmd_help help_slurm_demand;
+extern const struct cmd_help help_slurm_import_azslurm;
 extern const struct cmd_help help_slurm_sync;
 #endif
 

@@ -69,6 +69,7 @@ static const struct cmd_help help_pbs = {
 static const struct cmd slurm_cmds[] = {
     {"conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL},
     {"demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL},
+    {"import-azslurm", cmd_slurm_import_azslurm, 0, &help_slurm_import_azslurm, NULL},
     {"sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
@@ -84,8 +85,8 @@ static const struct cmd_help help_config = {
 
 #ifdef WITH_SLURM
 static const struct cmd_help help_slurm = {
-    .synopsis = "slurm conf|demand|sync [OPTIONS]",
-    .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation",
+    .synopsis = "slurm conf|demand|import-azslurm|sync [OPTIONS]",
+    .summary = "the Slurm integration: slurm.conf generation, dry run, moving from azslurm, reconciliation",
     .description = "The programs slurmctld runs are ccautoscale-resume(8), ccautoscale-suspend(8)\n"
                    "and ccautoscale-resume-fail(8); these commands are for the administrator and\n"
                    "the sync timer.",
