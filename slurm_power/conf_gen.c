@@ -99,7 +99,9 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
 }
 
 /* `expr` (names and ranges, comma-separated) as Slurm compresses it:
- * "htc-[1-30],htc-[31-60]" is "htc-[1-60]".  Caller frees. */
+ * "htc-[1-30],htc-[31-60]" is "htc-[1-60]".  Caller frees.  Only called
+ * where two ranges of one nodearray meet: ranges of different nodearrays
+ * never merge, and one range is already as Slurm prints it. */
 static char *compressed (const char *expr)
 {
     struct ccas_error err = {""};
@@ -134,6 +136,7 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
         long def_mem = -1;
         bool is_default = false, exclusive = false;
         size_t nsets = 0;
+        bool merge = false; /* a nodearray gives several ranges */
         for (size_t m = a; m < in->nna; m++) {
             const struct ccas_slurm_intent *it = &in->na[m];
             if (!it->managed || strcmp (it->partition, first->partition) != 0)
@@ -156,9 +159,10 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
                     nsets++;
                 }
             } else
-                for (size_t r = 0; r < l->nranges; r++) {
+                for (size_t r = 0, mine = 0; r < l->nranges; r++) {
                     if (l->ranges[r].bucket->na != it->na)
                         continue;
+                    merge = merge || mine++ > 0;
                     char names[512];
                     const struct ccas_slurm_shape *s = ccas_slurm_shape_of (in, c, l->ranges[r].bucket);
                     range_text (l, &l->ranges[r], names, sizeof (names));
@@ -178,7 +182,7 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
         if (!any_default && !default_written)
             is_default = true;
         default_written = default_written || is_default;
-        char *list = nsets ? NULL : compressed (nodes.p);
+        char *list = nsets || !merge ? NULL : compressed (nodes.p);
         if (sets.len)
             put (b, "%s", sets.p);
         put (b, "PartitionName=%s Nodes=%s Default=%s", first->partition, list ? list : nodes.p,
@@ -198,6 +202,8 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
 static void topology (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
     struct buf rest = {0}, switches = {0};
+    const struct ccas_nodearray *last = NULL;
+    bool merge = false; /* a nodearray gives the rest several ranges (each nodearray's are together) */
     for (size_t r = 0; r < l->nranges; r++) {
         const struct ccas_bucket *bk = l->ranges[r].bucket;
         char names[512];
@@ -205,12 +211,15 @@ static void topology (struct buf *b, const struct ccas_cluster *c, const struct 
         if (bk->colocated) {
             put (b, "SwitchName=%s_%s Nodes=%s\n", bk->na->name, bk->machine_type, names);
             put (&switches, "%s%s_%s", switches.len ? "," : "", bk->na->name, bk->machine_type);
-        } else
+        } else {
             put (&rest, "%s%s", rest.len ? "," : "", names);
+            merge = merge || last == bk->na;
+            last = bk->na;
+        }
     }
     (void)c;
     if (rest.len) {
-        char *list = compressed (rest.p);
+        char *list = merge ? compressed (rest.p) : NULL;
         put (b, "SwitchName=htc Nodes=%s\n", list ? list : rest.p);
         put (&switches, "%shtc", switches.len ? "," : "");
         free (list);

@@ -299,6 +299,29 @@ figure "PBS pass: peak RSS" "$(mb "$(field pbsautoscale maxrss_kb)")" MB
 ccsim_stop
 rm -rf "$TEST_TMP/state" # the pass kept 5,000 nodes' times there; the Slurm runs start afresh
 
+# ---- issue 26: slurm conf for 50 nodearrays of 5,000 nodes each ------------------------------------
+# 250,000 names: 50 NodeName lines, their partitions and the topology's
+# switch of all of them, as hostlists libslurm compresses.  The target is a
+# second; 10x the names (500 to 5,000 a nodearray) may cost at most 10x the
+# time.  No slurmctld: only a build with Slurm has the command.
+if "$CCAS" slurm conf --help >/dev/null 2>&1; then
+    for n in 500 5000; do
+        "$GEN/gen-cluster" confbench 50 1 0 "$n" >"conf$n.json"
+        ccsim_start "conf$n.json" --boot-delay 0 >/dev/null || exit 1
+        CCSIM_CLUSTER_FILE=conf$n.json ccsim_write_config "conf$n-autoscale.json"
+        measure "slurmconf$n" "$CCAS" -c "conf$n-autoscale.json" slurm conf --slurm-version 25.11
+        ccsim_stop
+    done
+    test "$(grep -c "^NodeName=[a-z0-9]*-\[1-5000\] " slurmconf5000.out)" = 50 &&
+        test "$(grep -c "^PartitionName=" slurmconf5000.out)" = 50 ||
+        { echo "bench: slurm conf did not write 50 nodearrays of 5,000 names" >&2; missed=$((missed + 1)); }
+    target "slurm conf (50 nodearrays x 5,000 nodes): wall" "$(field slurmconf5000 wall_ms)" -le 1000 ms
+    target "slurm conf: 10x the nodes costs (time 5,000/500 a nodearray)" \
+        "$(jq -n "$(field slurmconf5000 wall_ms) / $(field slurmconf500 wall_ms) * 100 | round / 100")" -le 10 x
+    figure "slurm conf (50 nodearrays x 5,000 nodes): CPU" "$(field slurmconf5000 cpu_ms)" ms
+    figure "slurm conf (50 nodearrays x 5,000 nodes): peak RSS" "$(mb "$(field slurmconf5000 maxrss_kb)")" MB
+fi
+
 fi # every section but the real-Slurm one
 
 # ---- issue 4: resume, suspend and sync against a real slurmctld -----------------------------------
