@@ -113,7 +113,7 @@ names=$(jq -r '.[] | select(.Template == "htc") | .Name' "$tmp/nodes.json")
 /usr/sbin/ccautoscale -c "$cfg" terminate $(printf -- '--name %s ' $names) --wait=30 >"$tmp/term.out" ||
     fail "terminate --wait: $(cat "$tmp/term.out")"
 tail -1 "$tmp/term.out" | grep -q "2 nodes: removed 2" || fail "terminate --wait: $(cat "$tmp/term.out")"
-/usr/sbin/ccautoscale -c "$cfg" slurm conf | grep -q "^NodeName=hpc-\[1-16\] State=CLOUD" || fail "slurm conf"
+/usr/sbin/ccautoscale -c "$cfg" slurm conf | grep -q "^NodeName=hpc-\[1-16\] Feature=cloud,[^ ]* State=CLOUD" || fail "slurm conf"
 /usr/sbin/ccautoscale -c "$cfg" pbs install-hook --dry-run |
     grep -q "import hook ccautoscale application/x-python default /usr/share/ccautoscale/pbs/ccautoscale_hook.py" ||
     fail "pbs install-hook --dry-run does not import the installed hook"

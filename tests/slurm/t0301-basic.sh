@@ -9,7 +9,7 @@ why=$(slurm_prereqs) || test_skip_all "$why"
 
 test_expect_success 'a real slurmctld starts with the generated include' '
     slurm_start "$top_srcdir/tests/slurm/cluster.json" &&
-    test_grep "^NodeName=htc-\[1-6\] State=CLOUD CPUs=2" "$SLURM_TEST_DIR/ccautoscale.conf" &&
+    test_grep "^NodeName=htc-\[1-6\] Feature=cloud,Standard_F2s_v2,htc State=CLOUD CPUs=2" "$SLURM_TEST_DIR/ccautoscale.conf" &&
     test "$(sinfo -h -N -o %N | wc -l)" = 14 &&
     test "$(slurm_node_state htc-1)" = "idle~"
 '
