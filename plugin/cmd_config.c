@@ -129,7 +129,8 @@ static int check_cluster (struct cli *cli, json_object *eff)
         json_object_object_add (eff, "slurm_settings", json_object_get (o));
     else
         print_slurm_settings (o);
-    /* the warnings went to the log, which shows them on stderr */
+    for (size_t i = 0; rc == EXIT_OK && l && i < l->intents->nwarnings; i++)
+        fprintf (stderr, "%s: warning: %s\n", cli->prog, l->intents->warnings[i]);
     for (size_t i = 0; rc == EXIT_OK && l && i < l->intents->nerrors; i++)
         fprintf (stderr, "%s: %s\n", cli->prog, l->intents->errors[i]);
     if (rc == EXIT_OK && l && l->intents->nerrors)

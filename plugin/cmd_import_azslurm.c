@@ -174,6 +174,8 @@ static int compare (struct cli *cli, const struct import_opts *o, const char *di
         return rc;
     if (!(l = ccas_slurm_layout_create (c)))
         rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    for (size_t i = 0; rc == EXIT_OK && !cli->quiet && i < l->intents->nwarnings; i++)
+        fprintf (stderr, "%s: warning: %s\n", cli->prog, l->intents->warnings[i]);
     for (size_t i = 0; rc == EXIT_OK && i < l->intents->nerrors; i++)
         fprintf (stderr, "%s: %s\n", cli->prog, l->intents->errors[i]);
     if (rc == EXIT_OK && l->intents->nerrors)

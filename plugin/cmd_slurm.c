@@ -304,6 +304,8 @@ int cmd_slurm_conf (struct cli *cli, int argc, char **argv)
         rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
         goto done;
     }
+    for (size_t i = 0; !cli->quiet && i < l->intents->nwarnings; i++)
+        fprintf (stderr, "%s: warning: %s\n", cli->prog, l->intents->warnings[i]);
     if (l->intents->nerrors) {
         /* what the template or the configuration gets wrong: every error, nothing written */
         for (size_t i = 0; i + 1 < l->intents->nerrors; i++)

@@ -697,7 +697,7 @@ struct ccas_slurm_intents *ccas_slurm_intents_read (const struct ccas_cluster *c
         return NULL;
     }
     for (size_t i = 0; i < in->nwarnings; i++)
-        ccas_log (LOG_WARNING, "%s", in->warnings[i]);
+        ccas_log (LOG_DEBUG, "%s", in->warnings[i]);
     return in;
 }
 
@@ -727,7 +727,7 @@ int ccas_slurm_intents_note (struct ccas_slurm_intents *in, bool error, const ch
         note (&in->warnings, &in->nwarnings, &oom, fmt, ap);
     va_end (ap);
     if (!error && !oom)
-        ccas_log (LOG_WARNING, "%s", in->warnings[in->nwarnings - 1]);
+        ccas_log (LOG_DEBUG, "%s", in->warnings[in->nwarnings - 1]);
     return oom ? -1 : 0;
 }
 

@@ -107,13 +107,17 @@ struct ccas_slurm_intents {
 
 /* Read every nodearray's settings and every bucket's shape from the model
  * `c` (its configuration and status).  Problems go to `errors` and
- * `warnings`, not to the return value.  Returns the intents (caller frees
- * with ccas_slurm_intents_destroy()), or NULL when out of memory. */
+ * `warnings` (logged at debug level), not to the return value.  Returns
+ * the intents (caller frees with ccas_slurm_intents_destroy()), or NULL
+ * when out of memory. */
 struct ccas_slurm_intents *ccas_slurm_intents_read (const struct ccas_cluster *c);
 void ccas_slurm_intents_destroy (struct ccas_slurm_intents *in);
 
-/* Add a warning (logged) or, with `error`, an error, to those of `in`.
- * Returns 0, or -1 when out of memory. */
+/* Add a warning or, with `error`, an error, to those of `in`.  Warnings
+ * are logged at debug level only: the programs slurmctld runs would say
+ * them at every run (a stock template marks two default partitions); the
+ * commands that show the settings print them.  Returns 0, or -1 when out
+ * of memory. */
 int ccas_slurm_intents_note (struct ccas_slurm_intents *in, bool error, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
