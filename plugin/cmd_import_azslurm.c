@@ -75,11 +75,15 @@ static int parse (struct cli *cli, int argc, char **argv, struct import_opts *o)
         {"azure-conf", required_argument, NULL, 0x902},    {"gres-conf", required_argument, NULL, 0x903},
         {"topology-conf", required_argument, NULL, 0x904}, {NULL, 0, NULL, 0},
     };
+    const char *env = getenv ("CCAUTOSCALE_CONFIG"), *given = NULL;
     int ch;
+    o->from = AZSLURM_CONFIG;
+    o->output = CCAS_DEFAULT_CONFIG;
+    bool from_given = false;
     for (;;) {
         while ((ch = cli_getopt (cli, argc, argv, "o:", longopts)) != -1) {
             if (ch == 'o')
-                o->output = optarg;
+                given = optarg;
             else if (ch == 0x901)
                 o->force = true;
             else if (ch >= 0x902 && ch <= 0x904)
@@ -87,15 +91,13 @@ static int parse (struct cli *cli, int argc, char **argv, struct import_opts *o)
         }
         if (optind >= argc)
             break;
-        if (o->from)
+        if (from_given)
             return cli_usage_error (cli, "unexpected argument '%s'", argv[optind]);
         o->from = argv[optind++]; /* options may follow FILE */
+        from_given = true;
     }
-    if (!o->from)
-        o->from = AZSLURM_CONFIG;
-    const char *env = getenv ("CCAUTOSCALE_CONFIG");
-    if (!o->output)
-        o->output = cli->config_path ? cli->config_path : env && *env ? env : CCAS_DEFAULT_CONFIG;
+    /* -c may come anywhere: the default output is known once all are read */
+    o->output = given ? given : cli->config_path ? cli->config_path : env && *env ? env : CCAS_DEFAULT_CONFIG;
     return EXIT_OK;
 }
 
@@ -172,8 +174,10 @@ static int compare (struct cli *cli, const struct import_opts *o, const char *di
         return cli_fail (cli, EXIT_CONFIG, "%s", err.text);
     if ((rc = cli_open_client (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
         return rc;
-    if (!(l = ccas_slurm_layout_create (c)))
-        rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (!(l = ccas_slurm_layout_create (c))) {
+        ccas_cluster_destroy (c);
+        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    }
     for (size_t i = 0; rc == EXIT_OK && !cli->quiet && i < l->intents->nwarnings; i++)
         fprintf (stderr, "%s: warning: %s\n", cli->prog, l->intents->warnings[i]);
     for (size_t i = 0; rc == EXIT_OK && i < l->intents->nerrors; i++)

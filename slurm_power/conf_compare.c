@@ -385,7 +385,8 @@ static int compare_nodes (struct report *rp, const struct side s[2], const char 
                 names_expand (&nm, side, hl, (int)i, err) < 0)
                 goto done;
         }
-    size_t count = ccas_resdict_count (nm.dict);
+    /* no name interned: no per-name arrays either */
+    size_t count = nm.rec[0] && nm.rec[1] ? ccas_resdict_count (nm.dict) : 0;
     if (!(items = calloc (count + 1, sizeof (*items)))) {
         ccas_errorf (err, "out of memory");
         goto done;
@@ -540,7 +541,8 @@ static int compare_topology (struct report *rp, const struct side s[2], struct c
                 names_expand (&nm, side, hl, (int)i, err) < 0)
                 goto done;
         }
-    size_t count = ccas_resdict_count (nm.dict);
+    /* no name interned: no per-name arrays either */
+    size_t count = nm.rec[0] && nm.rec[1] ? ccas_resdict_count (nm.dict) : 0;
     if (!(items = calloc (count + 1, sizeof (*items)))) {
         ccas_errorf (err, "out of memory");
         goto done;
