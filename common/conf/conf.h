@@ -39,6 +39,12 @@ enum ccas_conf_log_level {
     CCAS_CONF_LOG_DEBUG = LOG_DEBUG,
 };
 
+/* serve.auth: what proves that a caller of `ccautoscale serve` is the node it names */
+enum ccas_conf_serve_auth {
+    CCAS_CONF_SERVE_AUTH_ADDRESS_OR_TOKEN, /* the node's own private address, or its token */
+    CCAS_CONF_SERVE_AUTH_TOKEN,            /* its token only */
+};
+
 /* One value of a key that takes a fixed set of them: its name in the file,
  * and the value its enum field then holds. */
 struct ccas_conf_choice {
@@ -134,6 +140,20 @@ struct ccas_config {
         const char *file; /* as set; NULL: default */
         char *path;       /* owned: the metrics file, NULL when off */
     } metrics;
+
+    struct {
+        const char *listen;    /* "ADDR:PORT" */
+        const char *cert_file; /* TLS: both or neither */
+        const char *key_file;
+        bool plain_http; /* plain HTTP allowed off loopback */
+        enum ccas_conf_serve_auth auth;
+        const char *token_key_file; /* NULL: state_dir/serve-token.key */
+        double status_max_age;      /* seconds */
+        double lock_timeout;        /* seconds */
+        int client_timeout;         /* seconds */
+        int max_connections;
+        int max_connections_per_address;
+    } serve;
 
     struct {
         const char *bin_dir; /* NULL: the PATH, then /opt/pbs/bin */

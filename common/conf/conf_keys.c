@@ -24,6 +24,13 @@ static const struct ccas_conf_choice suspend_actions[] = {
 };
 _Static_assert(sizeof (enum ccas_node_action) == sizeof (int), "slurm.suspend_action is written as int");
 
+static const struct ccas_conf_choice serve_auths[] = {
+    {"address_or_token", CCAS_CONF_SERVE_AUTH_ADDRESS_OR_TOKEN},
+    {"token", CCAS_CONF_SERVE_AUTH_TOKEN},
+    {NULL, 0},
+};
+_Static_assert(sizeof (enum ccas_conf_serve_auth) == sizeof (int), "serve.auth is written as int");
+
 /* the field a key is read into: of struct ccas_config, or for a key under
  * "nodearrays.*." of struct ccas_nodearray_config */
 #define F(member) offsetof (struct ccas_config, member)
@@ -238,6 +245,42 @@ const struct config_key ccas_conf_keys_table[] = {
     {"pbs.hook_timeout", KEY_INT, "100", 10, 3600, NULL, 0,
      "seconds the hook lets one pass run; the hook's alarm is 20 s more (install-hook)",
      F (pbs.hook_timeout)},
+
+    /* group: Autostop service */
+    {"serve", KEY_SECTION, "{}", UNBOUNDED, NULL, 0,
+     "the autostop service, 'ccautoscale serve': nodes ask it over HTTP(S) to stop", NO_FIELD},
+    {"serve.listen", KEY_STRING, "\"0.0.0.0:9443\"", UNBOUNDED, NULL, 0,
+     "address and port the service listens on, ADDR:PORT or [IPv6]:PORT (port 0: any free one)",
+     F (serve.listen)},
+    {"serve.cert_file", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
+     "PEM certificate (and chain) the service presents; with serve.key_file it serves HTTPS",
+     F (serve.cert_file)},
+    {"serve.key_file", KEY_STRING, NULL, UNBOUNDED, NULL, 0, "PEM private key of serve.cert_file, mode 0600",
+     F (serve.key_file)},
+    {"serve.plain_http", KEY_BOOL, "false", UNBOUNDED, NULL, 0,
+     "serve plain HTTP on an address that is not loopback (without it, plain HTTP is for loopback only)",
+     F (serve.plain_http)},
+    {"serve.auth", KEY_ENUM, "\"address_or_token\"", UNBOUNDED, serve_auths, 0,
+     "what proves a caller is the node it asks to stop: its private address as CycleCloud reports it, or "
+     "its token ('ccautoscale serve token'); \"token\": the token only",
+     F (serve.auth)},
+    {"serve.token_key_file", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
+     "the secret node tokens are made from, mode 0600, made at first use (default "
+     "state_dir/serve-token.key; removing it revokes every token)",
+     F (serve.token_key_file)},
+    {"serve.status_max_age", KEY_NUMBER, "2", 0, 300, NULL, 0,
+     "seconds a status read serves further decisions (0: one read per decision); the stops it grants are "
+     "counted in it at once",
+     F (serve.status_max_age)},
+    {"serve.lock_timeout", KEY_NUMBER, "10", 0, 600, NULL, 0,
+     "seconds a decision waits for another run's lock before it answers 503", F (serve.lock_timeout)},
+    {"serve.client_timeout", KEY_INT, "10", 1, 3600, NULL, 0,
+     "seconds a connection may stay silent (a request never finished) before it is closed",
+     F (serve.client_timeout)},
+    {"serve.max_connections", KEY_INT, "512", 1, 100000, NULL, 0,
+     "connections served at once; further callers wait to be accepted", F (serve.max_connections)},
+    {"serve.max_connections_per_address", KEY_INT, "32", 1, 100000, NULL, 0,
+     "connections one address may hold at once", F (serve.max_connections_per_address)},
 };
 /* clang-format on */
 
@@ -253,6 +296,7 @@ const struct config_group ccas_conf_groups[] = {
     {"breaker", "Circuit breaker"},
     {"events", "Events and metrics"},
     {"pbs", "PBS"},
+    {"serve", "Autostop service"},
 };
 
 const size_t ccas_conf_groups_count = sizeof (ccas_conf_groups) / sizeof (ccas_conf_groups[0]);

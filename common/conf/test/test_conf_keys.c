@@ -549,6 +549,8 @@ static void test_enum_values_read_to_their_enum (void **state)
         {"slurm.suspend_action", "shutdown", CCAS_ACTION_SHUTDOWN},
         {"slurm.suspend_action", "terminate", CCAS_ACTION_TERMINATE},
         {"slurm.suspend_action", "deallocate", CCAS_ACTION_DEALLOCATE},
+        {"serve.auth", "address_or_token", CCAS_CONF_SERVE_AUTH_ADDRESS_OR_TOKEN},
+        {"serve.auth", "token", CCAS_CONF_SERVE_AUTH_TOKEN},
     };
     const size_t ncases = sizeof (cases) / sizeof (cases[0]);
     (void)state;
@@ -560,6 +562,7 @@ static void test_enum_values_read_to_their_enum (void **state)
         if (!cfg)
             fail_msg ("%s = %s: %s", cases[i].key, text, err.text);
         int by_name = strcmp (cases[i].key, "logging.level") == 0 ? (int)cfg->logging.level
+                      : strcmp (cases[i].key, "serve.auth") == 0  ? (int)cfg->serve.auth
                                                                   : (int)cfg->slurm.suspend_action;
         if (by_name != cases[i].want)
             fail_msg ("%s = %s: reads %d, not %d", cases[i].key, text, by_name, cases[i].want);
