@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "model/cluster.h"
+#include "model/job.h"
 
 /* Where the cluster comes from: files saved from the REST API (status and
  * nodes responses) for an offline replay, or the server (one status read and,
