@@ -8,7 +8,10 @@
  *      make one core call, print a table or JSON, return an exit code from
  *      enum cli_exit.
  *   2. Declare both below and add a row, in alphabetical order, to the table
- *      in ccautoscale.c (or to its group's sub-table).
+ *      in ccautoscale.c (or to its group's sub-table).  A group may be a
+ *      command itself too (`serve`, beside `serve token`): its row has both
+ *      a function and a sub-table, and runs the function unless the next
+ *      word names a subcommand.
  *   3. List the file in plugin/Makefile.am, and its man page in
  *      doc/Makefile.am's command_pages (pages are generated from the help
  *      text by `ccautoscale --man CMD`); tests/cli/t0001-help.sh runs --help
@@ -65,6 +68,13 @@ extern const struct cmd_help help_pbs_analyze;
 extern const struct cmd_help help_pbs_autoscale;
 extern const struct cmd_help help_pbs_demand;
 extern const struct cmd_help help_pbs_install_hook;
+
+#ifdef WITH_SERVE
+int cmd_serve (struct cli *cli, int argc, char **argv);
+int cmd_serve_token (struct cli *cli, int argc, char **argv);
+extern const struct cmd_help help_serve;
+extern const struct cmd_help help_serve_token;
+#endif
 
 #ifdef WITH_SLURM
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);

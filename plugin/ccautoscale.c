@@ -65,6 +65,13 @@ static const struct cmd_help help_pbs = {
                    "'pbs demand' is the same pass without changes, 'pbs analyze' explains one job.",
 };
 
+#ifdef WITH_SERVE
+static const struct cmd serve_cmds[] = {
+    {"token", cmd_serve_token, NEED_API, &help_serve_token, NULL},
+    {NULL, NULL, 0, NULL, NULL},
+};
+#endif
+
 #ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
     {"conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL},
@@ -108,6 +115,10 @@ static const struct cmd commands[] = {
     {"nodes", cmd_nodes, NEED_API, &help_nodes, NULL},
     {"pbs", NULL, 0, &help_pbs, pbs_cmds},
     {"scale", cmd_scale, NEED_API | NEED_LOCK, &help_scale, NULL},
+#ifdef WITH_SERVE
+    /* a command and a group: `serve` runs the service, `serve token` prints a node's token */
+    {"serve", cmd_serve, NEED_API, &help_serve, serve_cmds},
+#endif
 #ifdef WITH_SLURM
     {"slurm", NULL, 0, &help_slurm, slurm_cmds},
 #endif
@@ -148,15 +159,16 @@ static const struct cmd_help help_main = {
 static void list_commands (FILE *f, const struct cmd *table, const char *prefix)
 {
     for (const struct cmd *c = table; c->name; c++) {
-        if (c->sub) {
-            char sub[64];
-            snprintf (sub, sizeof (sub), "%s%s ", prefix, c->name);
-            list_commands (f, c->sub, sub);
-            continue;
-        }
         char name[64];
         snprintf (name, sizeof (name), "%s%s", prefix, c->name);
-        fprintf (f, "  %-18s %s\n", name, c->help->summary); /* two spaces at least: scripts split there */
+        if (c->fn) /* a group that is a command too is listed first by itself */
+            fprintf (f, "  %-18s %s\n", name,
+                     c->help->summary); /* two spaces at least: scripts split there */
+        if (c->sub) {
+            char sub[64];
+            snprintf (sub, sizeof (sub), "%s ", name);
+            list_commands (f, c->sub, sub);
+        }
     }
 }
 
@@ -262,6 +274,10 @@ static int dispatch (struct cli *cli, const struct cmd *table, int argc, char **
     size_t len = strlen (cli->cmdname);
     snprintf (cli->cmdname + len, sizeof (cli->cmdname) - len, "%s%s", len ? " " : "", c->name);
     cli->cmd = c;
+    if (c->sub && c->fn && !(argc >= 2 && find_cmd (c->sub, argv[1]))) {
+        optind = 1;
+        return c->fn (cli, argc, argv);
+    }
     if (c->sub) {
         if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
             FILE *f = argc < 2 ? stderr : stdout;
