@@ -140,6 +140,30 @@ test_expect_success 'serve token: 64 hex digits, one node'"'"'s, the key made 06
     done
 '
 
+test_expect_success 'the sample idle script: still needed (1), idle or not, then stopping (0); the token on no command line' '
+    want 2 &&
+    "$CCAS" serve token --node htc-2 >node.token && chmod 600 node.token &&
+    mkdir -p shim && : >curl.argv && real_curl=$(command -v curl) &&
+    printf "#!/bin/sh\necho \"\$*\" >>%s/curl.argv\nexec %s \"\$@\"\n" "$TEST_TMP" "$real_curl" >shim/curl &&
+    chmod +x shim/curl &&
+    idle () { env PATH="$TEST_TMP/shim:$PATH" AUTOSTOP_URL="$SERVE_URL/autostop" INSTANCE_ID="$IB" \
+                  AUTOSTOP_TOKEN_FILE="$TEST_TMP/node.token" AUTOSTOP_CA_FILE=/nonexistent "$@" \
+                  "$top_srcdir/etc/autostop-idle.sh"; } &&
+    test_expect_code 1 idle AUTOSTOP_IDLE_CHECK=false >out &&
+    test_equal "$(wc -l <curl.argv)" 0 "requests while busy" &&
+    test_expect_code 1 idle AUTOSTOP_IDLE_CHECK=true >out &&
+    test_grep "^autostop: still needed: array .htc. of request set .standard. wants 2 nodes and has 2" out &&
+    want 1 &&
+    test_expect_code 0 idle AUTOSTOP_IDLE_CHECK=true >out &&
+    test_grep "^autostop: stopping: " out &&
+    ccsim_acted_once terminate "htc-1 htc-2" &&
+    test_equal "$(wc -l <curl.argv)" 2 "requests" &&
+    test_no_grep "$(cat node.token)" curl.argv &&
+    test_grep "data-urlencode instance=$IB" curl.argv &&
+    test_expect_code 3 env -u AUTOSTOP_URL PATH=/usr/bin:/bin "$top_srcdir/etc/autostop-idle.sh" 2>err &&
+    test_grep "no stop_callback URL" err
+'
+
 test_expect_success 'unknown nodes and an id of another cluster: 404, nothing stopped in either' '
     fresh "{status_max_age: 0}" &&
     want 0 &&
