@@ -10,6 +10,10 @@
 # as timeit and hyperfine also hold), the median CPU time and the largest
 # peak RSS.  The median wall time is kept in the results too.
 #
+# BENCH_ONLY=serve runs the autostop service's section alone and judges its
+# latency against the target (tests/bench/serve-bench.sh); the full run only
+# reports it, beside the steps that share the machine.
+#
 # BENCH_ONLY=slurm runs the real-Slurm section alone (against the Slurm the
 # build is for: run-tests measures Slurm 25.11 so, in its own build).
 . "$(dirname "$0")/../lib/tap.sh"
@@ -74,7 +78,7 @@ requests () { ccsim_requests "${1:-}" | wc -l; }
 echo "# ccautoscale benchmarks on $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
 
 # every section but the real-Slurm one (not indented, to keep them as they were)
-if [ "${BENCH_ONLY:-}" != slurm ]; then
+if [ -z "${BENCH_ONLY:-}" ]; then
 
 # ---- issue 2: buckets over 10,000 nodes and 50 buckets --------------------------------------------
 "$GEN/gen-cluster" bench 10 5 10000 >cluster.json
@@ -324,9 +328,18 @@ fi
 
 fi # every section but the real-Slurm one
 
+# ---- issue 28: the autostop service, 1,000 nodes asking, 100 at once (tests/bench/serve-bench.sh) ---
+if [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = serve ]; then
+    . "$GEN/serve-bench.sh"
+    [ "${BENCH_ONLY:-}" != serve ] || export SERVE_BENCH_GATE=1
+    serve_bench || { echo "bench: the serve benchmark failed" >&2; missed=$((missed + 1)); }
+fi
+
 # ---- issue 4: resume, suspend and sync against a real slurmctld -----------------------------------
 # Each figure names the Slurm measured (its slurmctld and the libslurm the build is for).
-if why=$(slurm_prereqs); then
+if [ "${BENCH_ONLY:-}" = serve ]; then
+    : # the service's section alone
+elif why=$(slurm_prereqs); then
     "$GEN/gen-cluster" slurmbench 1 1 0 10000 | jq '.nodearrays[0].nodearray.MachineType = "Standard_F2s_v2"' >scluster.json
     SLURM_VM_HOOKS=0 CCSIM_BOOT_DELAY=1 SLURM_SUSPEND_TIME=3600 \
         slurm_start "$TEST_TMP/scluster.json" 'del(.slurm.node_port_base) | .slurm.max_nodes = 10000 | .logging.level = "warning"' ||
@@ -466,7 +479,7 @@ else
 fi
 
 # ---- issue 18: the PBS pass against a real OpenPBS (tests/bench/openpbs-bench.sh) ------------------
-. "$GEN/openpbs-bench.sh"
+[ "${BENCH_ONLY:-}" = serve ] || . "$GEN/openpbs-bench.sh"
 
 echo "{}]" >>results.tmp
 jq 'map(select(. != {}))' results.tmp >"$RESULTS"
@@ -475,7 +488,17 @@ jq -s . mixes.tmp >"${RESULTS%.json}-mixes.json"
 if [ -n "${BENCH_DOC:-}" ]; then # the figures as a page for people (doc/benchmarks.md)
     {
         echo "<!-- written by tests/bench/bench.sh (BENCH_DOC=...); do not edit by hand -->"
-        if [ "${BENCH_ONLY:-}" = slurm ]; then
+        if [ "${BENCH_ONLY:-}" = serve ]; then
+            echo "# Benchmarks: the autostop service"
+            echo
+            echo "Measured by \`make -C tests/bench bench-serve\` on $(nproc) cores, $(date -u +%Y-%m-%d): \`ccautoscale serve\`"
+            echo "with its defaults (a status read kept 2 s) against ccsim's 1,000 Ready nodes; the callers are"
+            echo "\`tests/cli/serveload\`, one connection per request from its node's own loopback address, 100 at"
+            echo "once. Latency is from a request's start to its answer, in ms; of $RUNS rounds of 1,000 the one"
+            echo "with the best median is shown (the burst is one round). Inputs: \`tests/bench/gen-cluster\`."
+            echo "Over HTTPS the 100 callers' own handshakes (one client process) run on the same cores as the"
+            echo "service: the service's CPU per autostop says what it costs where the callers are other machines."
+        elif [ "${BENCH_ONLY:-}" = slurm ]; then
             echo "# Benchmarks: ${sv:-Slurm}"
             echo
             echo "Measured by \`make -C tests/bench bench BENCH_ONLY=slurm\` on $(nproc) cores, $(date -u +%Y-%m-%d),"
@@ -495,6 +518,14 @@ if [ -n "${BENCH_DOC:-}" ]; then # the figures as a page for people (doc/benchma
             echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             jq -r '.[] | "| \(.mix) | \(.jobs) | \(.nodes) | \(.wall_ms) | \(.cpu_ms) | \(.user_ms) | \(.rss_mb) | \(.ratio // "") | \(.matched) | \(.new_nodes) |"' \
                 "${RESULTS%.json}-mixes.json"
+        fi
+        if [ -s serve.rows ]; then
+            echo
+            echo "## \`serve\`: 1,000 nodes asking to stop, 100 at once"
+            echo
+            echo "| round | requests | at once | answered | median | p90 | p99 | whole round |"
+            echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+            cat serve.rows
         fi
         if [ -f latency.row ]; then
             echo
