@@ -27,6 +27,9 @@
  * slurmctld's programs or the timers. */
 #define LOCK_HOLD_MAX 0.25
 #define LOCK_GAP 0.03
+/* After a status read failed, the decisions waiting behind it answer 503
+ * at once for this long rather than each wait out CycleCloud again. */
+#define READ_FAILED_HOLD 2.0
 
 struct serve_decide {
     struct cli *cli;
@@ -38,6 +41,7 @@ struct serve_decide {
     double yielded_at;            /* when it was let go for others while decisions waited */
     struct ccas_cluster *cluster; /* the model kept, or NULL */
     double read_at;               /* monotonic */
+    double read_failed_at;        /* the last read that failed, or 0 */
     struct autostop_view view;    /* the request sets counted in it */
     struct timespec sets_mtime;   /* state_dir's when they were read */
     pthread_mutex_t age_mu;       /* guards `age_read_at`, for healthz, which never waits on `mu` */
@@ -145,10 +149,15 @@ static int fresh_view (struct serve_decide *d)
     struct timespec mtime = sets_mtime (d);
     if (!d->cluster || now - d->read_at >= d->cli->cfg->serve.status_max_age) {
         keep (d, NULL, 0);
+        if (d->read_failed_at > 0 && now - d->read_failed_at < READ_FAILED_HOLD)
+            return EXIT_CYCLECLOUD;
         int rc = model_load (d->cli, &src, &c);
         serve_metrics_status_read ();
-        if (rc != EXIT_OK)
+        if (rc != EXIT_OK) {
+            d->read_failed_at = ccas_clock_monotonic ();
             return rc;
+        }
+        d->read_failed_at = 0;
         keep (d, c, now);
     } else if (d->view.targets &&
                (mtime.tv_sec != d->sets_mtime.tv_sec || mtime.tv_nsec != d->sets_mtime.tv_nsec))

@@ -24,6 +24,8 @@
  *   500                          the request sets cannot be read
  *   502                          granted, but CycleCloud did not terminate it
  *   503                          the lock is busy, or CycleCloud unreachable
+ *                                (for 2 s after a read fails, the requests
+ *                                waiting behind it are answered at once)
  * Every body is JSON with "stopped" and "reason".
  *
  * Lifecycle: create once the configuration and the CycleCloud client are

@@ -46,6 +46,10 @@ want () {  # the htc array's target, for an hour
     "$CCAS" autoscale update --expiration 3600 req.json >/dev/null
 }
 
+granted () {  # serve_ask FROM QUERY answers 200
+    test "$(serve_ask "$1" "$2")" = 200
+}
+
 status_reads () {
     ccsim_requests "GET .*/status" | wc -l
 }
@@ -227,11 +231,12 @@ test_expect_success 'CycleCloud failing: 503 with Retry-After; the lock held els
     serve_stop &&
     ccsim_write_config "$CCAUTOSCALE_CONFIG" ".serve = {status_max_age: 0, lock_timeout: 1} | .retries = 0" &&
     serve_start &&
-    ccsim_fault "{\"kind\": \"http\", \"status\": 503, \"count\": 1, \"match\": \"/status\"}" &&
+    ccsim_fault "{\"kind\": \"http\", \"status\": 503, \"count\": 2, \"match\": \"/status\"}" &&
     code=$(curl -sS -o answer.json -D headers -w "%{http_code}" --interface "$A" "$SERVE_URL/autostop?instance=$IA") &&
     test_equal "$code" 503 "CycleCloud 503" &&
     test_grep "^Retry-After: 10" headers &&
     test_grep "cannot read cluster .test. from CycleCloud" answer.json &&
+    test_equal "$(serve_ask "$A" "instance=$IA")" 503 "asked again at once (a second 503 from ccsim, or none asked)" &&
     { /usr/bin/python3 -c "import fcntl, sys, time; f = open(sys.argv[1], \"a\"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)" \
           "$TEST_TMP/lock" & holder=$!; } &&
     test_at_exit "kill_pid $holder" &&
@@ -239,7 +244,7 @@ test_expect_success 'CycleCloud failing: 503 with Retry-After; the lock held els
     test_equal "$(serve_ask "$A" "instance=$IA")" 503 "lock held" &&
     test_grep "busy: .*held by" answer.json &&
     kill_pid $holder &&
-    test_equal "$(serve_ask "$A" "instance=$IA")" 200 "once the lock is free" &&
+    wait_for 20 granted "$A" "instance=$IA" &&
     ccsim_acted_once terminate htc-1
 '
 
@@ -270,7 +275,7 @@ print(\"parsed\", sum(len(f.samples) for f in fams.values()), \"samples\")" metr
     else
         echo "# python3-prometheus-client not installed: the strict parse is skipped"
     fi &&
-    test_grep "^ccautoscale_serve_requests_total{path=\"/autostop\",code=\"503\"} 2$" metrics.txt &&
+    test "$(sed -n "s/^ccautoscale_serve_requests_total{path=\"\/autostop\",code=\"503\"} //p" metrics.txt)" -ge 3 &&
     test_grep "^ccautoscale_serve_autostop_total{decision=\"granted\"} 1$" metrics.txt &&
     test_grep "^ccautoscale_nodes_terminated_total{nodearray=\"htc\"} 1$" metrics.txt &&
     test_grep "^ccautoscale_runs_total{program=\"ccautoscale serve\",result=\"ok\"} 1$" metrics.txt &&
