@@ -68,7 +68,7 @@ static void usage (FILE *f)
                 "  -v, --verbose        log each request to stderr\n\n"
                 "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
                 "/ccsim/faults, POST /ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes,\n"
-                "POST /ccsim/hooks, POST /ccsim/config.  See ccsim(1).\n\n"
+                "POST /ccsim/hooks, POST /ccsim/config, GET/POST /ccsim/cluster.  See ccsim(1).\n\n"
                 "Example:\n"
                 "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
 }
@@ -546,6 +546,8 @@ static void free_all (void)
     free (sim.nas);
     json_object_put (sim.file);
     free (sim.cluster_name);
+    free (sim.state);
+    free (sim.target_state);
     free (sim.on_ready);
     free (sim.on_terminate);
     free (sim.auth_user);

@@ -283,6 +283,11 @@ static void create (const char *body, struct reply *r)
         reply_error (r, 409, "Conflict", "request id %s has already been used", request_id);
         goto done;
     }
+    char closed[300];
+    if (sim_cluster_closed (closed, sizeof (closed))) {
+        reply_error (r, 400, "BadRequest", "%s: nodes cannot be created", closed);
+        goto done;
+    }
     size_t n = json_object_array_length (sets);
     struct set_in *in = calloc (n + 1, sizeof (*in));
     for (size_t i = 0; in && i < n; i++)
@@ -371,6 +376,12 @@ static void node_action (const char *action, const char *body, struct reply *r)
         reply_error (r, 400, "BadRequest",
                      "filter expressions are not supported by ccsim; use names, ids, hostnames"
                      " or ip_addresses");
+        json_object_put (req);
+        return;
+    }
+    char closed[300];
+    if (strcmp (action, "start") == 0 && sim_cluster_closed (closed, sizeof (closed))) {
+        reply_error (r, 400, "BadRequest", "%s: nodes cannot be started", closed);
         json_object_put (req);
         return;
     }

@@ -129,7 +129,9 @@ struct operation {
 struct sim {
     pthread_mutex_t lock;
     char *cluster_name;
-    json_object *file; /* the cluster file, kept for echoing */
+    char *state, *target_state; /* the cluster's; from the file ("Started" when it states
+                                 * none), changed by POST /ccsim/cluster */
+    json_object *file;          /* the cluster file, kept for echoing */
     int64_t max_count, max_core_count;
     struct sim_nodearray *nas;
     size_t nnas;
@@ -160,6 +162,10 @@ extern struct sim sim;
 
 /* cluster_load.c */
 int sim_load_cluster (const char *path, const char *name_override, char *err, size_t errsize);
+
+/* cluster_load.c: NULL when the cluster is Started (nodes may be made and
+ * started), else why not ("cluster test is Terminating"), in `buf`. */
+const char *sim_cluster_closed (char *buf, size_t size);
 
 /* nodes.c — call with sim.lock held */
 struct sim_node *sim_node_find (const char *name);
