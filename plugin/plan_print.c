@@ -2,6 +2,7 @@
 /* plan_print.c: render a plan as tables; group unmatched jobs by reason; summarise at scale. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,8 @@ static void print_jobs (FILE *f, const struct ccas_jobs *jobs, bool all)
 
 void plan_print (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
+    if (plan->cluster && plan->cluster->closed)
+        fprintf (f, "%c%s.\n", toupper ((unsigned char)plan->cluster->closed[0]), plan->cluster->closed + 1);
     print_creates (f, plan, applied, all);
     print_actions (f, "Would start", "Started", plan->starts, plan->nstarts, applied, all);
     print_actions (f, "Would terminate", "Terminated", plan->terminates, plan->nterminates, applied, all);

@@ -451,7 +451,16 @@ int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_stat
     bool answered = true;
     int rc = 0;
 
-    if (plan->ncreates && apply_creates (plan, api, requests, &st, &answered, &kind_err) < 0) {
+    const char *closed = plan->cluster ? plan->cluster->closed : NULL;
+    if (closed && (plan->ncreates || plan->nstarts)) {
+        /* the model gives a closed cluster no node: only a plan made by hand
+         * gets here, and it is not sent either */
+        ccas_log (LOG_WARNING, "%u node%s not created, %zu not started: %s", ccas_plan_new_nodes (plan),
+                  ccas_plan_new_nodes (plan) == 1 ? "" : "s", plan->nstarts, closed);
+        fail_all_sets (plan, closed, CCAS_CLASS_PERMANENT);
+        for (size_t i = 0; i < plan->ncreates; i++)
+            st.failed += plan->creates[i].count;
+    } else if (plan->ncreates && apply_creates (plan, api, requests, &st, &answered, &kind_err) < 0) {
         *err = kind_err;
         rc = -1;
     }
@@ -469,6 +478,10 @@ int ccas_apply (struct ccas_plan *plan, struct ccas_ccapi *api, struct ccas_stat
     for (size_t k = 0; k < sizeof (kinds) / sizeof (kinds[0]); k++) {
         if (!kinds[k].n)
             continue;
+        if (closed && kinds[k].action == CCAS_ACTION_START) {
+            not_sent (plan, kinds[k].v, kinds[k].n, closed, &st);
+            continue;
+        }
         if (!answered) {
             not_sent (plan, kinds[k].v, kinds[k].n, err->text, &st);
             continue;

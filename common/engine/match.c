@@ -171,6 +171,8 @@ static bool closed_to (const struct engine *e, const struct ccas_node *n)
 {
     if (!ccas_node_usable (n) || n->sched_offline || (e->outside_groups && n->pg))
         return true;
+    if (n->kind == CCAS_NODE_STOPPED && e->c->closed)
+        return true; /* nothing is started in a cluster that is not Started */
     return n->exclusive && n->last_job != e->job;
 }
 

@@ -403,6 +403,8 @@ json_object *ccas_plan_to_json (const struct ccas_plan *plan)
         json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
     if (plan->create_operation)
         json_object_object_add (o, "create_operation", json_object_new_string (plan->create_operation));
+    if (plan->cluster && plan->cluster->closed)
+        json_object_object_add (o, "cluster_closed", json_object_new_string (plan->cluster->closed));
     return o;
 }
 
@@ -456,6 +458,8 @@ int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE
         json_object_object_add (head, "request_id", json_object_new_string (plan->request_id));
     if (plan->create_operation)
         json_object_object_add (head, "create_operation", json_object_new_string (plan->create_operation));
+    if (plan->cluster && plan->cluster->closed)
+        json_object_object_add (head, "cluster_closed", json_object_new_string (plan->cluster->closed));
     if (plan->jobs)
         json_object_object_add (head, "summary", summary_json (plan));
     json_object_object_foreach (head, k, v) write_member (f, k, v, &first);

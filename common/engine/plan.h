@@ -79,7 +79,8 @@ int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char
 /* Memory that lives as long as the plan. */
 char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
 
-/* The plan's actions as JSON (caller puts it). */
+/* The plan's actions as JSON (caller puts it); "cluster_closed" says why
+ * nothing is created or started when the cluster is not Started. */
 json_object *ccas_plan_to_json (const struct ccas_plan *plan);
 
 /* The same with a summary and the jobs, written to `f` as it goes, one set,

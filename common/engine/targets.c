@@ -299,9 +299,14 @@ static void why_add (struct ccas_target_view *v, const char *fmt, ...)
     va_end (ap);
 }
 
-static void explain_flat (struct ccas_target_view *v, struct ccas_bucket **cand, size_t ncand)
+static void explain_flat (const struct ccas_targets *t, struct ccas_target_view *v, struct ccas_bucket **cand,
+                          size_t ncand)
 {
     char why[300];
+    if (t->cluster->closed) {
+        why_add (v, "%s", t->cluster->closed);
+        return;
+    }
     if (!ncand)
         why_add (v, "nodearray '%s' has no machine type to create in", v->nodearray);
     for (size_t i = 0; i < ncand; i++) {
@@ -321,8 +326,9 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
     int64_t need_nodes =
         r->kind == CCAS_TARGET_NODES ? r->target - (v->nodes + v->started + v->new_nodes) : 0;
     int64_t need_cores = r->kind == CCAS_TARGET_CORES ? r->target - (v->cores + v->new_cores) : 0;
-    /* deallocated nodes of the array first: they count once they run */
-    for (size_t i = 0; i < c->nexisting && (need_nodes > 0 || need_cores > 0); i++) {
+    /* deallocated nodes of the array first: they count once they run (and
+     * never in a cluster that is not Started: every bucket says why) */
+    for (size_t i = 0; !c->closed && i < c->nexisting && (need_nodes > 0 || need_cores > 0); i++) {
         struct ccas_node *n = c->nodes[i];
         if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || n->matched || !matches (t, v, n))
             continue;
@@ -343,7 +349,7 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need_nodes > 0 || need_cores > 0) {
         v->short_by = need_nodes > 0 ? need_nodes : need_cores;
-        explain_flat (v, cand, ncand);
+        explain_flat (t, v, cand, ncand);
     }
     free (cand);
     return 0;
@@ -374,9 +380,14 @@ static bool make_group (struct ccas_targets *t, struct ccas_target_view *v, stru
     return true;
 }
 
-static void explain_groups (struct ccas_target_view *v, struct ccas_bucket **cand, size_t ncand)
+static void explain_groups (const struct ccas_targets *t, struct ccas_target_view *v,
+                            struct ccas_bucket **cand, size_t ncand)
 {
     char why[300];
+    if (t->cluster->closed) {
+        why_add (v, "%s", t->cluster->closed);
+        return;
+    }
     if (!ncand)
         why_add (v, "nodearray '%s' has no machine type to create in", v->nodearray);
     for (size_t i = 0; i < ncand; i++) {
@@ -414,7 +425,7 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need > 0) {
         v->short_by = need;
-        explain_groups (v, cand, ncand);
+        explain_groups (t, v, cand, ncand);
     }
     free (cand);
     return 0;

@@ -678,6 +678,53 @@ static void test_refused_create_still_terminates (void **state)
     ccas_cluster_destroy (c);
 }
 
+/* A plan made by hand for a cluster that has stopped being Started (the
+ * model gives such a cluster no node) sends no create and no start, says
+ * why in every set and start, and still gives back a failed node. */
+static void test_closed_cluster_sends_nothing (void **state)
+{
+    struct sim *s = *state;
+    struct ccas_error err = {""};
+    struct ccas_apply_stats stats;
+    make_nodes (s, "htc-c%d", 2);
+    wait_node (s, "htc-c1", "Ready");
+    wait_node (s, "htc-c2", "Ready");
+    struct ccas_action_result *ares = NULL;
+    const char *names[] = {"htc-c2"};
+    struct ccas_node_selector sel = {.names = names, .nnames = 1};
+    assert_int_equal (ccas_ccapi_node_action (s->api, CCAS_ACTION_DEALLOCATE, &sel, NULL, &ares, &err), 0);
+    ccas_action_result_destroy (ares);
+    wait_node (s, "htc-c2", "Deallocated");
+    struct ccas_cluster *c = model (s, NULL);
+    add_new (c, "htc", "Standard_F2s_v2", NULL, 2);
+    fx_node (c, "htc-c2")->njobs = 1; /* stopped, given work: started */
+    struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
+    assert_int_equal (ccas_plan_terminate (p, fx_node (c, "htc-c1"), "failed"), 0);
+    c->closed = "cluster 'test' is Terminating (targetState Terminated): nothing is created or started until "
+                "it is Started";
+    json_object_put (sim_call (s, "POST", "/ccsim/cluster",
+                               "{\"state\": \"Terminating\", \"targetState\": \"Terminated\"}"));
+    struct ccas_state *req = requests_state (s);
+    sim_forget_requests (s);
+
+    assert_int_equal (ccas_apply (p, s->api, req, &stats, &err), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/create", NULL, 0, NULL), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/start", NULL, 0, NULL), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/terminate", NULL, 0, NULL), 1);
+    assert_int_equal (p->creates[0].outcome, CCAS_FAILED);
+    assert_int_equal (p->creates[0].cls, CCAS_CLASS_PERMANENT);
+    assert_string_equal (p->creates[0].message, c->closed);
+    assert_int_equal (p->starts[0].outcome, CCAS_FAILED);
+    assert_non_null (strstr (p->starts[0].error, "is Terminating"));
+    assert_int_equal (p->terminates[0].outcome, CCAS_DONE);
+    assert_int_equal (json_object_object_length (ccas_state_root (req)), 0); /* no request recorded */
+    assert_int_equal (stats.failed, 3);
+    assert_int_equal (stats.terminated, 1);
+    ccas_state_destroy (req);
+    ccas_plan_destroy (p);
+    ccas_cluster_destroy (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -690,6 +737,7 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_reconcile, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_terminations_and_starts, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_refused_create_still_terminates, start_ccsim, stop_ccsim),
+        cmocka_unit_test_setup_teardown (test_closed_cluster_sends_nothing, start_ccsim, stop_ccsim),
     };
     if (!getenv ("CCSIM")) {
         printf ("1..0 # SKIP CCSIM is not set\n");
