@@ -504,8 +504,9 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
     /* what changed since the shape's buckets were chosen: a shared pool ran dry */
     if (!ccas_constraint_fits (k, &first->template_node, &ev, e->why, sizeof (e->why)))
         return keep (e, e->why);
-    for (uint32_t i = 0; i < s->nbuckets; i++)
-        total += ccas_bucket_available (s->buckets[i], NULL, 0);
+    /* what the buckets take together: two of one family never count its quota twice */
+    if ((total = ccas_cluster_room (s->buckets, s->nbuckets)) < 0)
+        return keep (e, "out of memory");
     if ((j->colocated || (s->prefers_colocated && j->nslots > 1)) && first->colocated) {
         /* never spread over groups: say what one group holds, and why */
         struct ccas_bucket *b = first;

@@ -638,6 +638,25 @@ int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t wh
     return n;
 }
 
+int64_t ccas_cluster_room (struct ccas_bucket *const *buckets, size_t n)
+{
+    struct ccas_limit_draw *d = calloc (n + 1, sizeof (*d));
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_bucket *b = buckets[i];
+        d[i] = (struct ccas_limit_draw){
+            .own = ccas_bucket_available (b, NULL, 0) > 0 ? b->available : 0,
+            .cores_per_vm = b->cores_per_vm,
+            .limits = b->limits,
+            .nlimits = b->nlimits,
+        };
+    }
+    int64_t room = ccas_limits_room (d, n);
+    free (d);
+    return room;
+}
+
 int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason)
 {
     if (c->closed)

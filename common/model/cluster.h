@@ -124,6 +124,12 @@ void ccas_cluster_destroy (struct ccas_cluster *c);
  * "family quota: 8 cores left, 120 per node"); `why` may be NULL. */
 int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t whysize);
 
+/* The most new nodes the `n` buckets can take together now (pools they
+ * share counted once, smaller VMs first; see ccas_limits_room()): the room
+ * a reason may state.  Held, invalid and disabled buckets take none.
+ * CCAS_UNLIMITED when nothing bounds them; -1 when out of memory. */
+int64_t ccas_cluster_room (struct ccas_bucket *const *buckets, size_t n);
+
 /* Hold a bucket back: it takes no new nodes this pass; `reason` is copied.
  * In a closed cluster the bucket keeps saying why the cluster is closed. */
 int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason);
