@@ -248,7 +248,7 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
         enum MHD_Result rc = MHD_queue_basic_auth_fail_response (c, "CycleCloud", resp);
         MHD_destroy_response (resp);
         pthread_mutex_lock (&sim.lock);
-        sim_log_request (method, path, 401, NULL, NULL);
+        sim_log_request (method, path, 401, NULL, NULL, NULL);
         pthread_mutex_unlock (&sim.lock);
         return rc;
     }
@@ -273,8 +273,9 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
     }
     if (truncate && r.body && r.len > 1)
         r.len /= 2;
-    sim_log_request (method, path, r.drop || drop_after ? 0 : r.status, rid, r.nodes);
+    sim_log_request (method, path, r.drop || drop_after ? 0 : r.status, rid, r.nodes, r.sets);
     r.nodes = NULL;
+    r.sets = NULL;
     pthread_mutex_unlock (&sim.lock);
     if (r.drop || drop_after) {
         free (r.body);

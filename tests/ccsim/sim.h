@@ -119,6 +119,8 @@ struct reqlog_entry {
     char *request_id;
     double time;
     json_object *nodes; /* the names a create made or an action was carried out on, or NULL */
+    json_object *sets;  /* a create's sets as asked: nodearray, machine_type (null when the
+                         * set named none), count, placement_group, node_attributes; or NULL */
 };
 
 struct operation {
@@ -231,7 +233,7 @@ void sim_hooks_reap (void);
  * the names the request made or acted on: tests prove from them that no
  * name was made twice, even when an answer was lost. */
 void sim_log_request (const char *method, const char *path, int status, const char *request_id,
-                      json_object *nodes);
+                      json_object *nodes, json_object *sets); /* takes both */
 json_object *sim_log_json (void);
 void sim_log_clear (void);
 
@@ -249,6 +251,7 @@ struct reply {
     bool html;
     bool drop;          /* close without answering */
     json_object *nodes; /* for the request log: names made or acted on */
+    json_object *sets;  /* for the request log: a create's sets as asked */
 };
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r);
 void sim_control (const char *method, const char *url, const char *query, const char *body, struct reply *r);
