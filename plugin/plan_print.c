@@ -86,6 +86,16 @@ static void print_creates_by_bucket (FILE *f, const struct ccas_plan *plan, bool
     free (v);
 }
 
+/* The machine type of set `s`: its bucket's, or what CycleCloud chose. */
+static const char *set_machine_type (const struct ccas_plan_set *s)
+{
+    if (!s->cyclecloud_chooses)
+        return s->bucket->machine_type;
+    if (s->outcome != CCAS_PLANNED && s->count && s->nodes[0]->name && s->nodes[0]->vm_size)
+        return s->nodes[0]->vm_size;
+    return "(CycleCloud's choice)";
+}
+
 static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
     static const char *const planned[] = {"NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL};
@@ -110,10 +120,10 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, 
             ccas_failure_reason (s->cls, s->message ? s->message : "no reason given", reason,
                                  sizeof (reason));
         if (applied)
-            table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, s->bucket->machine_type,
+            table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, set_machine_type (s),
                         s->pg ? s->pg->name : "-", s->count, s->added, *reason ? reason : "-");
         else
-            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, s->bucket->machine_type,
+            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, set_machine_type (s),
                         s->pg ? s->pg->name : "-", s->count);
     }
     table_print (t, f);

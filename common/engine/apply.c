@@ -30,7 +30,9 @@ static int record_request (struct ccas_state *requests, const char *id, const st
         const struct ccas_plan_set *s = &plan->creates[i];
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "nodearray", json_object_new_string (s->bucket->na->name));
-        json_object_object_add (o, "machine_type", json_object_new_string (s->bucket->machine_type));
+        json_object_object_add (o, "machine_type",
+                                s->cyclecloud_chooses ? NULL
+                                                      : json_object_new_string (s->bucket->machine_type));
         json_object_object_add (o, "count", json_object_new_int ((int)s->count));
         if (s->pg)
             json_object_object_add (o, "placement_group", json_object_new_string (s->pg->name));
@@ -204,7 +206,8 @@ static bool record_is (const struct ccas_record *r, const struct ccas_plan_set *
     const char *pg = s->pg ? s->pg->name : NULL;
     if (!r->nodearray || strcmp (r->nodearray, s->bucket->na->name) != 0)
         return false;
-    if (r->machine_type && strcasecmp (r->machine_type, s->bucket->machine_type) != 0)
+    if (!s->cyclecloud_chooses && r->machine_type &&
+        strcasecmp (r->machine_type, s->bucket->machine_type) != 0)
         return false;
     if ((pg == NULL) != (r->placement_group_id == NULL))
         return false;
@@ -229,6 +232,8 @@ static void name_set_nodes (struct ccas_plan *plan, struct ccas_plan_set *s,
         n->node_id = ccas_plan_strdup (plan, rec->node_id);
         n->hostname = ccas_plan_strdup (plan, rec->hostname);
         n->status = ccas_plan_strdup (plan, rec->status);
+        if (s->cyclecloud_chooses && rec->machine_type)
+            n->vm_size = ccas_plan_strdup (plan, rec->machine_type);
     }
 }
 
@@ -313,7 +318,7 @@ static int apply_creates (struct ccas_plan *plan, struct ccas_ccapi *api, struct
             json_object_array_add (attributes, attrs);
         sets[i] = (struct ccas_create_set){
             .nodearray = s->bucket->na->name,
-            .machine_type = s->bucket->machine_type,
+            .machine_type = s->cyclecloud_chooses ? NULL : s->bucket->machine_type,
             .placement_group = s->pg ? s->pg->name : NULL,
             .count = (int)s->count,
             .node_attributes = attrs,

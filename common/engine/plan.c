@@ -192,7 +192,13 @@ static json_object *create_json (const struct ccas_plan_set *set)
 {
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (set->bucket->na->name));
-    json_object_object_add (o, "machine_type", json_object_new_string (set->bucket->machine_type));
+    const char *mt = set->bucket->machine_type;
+    if (set->cyclecloud_chooses) /* what the first node got, once named */
+        mt =
+            set->outcome != CCAS_PLANNED && set->count && set->nodes[0]->name ? set->nodes[0]->vm_size : NULL;
+    json_object_object_add (o, "machine_type", str_or_null (mt));
+    if (set->cyclecloud_chooses)
+        json_object_object_add (o, "chosen_by_cyclecloud", json_object_new_boolean (true));
     json_object_object_add (o, "placement_group", str_or_null (set->pg ? set->pg->name : NULL));
     json_object_object_add (o, "count", json_object_new_int ((int)set->count));
     if (set->node_attributes)

@@ -33,6 +33,9 @@ struct ccas_plan_set {
     struct ccas_node **nodes;     /* the potential nodes, in the order made */
     json_object *node_attributes; /* the nodes' create_attributes (borrowed), or NULL */
     bool keep_alive;
+    bool cyclecloud_chooses; /* sent without a machine type: CycleCloud takes the first bucket
+                              * of the nodearray that fits; `bucket` is the one whose room
+                              * ccautoscale counted, and the nodes' vm_size is what they got */
     /* after apply */
     enum ccas_outcome outcome;
     int added;
