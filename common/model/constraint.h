@@ -15,10 +15,13 @@
  *                              as a list does; "xor" needs exactly one matching child
  *   "not": c                   c must not hold; judged on what the node has in
  *                              total, so {"not": {"ngpus": 1}} means "not a GPU node"
- *   "exclusive": true          the job owns the whole node (its own slots may share it)
- *   "exclusive-task": true     the same in a pass (scalelib: "one or more iterations
- *                              of the same job can run on this node"); both also
- *                              take 1/0 and "true"/"false" in any case
+ *   "exclusive": true          the job owns the whole node, one slot of it a node
+ *                              (scalelib: "one and only one iteration of the job
+ *                              can run on this node")
+ *   "exclusive-task": true     the job owns the whole node, its slots may share it
+ *                              (scalelib: "one or more iterations of the same job
+ *                              can run on this node"); both also take 1/0 and
+ *                              "true"/"false" in any case
  *   "in-a-placement-group": b  true: inside one placement group; false: outside any
  *   "never": "message"         never matches; the message is the reason
  *   "capacity-failure-backoff": s   skip buckets with a capacity failure in the last s seconds

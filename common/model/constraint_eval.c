@@ -149,6 +149,15 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         return false;
     }
     case T_EXCLUSIVE:
+        /* scalelib: one and only one iteration of the job on the node, so
+         * even its own earlier slot closes it */
+        if (!t->flag || jg->total || jg->ev->template_node || (!n->busy && n->njobs == 0))
+            return true;
+        if (!n->busy && n->exclusive && n->last_job == jg->ev->job)
+            say (jg, "exclusive: one iteration of the job per node, and the node has one");
+        else
+            say (jg, "exclusive: the node already has other work");
+        return false;
     case T_EXCL_TASK:
         /* the job owns the node; its own slots (scalelib's iterations of
          * the same job) may share it */
@@ -156,8 +165,7 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
             return true;
         if (!n->busy && (n->njobs == 0 || (n->exclusive && n->last_job == jg->ev->job)))
             return true;
-        say (jg, "%s: the node already has other work",
-             t->kind == T_EXCLUSIVE ? "exclusive" : "exclusive-task");
+        say (jg, "exclusive-task: the node already has other work");
         return false;
     case T_IN_PG:
         if (jg->ev->template_node)

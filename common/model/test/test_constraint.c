@@ -290,9 +290,13 @@ static void test_exclusivity (void **state)
     ccas_constraint_take (excl, n, &ev1);
     n->njobs = 1;
     n->last_job = 1;
-    assert_true (ccas_constraint_fits (excl, n, &ev1, NULL, 0));  /* the owner may pack more */
-    assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0)); /* another job may not */
-    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0));  /* the owner's tasks share it */
+    char why[128];
+    /* scalelib: one and only one iteration of the job on the node, its own second one neither */
+    assert_false (ccas_constraint_fits (excl, n, &ev1, why, sizeof (why)));
+    assert_string_equal (why, "exclusive: one iteration of the job per node, and the node has one");
+    assert_false (ccas_constraint_fits (excl, n, &ev2, why, sizeof (why))); /* another job may not */
+    assert_string_equal (why, "exclusive: the node already has other work");
+    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0)); /* the owner's tasks share it */
     assert_false (ccas_constraint_fits (task, n, &ev2, NULL, 0));
     ccas_undo_rollback (u, 0);
     n->njobs = 0;
