@@ -90,8 +90,10 @@ static enum grouping chunk_grouping (const struct ccas_pbs_chunk *ch)
 /* The placement terms every chunk of the shape gets. */
 static void add_placement (json_object *o, enum grouping ug, const char *ugtext, bool excl, bool colocated)
 {
+    /* excl: only this job uses the host, its own chunks may share it (free
+     * placement) — scalelib's exclusive-task; its "exclusive" is one chunk a host */
     if (excl)
-        json_object_object_add (o, "exclusive", json_object_new_boolean (1));
+        json_object_object_add (o, "exclusive-task", json_object_new_boolean (1));
     if (colocated)
         json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (1));
     if (ug == UG_TRUE && !colocated)

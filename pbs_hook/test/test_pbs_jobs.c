@@ -266,7 +266,7 @@ static void test_jobs_openpbs_capture (void **state)
     const struct ccas_job *j3 = find_job (jobs, "3.vm");
     assert_int_equal (j3->nslots, 2);
     assert_int_equal (j3->packing, CCAS_SCATTER);
-    assert_non_null (strstr (ccas_constraint_text (j3->chunks[0].cons), "\"exclusive\":true"));
+    assert_non_null (strstr (ccas_constraint_text (j3->chunks[0].cons), "\"exclusive-task\":true"));
     assert_non_null (strstr (ccas_constraint_text (find_job (jobs, "5.vm")->chunks[0].cons), "\"ngpus\":1"));
     assert_string_equal (ccas_pbs_queue_comment (q, 0),
                          "Can Never Run: can't fit in the largest placement set, and can't span psets");
