@@ -87,13 +87,13 @@ static enum grouping chunk_grouping (const struct ccas_pbs_chunk *ch)
     return strcmp (ug, "true") == 0 ? UG_TRUE : strcmp (ug, "false") == 0 ? UG_FALSE : UG_OTHER;
 }
 
-/* The placement terms every chunk of the shape gets. */
-static void add_placement (json_object *o, enum grouping ug, const char *ugtext, bool excl, bool colocated)
+/* The placement terms every chunk of the shape gets.  `excl` is the
+ * exclusivity term place asks for, or NULL. */
+static void add_placement (json_object *o, enum grouping ug, const char *ugtext, const char *excl,
+                           bool colocated)
 {
-    /* excl: only this job uses the host, its own chunks may share it (free
-     * placement) — scalelib's exclusive-task; its "exclusive" is one chunk a host */
     if (excl)
-        json_object_object_add (o, "exclusive-task", json_object_new_boolean (1));
+        json_object_object_add (o, excl, json_object_new_boolean (1));
     if (colocated)
         json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (1));
     if (ug == UG_TRUE && !colocated)
@@ -139,7 +139,7 @@ static void add_group_id (const struct ccas_cluster *c, json_object *o, const ch
 }
 
 static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch,
-                                      bool excl, bool colocated)
+                                      const char *excl, bool colocated)
 {
     json_object *o = json_object_new_object ();
     for (uint32_t i = 0; i < ch->nfields; i++)
@@ -203,7 +203,7 @@ static void pack_field (const struct ccas_cluster *c, json_object *o, const stru
 /* place=pack: one host holds every chunk, so the job is one node request
  * holding the chunks' summed amounts and their (agreeing) matches. */
 static json_object *pack_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *chunks, int n,
-                                     bool excl, bool colocated)
+                                     const char *excl, bool colocated)
 {
     json_object *o = json_object_new_object ();
     char why[400] = "";
@@ -259,7 +259,11 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
         free (copy);
         return -1;
     }
-    bool excl = pl.sharing == CCAS_PBS_EXCL || pl.sharing == CCAS_PBS_EXCLHOST;
+    /* as azpbs: excl is scalelib's exclusive-task (the job's own chunks may
+     * share its hosts), exclhost its exclusive (one chunk a host) */
+    const char *excl = pl.sharing == CCAS_PBS_EXCL       ? "exclusive-task"
+                       : pl.sharing == CCAS_PBS_EXCLHOST ? "exclusive"
+                                                         : NULL;
     /* one placement group: group=group_id (unless the job asks for nodes
      * outside any, PBS's "_none_" set) or ungrouped=false */
     bool any_true = false, any_false = false;

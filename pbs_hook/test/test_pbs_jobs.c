@@ -236,6 +236,16 @@ static void test_jobs_pack (void **state)
     const struct ccas_job *j4 = find_job (m.jobs, "4.s");
     assert_false (j4->matched);
     assert_non_null (strstr (j4->reason, "ungrouped=true and ungrouped=false"));
+    /* as azpbs: excl lets the job's own chunks share its host (exclusive-task), exclhost
+     * gives each chunk a host of its own (exclusive) */
+    const struct ccas_job *j5 = find_job (m.jobs, "5.s"), *j6 = find_job (m.jobs, "6.s");
+    assert_non_null (strstr (ccas_constraint_text (j5->chunks[0].cons), "\"exclusive-task\":true"));
+    assert_true (j5->matched);
+    assert_ptr_equal (j5->slots[0], j5->slots[1]);
+    assert_non_null (strstr (ccas_constraint_text (j6->chunks[0].cons), "\"exclusive\":true"));
+    assert_true (j6->matched);
+    assert_ptr_not_equal (j6->slots[0], j6->slots[1]);
+    assert_ptr_not_equal (j6->slots[0], j5->slots[0]);
     matched_free (&m);
 }
 
