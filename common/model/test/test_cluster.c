@@ -146,8 +146,8 @@ static void test_bad_config_refused (void **state)
          "default_resources[0].value: unknown node property 'node.nope'"},
         {"{\"default_resources\": [{\"select\": {}, \"value\": 1}]}", "default_resources[0].name: missing"},
         {"{\"shared_resources\": {\"lic\": -1}}", "shared_resources.lic: a shared amount cannot be negative"},
-        {"{\"shared_resources\": {\"lic\": [1]}}",
-         "shared_resources.lic: expected a number, string or boolean, got an array"},
+        {"{\"shared_resources\": {\"lic\": [1]}}", "shared_resources.lic: expected a number, string, boolean "
+                                                   "or {\"cluster\", \"queues\"}, got an array"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
