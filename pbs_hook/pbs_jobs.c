@@ -392,6 +392,7 @@ static void shapes_free (struct shapes *sh)
  * the JSON so that each entry's tree can go as soon as it is read. */
 struct queued {
     const char *id, *select, *place, *comment;
+    const char *queue; /* its queue, or NULL: it draws on that queue's shared pools */
     int64_t priority;
     unsigned long seq, index;
     struct ccas_pbs_entity who; /* for the limits: strings in the arena, resources referenced */
@@ -454,6 +455,13 @@ static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct
     j->packing = s->packing;
     j->colocated = s->colocated;
     j->single_set = s->single_set;
+    if (q->queue) {
+        size_t len = strlen (q->queue) + 1;
+        char *copy = ccas_jobs_alloc (jobs, len);
+        if (!copy)
+            return ccas_errorf (err, "out of memory");
+        j->queue = memcpy (copy, q->queue, len);
+    }
     return 0;
 }
 
@@ -563,13 +571,15 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     json_object *rl = ccas_json_get (job, "Resource_List");
     const char *place = rl ? ccas_pbs_json_text (rl, "place") : NULL;
     const char *comment = ccas_pbs_json_text (job, "comment");
+    const char *queue = ccas_pbs_json_text (job, "queue");
     struct queued *e = &q->v[q->n];
     memset (e, 0, sizeof (*e));
     e->id = ccas_arena_strdup (q->strings, id);
+    e->queue = queue ? ccas_arena_strdup (q->strings, queue) : NULL;
     e->select = ccas_arena_strdup (q->strings, job_select (job, buf, sizeof (buf)));
     e->place = ccas_arena_strdup (q->strings, place ? place : "");
     e->comment = comment ? ccas_arena_strdup (q->strings, comment) : NULL;
-    if (!e->id || !e->select || !e->place || (comment && !e->comment) ||
+    if (!e->id || !e->select || !e->place || (comment && !e->comment) || (queue && !e->queue) ||
         (counted && entity (q, job, &e->who) < 0))
         return ccas_errorf (err, "out of memory");
     json_object_get (e->who.resources); /* kept past this entry's tree, for the limits */
