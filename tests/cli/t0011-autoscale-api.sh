@@ -242,7 +242,7 @@ test_expect_success 'bad requests: an error naming the array and the attribute, 
     bad_request "[{\"Name\": \"big\", \"Extends\": \"nope\", \"Dynamic\": true}]" "array .big. (\[0\]): Extends: cluster .test. has no nodearray .nope." &&
     bad_request "[{\"Name\": \"big\", \"Extends\": \"htc\", \"TargetCount\": 1}]" "array .big. (\[0\]): Extends: a new array that extends a nodearray needs \"Dynamic\": true" &&
     bad_request "[{\"Name\": \"hpc\", \"Extends\": \"htc\", \"Dynamic\": true}]" "array .hpc. (\[0\]): Dynamic: .hpc. is a nodearray of cluster .test." &&
-    bad_request "[{\"Name\": \"gpu\"}, {\"Name\": \"htc\", \"TargetCount\": -1}]" "array .htc. (\[1\]): TargetCount: expected a non-negative integer, got -1" &&
+    bad_request "[{\"Name\": \"htc\", \"TargetCount\": -1}]" "array .htc. (\[0\]): TargetCount: expected a non-negative integer, got -1" &&
     bad_request "[{\"Name\": \"htc\", \"MachineType\": \"Standard_X\"}]" "MachineType: nodearray .htc. has no machine type .Standard_X." &&
     bad_request "{\"Name\": \"htc\"}" "bad.json: expected a list of node array definitions" &&
     bad_request "[{\"Name\": \"htc\",]" "bad.json:1:" &&
@@ -252,13 +252,19 @@ test_expect_success 'bad requests: an error naming the array and the attribute, 
     test_grep "expiration" err
 '
 
-test_expect_success 'a bad request leaves the recorded one as it was' '
+test_expect_success 'a request that is not a list leaves the recorded one as it was' '
     echo "[{\"Name\": \"htc\", \"TargetCount\": 1}]" >req.json &&
     "$CCAS" autoscale update req.json >/dev/null &&
     cp "$TEST_TMP/state/autoscale-standard.json" before.json &&
-    echo "[{\"Name\": \"htc\", \"TargetCount\": -5}]" | test_expect_code 1 "$CCAS" autoscale update - 2>err &&
-    test_grep "<stdin>: array .htc. (\[0\]): TargetCount" err &&
+    echo "{\"Name\": \"htc\", \"TargetCount\": 5}" | test_expect_code 1 "$CCAS" autoscale update - 2>err &&
+    test_grep "<stdin>: expected a list of node array definitions" err &&
     cmp before.json "$TEST_TMP/state/autoscale-standard.json"
+'
+
+test_expect_success 'a refused entry keeps its array'"'"'s previous request (exit 4): the target is not lost' '
+    echo "[{\"Name\": \"htc\", \"TargetCount\": -5}]" | test_expect_code 4 "$CCAS" autoscale update - 2>err &&
+    test_grep "<stdin>: array .htc. (\[0\]): TargetCount: .*; entry refused (the set.s latest request of .htc. is kept)" err &&
+    jq -e ".arrays | length == 1 and .[0].name == \"htc\" and .[0].target == 1" "$TEST_TMP/state/autoscale-standard.json"
 '
 
 # Crash consistency: the request wants 2 htc nodes and 2 of the dynamic
