@@ -81,13 +81,20 @@ static void read_markers (struct ccas_targets *t)
     }
 }
 
-/* {"Configuration": the array's, with its marks}: a new object, or NULL
- * when a static array sets nothing. */
+/* {"Configuration": the array's, with its marks, and its other node
+ * attributes (ImageName, ...)}: a new object, or NULL when a static array
+ * sets nothing. */
 static json_object *make_attributes (const struct ccas_target_view *v, const char *group_id)
 {
-    json_object *cfg = NULL;
-    if (!v->dynamic && !v->req->configuration)
+    json_object *cfg = NULL, *attrs = NULL;
+    if (!v->dynamic && !v->req->configuration && !v->req->attributes)
         return NULL;
+    if (v->req->attributes && json_object_deep_copy (v->req->attributes, &attrs, NULL) < 0)
+        return NULL;
+    if (!attrs)
+        attrs = json_object_new_object ();
+    if (!v->dynamic && !v->req->configuration)
+        return attrs; /* the nodearray's Configuration, unchanged */
     if (!v->req->configuration || json_object_deep_copy (v->req->configuration, &cfg, NULL) < 0)
         cfg = json_object_new_object ();
     if (v->dynamic) {
@@ -110,7 +117,6 @@ static json_object *make_attributes (const struct ccas_target_view *v, const cha
         }
         json_object_object_add (node, "group_id", json_object_new_string (group_id));
     }
-    json_object *attrs = json_object_new_object ();
     json_object_object_add (attrs, "Configuration", cfg);
     return attrs;
 }
@@ -205,7 +211,7 @@ struct ccas_targets *ccas_targets_create (struct ccas_cluster *c, struct ccas_re
             v->req = &s->arrays[k];
             v->dynamic = v->req->dynamic;
             if (v->req->kind != CCAS_TARGET_GROUPS && !(v->attributes = make_attributes (v, NULL)) &&
-                (v->dynamic || v->req->configuration))
+                (v->dynamic || v->req->configuration || v->req->attributes))
                 goto nomem;
         }
         for (size_t k = 0; k < s->nremoving; k++) {
@@ -315,6 +321,27 @@ static void explain_flat (const struct ccas_targets *t, struct ccas_target_view 
     }
 }
 
+/* Whether `v` may take `nodes` more nodes of `cores` cores each under its
+ * MaxCount and MaxCoreCount (what it has and what this pass made count). */
+static bool under_caps (const struct ccas_target_view *v, int64_t nodes, int64_t cores)
+{
+    const struct ccas_array_request *r = v->req;
+    if (r->max_nodes >= 0 && v->nodes + v->started + v->new_nodes + nodes > r->max_nodes)
+        return false;
+    return r->max_cores < 0 || v->cores + v->new_cores + nodes * cores <= r->max_cores;
+}
+
+/* Why `v` stops short of its target by its caps, when it does. */
+static void explain_caps (struct ccas_target_view *v)
+{
+    const struct ccas_array_request *r = v->req;
+    if (r->max_nodes >= 0 && v->nodes + v->started + v->new_nodes >= r->max_nodes)
+        why_add (v, "MaxCount %lld reached", (long long)r->max_nodes);
+    else if (r->max_cores >= 0)
+        why_add (v, "MaxCoreCount %lld: %lld cores, no room for another node", (long long)r->max_cores,
+                 (long long)v->cores + (long long)v->new_cores);
+}
+
 static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
 {
     struct ccas_cluster *c = t->cluster;
@@ -330,7 +357,8 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
      * never in a cluster that is not Started: every bucket says why) */
     for (size_t i = 0; !c->closed && i < c->nexisting && (need_nodes > 0 || need_cores > 0); i++) {
         struct ccas_node *n = c->nodes[i];
-        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || n->matched || !matches (t, v, n))
+        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || n->matched || !matches (t, v, n) ||
+            !under_caps (v, 1, node_cores (n)))
             continue;
         n->njobs = 1;
         n->matched = true;
@@ -338,9 +366,11 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
         need_nodes--;
         need_cores -= node_cores (n);
     }
+    bool capped = false;
     for (size_t i = 0; i < ncand && (need_nodes > 0 || need_cores > 0); i++) {
         struct ccas_node *n;
-        while ((need_nodes > 0 || need_cores > 0) && (n = ccas_cluster_new_node (c, cand[i], NULL, NULL))) {
+        while ((need_nodes > 0 || need_cores > 0) && !(capped = !under_caps (v, 1, bucket_cores (cand[i]))) &&
+               (n = ccas_cluster_new_node (c, cand[i], NULL, NULL))) {
             n->create_attributes = v->attributes;
             add_planned (t, v, 0, 1, bucket_cores (cand[i]), 0);
             need_nodes--;
@@ -349,7 +379,10 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need_nodes > 0 || need_cores > 0) {
         v->short_by = need_nodes > 0 ? need_nodes : need_cores;
-        explain_flat (t, v, cand, ncand);
+        if (capped)
+            explain_caps (v);
+        else
+            explain_flat (t, v, cand, ncand);
     }
     free (cand);
     return 0;
@@ -412,12 +445,15 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
         return -1;
     size_t ncand = candidates (t, v, cand);
     int64_t need = v->req->target - (v->whole_groups + v->new_groups);
+    bool capped = false;
     for (; need > 0; need--) {
         bool made = false;
         /* each group is of one machine type: the first in order with room for all of it */
         for (size_t i = 0; i < ncand && !made; i++) {
             int64_t size = group_size (v, bucket_cores (cand[i]));
-            if (ccas_pg_room (cand[i], NULL, CCAS_PG_WITH_BUCKET) >= size)
+            if (!under_caps (v, size, bucket_cores (cand[i])))
+                capped = true;
+            else if (ccas_pg_room (cand[i], NULL, CCAS_PG_WITH_BUCKET) >= size)
                 made = make_group (t, v, cand[i], size);
         }
         if (!made)
@@ -425,6 +461,8 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need > 0) {
         v->short_by = need;
+        if (capped)
+            explain_caps (v);
         explain_groups (t, v, cand, ncand);
     }
     free (cand);
@@ -639,6 +677,14 @@ json_object *ccas_target_view_to_json (const struct ccas_target_view *v)
             json_object_object_add (o, "machine_types", json_object_get (r->machine_types));
         if (r->configuration)
             json_object_object_add (o, "configuration", json_object_get (r->configuration));
+        if (r->attributes)
+            json_object_object_add (o, "attributes", json_object_get (r->attributes));
+        if (r->max_nodes >= 0)
+            json_object_object_add (o, "max_nodes", json_object_new_int64 (r->max_nodes));
+        if (r->max_cores >= 0)
+            json_object_object_add (o, "max_cores", json_object_new_int64 (r->max_cores));
+        if (r->standalone)
+            json_object_object_add (o, "standalone", json_object_new_boolean (true));
     }
     json_object_object_add (o, "nodes", json_object_new_int64 (v->nodes));
     json_object_object_add (o, "cores", json_object_new_int64 (v->cores));
