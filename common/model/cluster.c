@@ -732,6 +732,21 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     return n;
 }
 
+void ccas_cluster_drop_node (struct ccas_cluster *c, struct ccas_node *n)
+{
+    struct ccas_bucket *b = n->bucket;
+    (void)c;
+    if (n->kind != CCAS_NODE_NEW || !b)
+        return;
+    if (b->available != CCAS_UNLIMITED)
+        b->available++;
+    if (b->new_nodes > 0)
+        b->new_nodes--;
+    for (unsigned i = 0; i < b->nlimits; i++)
+        ccas_limit_give (b->limits[i], b->cores_per_vm);
+    n->kind = CCAS_NODE_GOING;
+}
+
 void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount)
 {
     int id = ccas_resdict_find (c->dict, name);

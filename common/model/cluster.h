@@ -151,6 +151,12 @@ struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const ch
 struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
                                          struct ccas_undo *undo);
 
+/* A potential node the server did not make (its create came back short):
+ * every limit it was charged against gets it back, and it is never given
+ * work again (its kind becomes CCAS_NODE_GOING).  It stays in the node
+ * list and in its placement group.  A no-op for any other node. */
+void ccas_cluster_drop_node (struct ccas_cluster *c, struct ccas_node *n);
+
 /* Subtract `amount` of resource `name` from an existing node's free amount
  * (the scheduler reports it in use).  Unknown resources are ignored. */
 void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount);

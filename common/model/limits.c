@@ -111,6 +111,14 @@ int64_t ccas_limits_room (const struct ccas_limit_draw *draws, size_t n)
     return total;
 }
 
+void ccas_limit_give (struct ccas_limit *l, int64_t cores_per_vm)
+{
+    if (l->nodes != CCAS_UNLIMITED)
+        l->nodes++;
+    if (l->cores != CCAS_UNLIMITED)
+        l->cores += cores_per_vm;
+}
+
 const char *ccas_limit_explain (const struct ccas_limit *l, int64_t cores_per_vm, char *buf, size_t size)
 {
     if (l->cores != CCAS_UNLIMITED && cores_per_vm > 0 && l->cores / cores_per_vm <= l->nodes)

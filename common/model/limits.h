@@ -44,6 +44,10 @@ int64_t ccas_limit_count (const struct ccas_limit *l, int64_t cores_per_vm);
  * `undo` (may be NULL: final). */
 void ccas_limit_take (struct ccas_limit *l, int64_t cores_per_vm, struct ccas_undo *undo);
 
+/* Give back one VM of `cores_per_vm` cores taken for good (a VM that was
+ * never made). */
+void ccas_limit_give (struct ccas_limit *l, int64_t cores_per_vm);
+
 /* Why `l` allows no VM of `cores_per_vm` cores: "family quota X in R: 8
  * cores left, 120 per node" or "nodearray hpc limit: 0 nodes left". */
 const char *ccas_limit_explain (const struct ccas_limit *l, int64_t cores_per_vm, char *buf, size_t size);
