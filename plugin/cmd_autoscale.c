@@ -247,7 +247,7 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
     bool applied = false;
 
     struct ccas_targets *t = ccas_targets_create (c, sets, nsets, now, &err);
-    if (!t || (nshort = ccas_targets_grow (t, &err)) < 0 || !(plan = ccas_plan_create (c, NULL, &err))) {
+    if (!t || (nshort = ccas_targets_grow (t, &err)) < 0 || !(plan = ccas_targets_plan (t, &err))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
@@ -265,6 +265,9 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
         if ((rc = act_carry_out (cli, plan)) == EXIT_INTERNAL)
             goto done; /* nothing was sent */
         applied = plan->ncreates || plan->nstarts;
+        nshort = 0; /* a fallback after a capacity failure may have made up for some */
+        for (size_t i = 0; i < t->nviews; i++)
+            nshort += t->views[i].short_by > 0 && t->views[i].req;
     }
     if (rc == EXIT_OK && (nshort > 0 || (refused && json_object_array_length (refused) > 0)))
         rc = EXIT_PARTIAL;

@@ -115,10 +115,15 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, 
     struct table *t = table_create (applied ? done : planned);
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_set *s = &plan->creates[i];
-        char reason[600] = "";
+        char reason[700] = "";
         if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
             ccas_failure_reason (s->cls, s->message ? s->message : "no reason given", reason,
                                  sizeof (reason));
+        if (applied && s->replaced) {
+            size_t len = strlen (reason);
+            snprintf (reason + len, sizeof (reason) - len, " (%u made in another bucket)", s->replaced);
+        } else if (applied && s->round && !reason[0])
+            snprintf (reason, sizeof (reason), "(fallback after a capacity failure)");
         if (applied)
             table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, set_machine_type (s),
                         s->pg ? s->pg->name : "-", s->count, s->added, *reason ? reason : "-");
@@ -251,10 +256,13 @@ void plan_print (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 unsigned plan_shortfalls (const struct ccas_plan *plan)
 {
     unsigned n = 0;
-    for (size_t i = 0; i < plan->ncreates; i++)
-        if (plan->creates[i].outcome == CCAS_FAILED ||
-            (uint32_t)plan->creates[i].added < plan->creates[i].count)
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_set *s = &plan->creates[i];
+        uint32_t added = s->added > 0 ? (uint32_t)s->added : 0;
+        /* what a fallback made elsewhere stands in for what capacity denied */
+        if (added + s->replaced < s->count)
             n++;
+    }
     for (size_t i = 0; i < plan->nstarts; i++)
         n += plan->starts[i].outcome == CCAS_FAILED;
     for (size_t i = 0; i < plan->nterminates; i++)

@@ -63,6 +63,9 @@ static int64_t group_size (const struct ccas_target_view *v, int64_t cores)
     return (v->req->group_cores + cores - 1) / (cores > 0 ? cores : 1);
 }
 
+int ccas_targets_replan_cb (void *arg, struct ccas_plan *plan, struct ccas_node *const *lost, size_t nlost,
+                            struct ccas_error *err);
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 static void read_markers (struct ccas_targets *t)
@@ -247,10 +250,31 @@ void ccas_targets_destroy (struct ccas_targets *t)
     free (t->marker_array);
     free (t->marker_set);
     json_object_put (t->keep);
+    free (t->made_by);
     free (t);
 }
 
 /* ---- growing ---------------------------------------------------------------------------------- */
+
+/* New node `n` was made for `v`. */
+static int note_made (struct ccas_targets *t, const struct ccas_node *n, const struct ccas_target_view *v)
+{
+    size_t i = n->index - t->cluster->nexisting;
+    if (i >= t->made_cap) {
+        size_t cap = t->made_cap ? t->made_cap * 2 : 64;
+        while (cap <= i)
+            cap *= 2;
+        int32_t *m = realloc (t->made_by, cap * sizeof (*m));
+        if (!m)
+            return -1;
+        for (size_t k = t->made_cap; k < cap; k++)
+            m[k] = -1;
+        t->made_by = m;
+        t->made_cap = cap;
+    }
+    t->made_by[i] = (int32_t)(v - t->views);
+    return 0;
+}
 
 /* What the pass did for `v` counts for every view of the same array. */
 static void add_planned (struct ccas_targets *t, const struct ccas_target_view *v, int64_t started,
@@ -372,6 +396,10 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
         while ((need_nodes > 0 || need_cores > 0) && !(capped = !under_caps (v, 1, bucket_cores (cand[i]))) &&
                (n = ccas_cluster_new_node (c, cand[i], NULL, NULL))) {
             n->create_attributes = v->attributes;
+            if (note_made (t, n, v) < 0) {
+                free (cand);
+                return -1;
+            }
             add_planned (t, v, 0, 1, bucket_cores (cand[i]), 0);
             need_nodes--;
             need_cores -= bucket_cores (cand[i]);
@@ -407,8 +435,10 @@ static bool make_group (struct ccas_targets *t, struct ccas_target_view *v, stru
     }
     ccas_undo_destroy (undo);
     json_object_array_add (t->keep, attrs);
-    for (size_t i = c->nnodes - (size_t)size; i < c->nnodes; i++)
+    for (size_t i = c->nnodes - (size_t)size; i < c->nnodes; i++) {
         c->nodes[i]->create_attributes = attrs;
+        (void)note_made (t, c->nodes[i], v); /* out of memory: only a fallback would miss it */
+    }
     add_planned (t, v, 0, size, size * bucket_cores (b), 1);
     return true;
 }
@@ -485,6 +515,69 @@ int ccas_targets_grow (struct ccas_targets *t, struct ccas_error *err)
     if (rc < 0)
         return ccas_errorf (err, "out of memory");
     return nshort;
+}
+
+struct ccas_plan *ccas_targets_plan (struct ccas_targets *t, struct ccas_error *err)
+{
+    struct ccas_plan *plan = ccas_plan_create (t->cluster, NULL, err);
+    if (plan) {
+        plan->replan = ccas_targets_replan_cb;
+        plan->replan_arg = t;
+    }
+    return plan;
+}
+
+/* Whether `pg` was seen already (else it is added to seen[]). */
+static bool seen_pg (const struct ccas_pg **seen, size_t *n, const struct ccas_pg *pg)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (seen[i] == pg)
+            return true;
+    seen[(*n)++] = pg;
+    return false;
+}
+
+int ccas_targets_replan (struct ccas_targets *t, struct ccas_node *const *lost, size_t nlost,
+                         struct ccas_error *err)
+{
+    bool *again = calloc (t->nviews + 1, sizeof (*again));
+    const struct ccas_pg **seen = calloc (nlost + 1, sizeof (*seen));
+    size_t nseen = 0;
+    int rc = 0;
+    if (!again || !seen) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t i = 0; i < nlost; i++) {
+        const struct ccas_node *n = lost[i];
+        size_t k = n->index - t->cluster->nexisting;
+        if (n->index < t->cluster->nexisting || k >= t->made_cap || t->made_by[k] < 0)
+            continue;
+        struct ccas_target_view *v = &t->views[t->made_by[k]];
+        bool group = n->pg && v->req && v->req->kind == CCAS_TARGET_GROUPS;
+        add_planned (t, v, 0, -1, -bucket_cores (n->bucket),
+                     group && !seen_pg (seen, &nseen, n->pg) ? -1 : 0);
+        again[t->made_by[k]] = true;
+    }
+    for (size_t i = 0; i < t->nviews && rc == 0; i++) {
+        struct ccas_target_view *v = &t->views[i];
+        if (!again[i])
+            continue;
+        v->short_by = 0;
+        v->why[0] = '\0';
+        rc = v->req->kind == CCAS_TARGET_GROUPS ? grow_groups (t, v) : grow_flat (t, v);
+    }
+done:
+    free (again);
+    free (seen);
+    return rc < 0 ? ccas_errorf (err, "out of memory") : 0;
+}
+
+int ccas_targets_replan_cb (void *arg, struct ccas_plan *plan, struct ccas_node *const *lost, size_t nlost,
+                            struct ccas_error *err)
+{
+    (void)plan;
+    return ccas_targets_replan (arg, lost, nlost, err);
 }
 
 /* ---- autostop ---------------------------------------------------------------------------------- */

@@ -47,6 +47,14 @@ static struct ccas_request_set *set_with (struct fixture *f, const char *name, c
     return s;
 }
 
+static struct ccas_bucket *fx_bucket_of (struct ccas_cluster *c, const char *na, const char *mt)
+{
+    struct ccas_bucket *b = ccas_cluster_bucket (c, na, mt);
+    if (!b)
+        fail_msg ("no bucket %s/%s", na, mt);
+    return b;
+}
+
 static const struct ccas_target_view *view (const struct ccas_targets *t, const char *set, const char *name)
 {
     for (size_t i = 0; i < t->nviews; i++)
@@ -209,6 +217,60 @@ static void test_grow_closed_cluster (void **state)
                          "started until it is Started");
     struct ccas_plan *plan = ccas_plan_create (f->c, NULL, &err);
     assert_int_equal (plan->ncreates + plan->nstarts, 0);
+    ccas_plan_destroy (plan);
+    ccas_targets_destroy (t);
+    ccas_request_set_destroy (s);
+    teardown_cluster (f);
+}
+
+/* After a capacity failure the views whose new nodes were lost grow again
+ * in the machine types left: a flat target in the next one, a group in the
+ * next bucket with room for it whole, or short with the hold's reason. */
+static void test_replan_after_capacity (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    struct ccas_request_set *s =
+        set_with (f, "standard", NULL,
+                  "[{\"Name\": \"htc\", \"TargetCount\": 3, \"MachineType\": [\"Standard_F4s_v2\", "
+                  "\"Standard_F2s_v2\"]},"
+                  " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupInstanceCount\": 2}]",
+                  1000, 300);
+    struct ccas_targets *t = ccas_targets_create (f->c, &s, 1, 1010, &err);
+    assert_int_equal (ccas_targets_grow (t, &err), 0);
+    struct ccas_plan *plan = ccas_targets_plan (t, &err);
+    assert_non_null (plan);
+    assert_ptr_equal (plan->replan_arg, t);
+    struct ccas_cluster *c = f->c;
+    size_t mark = c->nnodes;
+    struct ccas_node *lost[5];
+    size_t nlost = 0;
+    for (size_t i = c->nexisting; i < c->nnodes; i++)
+        lost[nlost++] = c->nodes[i];
+    assert_int_equal (nlost, 5);
+    assert_int_equal (
+        ccas_cluster_hold (c, fx_bucket_of (c, "htc", "Standard_F4s_v2"), "capacity: none left"), 0);
+    assert_int_equal (
+        ccas_cluster_hold (c, fx_bucket_of (c, "hpc", "Standard_HB120rs_v3"), "capacity: none left"), 0);
+    for (size_t i = 0; i < nlost; i++)
+        ccas_cluster_drop_node (c, lost[i]);
+    assert_int_equal (ccas_targets_replan (t, lost, nlost, &err), 0);
+    const struct ccas_target_view *htc = view (t, "standard", "htc"),
+                                  *hpc = view (t, "standard", "hpc:2nodes");
+    assert_int_equal (htc->new_nodes, 3);
+    assert_int_equal (htc->short_by, 0);
+    assert_int_equal (c->nnodes - mark, 3);
+    for (size_t i = mark; i < c->nnodes; i++)
+        assert_string_equal (c->nodes[i]->vm_size, "Standard_F2s_v2");
+    assert_int_equal (hpc->new_groups, 0);
+    assert_int_equal (hpc->new_nodes, 0);
+    assert_int_equal (hpc->short_by, 1);
+    assert_string_equal (hpc->why, "Standard_HB120rs_v3: capacity: none left");
+    assert_int_equal (ccas_plan_extend (plan, mark, 1, &err), 0);
+    assert_int_equal (plan->ncreates, 3);
+    assert_int_equal (plan->creates[2].round, 1);
+    assert_int_equal (plan->creates[2].count, 3);
     ccas_plan_destroy (plan);
     ccas_targets_destroy (t);
     ccas_request_set_destroy (s);
@@ -403,6 +465,7 @@ int main (void)
         cmocka_unit_test (test_grow_short_and_expired),   cmocka_unit_test (test_two_sets_hold_the_highest),
         cmocka_unit_test (test_grow_groups_fallback),     cmocka_unit_test (test_autostop),
         cmocka_unit_test (test_grow_attributes_and_caps), cmocka_unit_test (test_grow_closed_cluster),
+        cmocka_unit_test (test_replan_after_capacity),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
