@@ -472,8 +472,17 @@ static uint32_t sets_count (const struct ccas_plan *plan, size_t first, size_t l
     return n;
 }
 
+/* A set of the first request that came back short for want of capacity, or
+ * of quota the status did not show (both hold the bucket): what it did not
+ * make is planned again elsewhere. */
+static bool falls_back (const struct ccas_plan_set *s)
+{
+    return s->round == 0 && s->outcome != CCAS_PLANNED && (uint32_t)s->added < s->count &&
+           (s->cls == CCAS_CLASS_CAPACITY || s->cls == CCAS_CLASS_QUOTA);
+}
+
 /* The potential nodes of the first request's sets that came back short for
- * want of capacity, their buckets held for the rest of the pass and the
+ * want of capacity (or quota), their buckets held for the rest of the pass and the
  * nodes dropped from the model.  Returns how many (into *out, caller frees). */
 static size_t lost_to_capacity (struct ccas_plan *plan, struct ccas_node ***out)
 {
@@ -482,7 +491,7 @@ static size_t lost_to_capacity (struct ccas_plan *plan, struct ccas_node ***out)
     *out = NULL;
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_set *s = &plan->creates[i];
-        if (s->cls == CCAS_CLASS_CAPACITY && s->outcome != CCAS_PLANNED && (uint32_t)s->added < s->count)
+        if (falls_back (s))
             n += s->count - (uint32_t)(s->added > 0 ? s->added : 0);
     }
     if (!n || !(*out = calloc (n + 1, sizeof (**out))))
@@ -491,9 +500,9 @@ static size_t lost_to_capacity (struct ccas_plan *plan, struct ccas_node ***out)
     for (size_t i = 0; i < plan->ncreates; i++) {
         struct ccas_plan_set *s = &plan->creates[i];
         char why[600];
-        if (s->cls != CCAS_CLASS_CAPACITY || s->outcome == CCAS_PLANNED || (uint32_t)s->added >= s->count)
+        if (!falls_back (s))
             continue;
-        snprintf (why, sizeof (why), "capacity failure in this pass: %s",
+        snprintf (why, sizeof (why), "%s failure in this pass: %s", ccas_failure_class_name (s->cls),
                   s->message ? s->message : "no reason given");
         ccas_cluster_hold (c, s->bucket, why);
         for (uint32_t k = s->added > 0 ? (uint32_t)s->added : 0; k < s->count; k++) {
@@ -513,7 +522,7 @@ static void count_replaced (struct ccas_plan *plan, size_t first)
         made += plan->creates[i].added > 0 ? (uint32_t)plan->creates[i].added : 0;
     for (size_t i = 0; i < first && made; i++) {
         struct ccas_plan_set *s = &plan->creates[i];
-        if (s->cls != CCAS_CLASS_CAPACITY || (uint32_t)s->added >= s->count)
+        if (!falls_back (s))
             continue;
         uint32_t lost = s->count - (uint32_t)(s->added > 0 ? s->added : 0);
         s->replaced = made < lost ? made : lost;
@@ -543,11 +552,11 @@ static int fall_back (struct ccas_plan *plan, struct ccas_ccapi *api, struct cca
     }
     if (plan->ncreates == first) {
         ccas_log (LOG_NOTICE,
-                  "%zu node%s lost to capacity: no other bucket the jobs or targets allow has room", nlost,
-                  nlost == 1 ? "" : "s");
+                  "%zu node%s lost to capacity or quota: no other bucket the jobs or targets allow has room",
+                  nlost, nlost == 1 ? "" : "s");
         goto done;
     }
-    ccas_log (LOG_NOTICE, "%zu node%s lost to capacity: asking for %u in %zu other set%s", nlost,
+    ccas_log (LOG_NOTICE, "%zu node%s lost to capacity or quota: asking for %u in %zu other set%s", nlost,
               nlost == 1 ? "" : "s", sets_count (plan, first, plan->ncreates), plan->ncreates - first,
               plan->ncreates - first == 1 ? "" : "s");
     char id[64];
