@@ -137,11 +137,39 @@ static bool quotable (const char *text)
     return true;
 }
 
+static int format_value (const char *name, const struct ccas_value *v, char *buf, size_t size);
+
+/* A list (a default_resources value ["ib", "ssd"]) as PBS's string_array:
+ * its elements joined by commas, between quotes; refused when an element
+ * is a list or holds a comma. */
+static int format_list (const char *name, const struct ccas_vlist *l, char *buf, size_t size)
+{
+    char text[512], item[160];
+    size_t o = 0;
+    text[0] = '\0';
+    for (unsigned i = 0; i < l->n; i++) {
+        const struct ccas_value *e = &l->v[i];
+        if (e->type == CCAS_V_LIST || (e->type == CCAS_V_STR && strchr (e->u.str, ',')) ||
+            format_value (name, e, item, sizeof (item)) < 0)
+            return -1;
+        const char *bare = item[0] == '"' ? item + 1 : item; /* one quoted text for all */
+        size_t len = strlen (bare) - (item[0] == '"');
+        int n = snprintf (text + o, sizeof (text) - o, "%s%.*s", i ? "," : "", (int)len, bare);
+        if (n < 0 || (size_t)n >= sizeof (text) - o)
+            return -1;
+        o += (size_t)n;
+    }
+    int n = snprintf (buf, size, "\"%s\"", text);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
 /* A value qmgr reads back as itself: quoted when it holds anything but a
  * plain word; refused when it cannot be quoted. */
 static int format_value (const char *name, const struct ccas_value *v, char *buf, size_t size)
 {
     switch (v->type) {
+    case CCAS_V_LIST:
+        return format_list (name, v->u.list, buf, size);
     case CCAS_V_NUM:
         if (!isfinite (v->u.num) || (v->size && v->u.num < 0))
             return -1;

@@ -87,11 +87,13 @@ static enum grouping chunk_grouping (const struct ccas_pbs_chunk *ch)
     return strcmp (ug, "true") == 0 ? UG_TRUE : strcmp (ug, "false") == 0 ? UG_FALSE : UG_OTHER;
 }
 
-/* The placement terms every chunk of the shape gets. */
-static void add_placement (json_object *o, enum grouping ug, const char *ugtext, bool excl, bool colocated)
+/* The placement terms every chunk of the shape gets.  `excl` is the
+ * exclusivity term place asks for, or NULL. */
+static void add_placement (json_object *o, enum grouping ug, const char *ugtext, const char *excl,
+                           bool colocated)
 {
     if (excl)
-        json_object_object_add (o, "exclusive", json_object_new_boolean (1));
+        json_object_object_add (o, excl, json_object_new_boolean (1));
     if (colocated)
         json_object_object_add (o, "in-a-placement-group", json_object_new_boolean (1));
     if (ug == UG_TRUE && !colocated)
@@ -137,7 +139,7 @@ static void add_group_id (const struct ccas_cluster *c, json_object *o, const ch
 }
 
 static json_object *chunk_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *ch,
-                                      bool excl, bool colocated)
+                                      const char *excl, bool colocated)
 {
     json_object *o = json_object_new_object ();
     for (uint32_t i = 0; i < ch->nfields; i++)
@@ -201,7 +203,7 @@ static void pack_field (const struct ccas_cluster *c, json_object *o, const stru
 /* place=pack: one host holds every chunk, so the job is one node request
  * holding the chunks' summed amounts and their (agreeing) matches. */
 static json_object *pack_constraint (const struct ccas_cluster *c, const struct ccas_pbs_chunk *chunks, int n,
-                                     bool excl, bool colocated)
+                                     const char *excl, bool colocated)
 {
     json_object *o = json_object_new_object ();
     char why[400] = "";
@@ -257,7 +259,11 @@ static int compile_shape (struct ccas_cluster *c, const char *select, const char
         free (copy);
         return -1;
     }
-    bool excl = pl.sharing == CCAS_PBS_EXCL || pl.sharing == CCAS_PBS_EXCLHOST;
+    /* as azpbs: excl is scalelib's exclusive-task (the job's own chunks may
+     * share its hosts), exclhost its exclusive (one chunk a host) */
+    const char *excl = pl.sharing == CCAS_PBS_EXCL       ? "exclusive-task"
+                       : pl.sharing == CCAS_PBS_EXCLHOST ? "exclusive"
+                                                         : NULL;
     /* one placement group: group=group_id (unless the job asks for nodes
      * outside any, PBS's "_none_" set) or ungrouped=false */
     bool any_true = false, any_false = false;
@@ -386,6 +392,7 @@ static void shapes_free (struct shapes *sh)
  * the JSON so that each entry's tree can go as soon as it is read. */
 struct queued {
     const char *id, *select, *place, *comment;
+    const char *queue; /* its queue, or NULL: it draws on that queue's shared pools */
     int64_t priority;
     unsigned long seq, index;
     struct ccas_pbs_entity who; /* for the limits: strings in the arena, resources referenced */
@@ -448,6 +455,13 @@ static int add_job (struct ccas_jobs *jobs, const struct queued *q, const struct
     j->packing = s->packing;
     j->colocated = s->colocated;
     j->single_set = s->single_set;
+    if (q->queue) {
+        size_t len = strlen (q->queue) + 1;
+        char *copy = ccas_jobs_alloc (jobs, len);
+        if (!copy)
+            return ccas_errorf (err, "out of memory");
+        j->queue = memcpy (copy, q->queue, len);
+    }
     return 0;
 }
 
@@ -557,13 +571,15 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     json_object *rl = ccas_json_get (job, "Resource_List");
     const char *place = rl ? ccas_pbs_json_text (rl, "place") : NULL;
     const char *comment = ccas_pbs_json_text (job, "comment");
+    const char *queue = ccas_pbs_json_text (job, "queue");
     struct queued *e = &q->v[q->n];
     memset (e, 0, sizeof (*e));
     e->id = ccas_arena_strdup (q->strings, id);
+    e->queue = queue ? ccas_arena_strdup (q->strings, queue) : NULL;
     e->select = ccas_arena_strdup (q->strings, job_select (job, buf, sizeof (buf)));
     e->place = ccas_arena_strdup (q->strings, place ? place : "");
     e->comment = comment ? ccas_arena_strdup (q->strings, comment) : NULL;
-    if (!e->id || !e->select || !e->place || (comment && !e->comment) ||
+    if (!e->id || !e->select || !e->place || (comment && !e->comment) || (queue && !e->queue) ||
         (counted && entity (q, job, &e->who) < 0))
         return ccas_errorf (err, "out of memory");
     json_object_get (e->who.resources); /* kept past this entry's tree, for the limits */

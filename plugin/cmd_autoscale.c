@@ -10,6 +10,7 @@
 #include "act.h"
 #include "builtins.h"
 #include "engine/plan.h"
+#include "engine/request.h"
 #include "engine/request_set.h"
 #include "engine/targets.h"
 #include "model_load.h"
@@ -46,7 +47,15 @@ const struct cmd_help help_autoscale_update = {
         "  Configuration        settings its new nodes get (sent as the create's nodeAttributes)\n"
         "  Dynamic, Extends     \"Dynamic\": true with \"Extends\": NODEARRAY makes a dynamic array: nodes "
         "of\n"
-        "                       NODEARRAY with their own Configuration, counted apart\n"
+        "                       NODEARRAY with their own Configuration, counted apart; without Extends it\n"
+        "                       gives MachineType, SubnetId, Credentials and an image itself, and is made\n"
+        "                       in the first nodearray with a bucket of each of its machine types\n"
+        "  MaxCount, MaxCoreCount  the array grows to no more nodes, cores\n"
+        "  ClusterName          accepted when it is this cluster's\n"
+        "  ImageName, Priority, Tags, Azure.*, ...  any other nodearray attribute CycleCloud accepts,\n"
+        "                       sent with the new nodes (nodeAttributes); Interruptible only as the\n"
+        "                       nodearray's own; ComputerName, PlacementGroupId, IsReturnProxy,\n"
+        "                       InitialCount, InitialCoreCount and Abstract refuse the entry\n"
         "\n"
         "The request replaces the request set's previous one whole (state_dir/autoscale-SET.json,\n"
         "written atomically) and is pursued for --expiration seconds: a program that scales\n"
@@ -61,10 +70,16 @@ const struct cmd_help help_autoscale_update = {
         "\n"
         "Nothing is ever terminated here: a lower target, an expired request or a dynamic array\n"
         "left out of the set's latest request (flagged for removal) only lets its nodes stop when\n"
-        "they ask, with 'ccautoscale autostop'.  An unknown attribute, two targets, an Extends or\n"
-        "MachineType the cluster lacks, a dynamic array without \"Dynamic\": true or named like a\n"
-        "nodearray, a negative target: an error naming the array and attribute (exit 1), and\n"
-        "nothing is recorded.  Exit 4 when a target could not be reached (why is shown).",
+        "they ask, with 'ccautoscale autostop'.\n"
+        "\n"
+        "Each entry is checked on its own.  An unknown attribute, two targets, an Extends or a\n"
+        "MachineType the cluster lacks (the error names the machine types there are), a\n"
+        "dynamic array named like a nodearray, a negative target: that entry is refused, its\n"
+        "index, name and attribute on standard error, and the others are recorded; an array the\n"
+        "set's latest request had by the refused entry's Name keeps that request, so one\n"
+        "mistake neither drops an array nor flags it for removal.  Exit 4 when an entry was\n"
+        "refused or a target could not be reached (why is shown); exit 1, nothing recorded, when\n"
+        "the file is not a list or every entry was refused with nothing to keep.",
     .options = update_options,
     .examples = "$ cat request.json\n"
                 "[{\"Name\": \"htc\", \"TargetCoreCount\": 16, \"MachineType\": [\"Standard_F4s_v2\", "
@@ -220,9 +235,10 @@ static json_object *sets_json (struct ccas_request_set *const *sets, size_t n, d
 }
 
 /* Grow the model to the live targets of `sets`, forget what has gone, plan,
- * apply unless `dry_run`, print.  Returns an exit code. */
+ * apply unless `dry_run`, print (with the entries `refused`, may be NULL).
+ * Returns an exit code. */
 static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_request_set *const *sets,
-                      size_t nsets, bool dry_run, bool recorded)
+                      size_t nsets, bool dry_run, bool recorded, json_object *refused)
 {
     struct ccas_error err = {""};
     struct ccas_plan *plan = NULL;
@@ -231,7 +247,7 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
     bool applied = false;
 
     struct ccas_targets *t = ccas_targets_create (c, sets, nsets, now, &err);
-    if (!t || (nshort = ccas_targets_grow (t, &err)) < 0 || !(plan = ccas_plan_create (c, NULL, &err))) {
+    if (!t || (nshort = ccas_targets_grow (t, &err)) < 0 || !(plan = ccas_targets_plan (t, &err))) {
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
@@ -249,11 +265,16 @@ static int reconcile (struct cli *cli, struct ccas_cluster *c, struct ccas_reque
         if ((rc = act_carry_out (cli, plan)) == EXIT_INTERNAL)
             goto done; /* nothing was sent */
         applied = plan->ncreates || plan->nstarts;
+        nshort = 0; /* a fallback after a capacity failure may have made up for some */
+        for (size_t i = 0; i < t->nviews; i++)
+            nshort += t->views[i].short_by > 0 && t->views[i].req;
     }
-    if (rc == EXIT_OK && nshort > 0)
+    if (rc == EXIT_OK && (nshort > 0 || (refused && json_object_array_length (refused) > 0)))
         rc = EXIT_PARTIAL;
     if (cli->json) {
         json_object *out = ccas_plan_to_json (plan);
+        if (refused)
+            json_object_object_add (out, "refused", json_object_get (refused));
         json_object_object_add (out, "request_sets", sets_json (sets, nsets, now));
         json_object_object_add (out, "arrays", views_json (t));
         json_object_object_add (out, "recorded", json_object_new_boolean (recorded));
@@ -310,6 +331,27 @@ static int parse_update (struct cli *cli, int argc, char **argv, struct update_o
     return EXIT_OK;
 }
 
+/* The entries refused, each on standard error (and logged), after keeping
+ * what the set's latest request asked of their Names.  Returns how many. */
+static size_t say_refused (struct cli *cli, const struct ccas_request_set *set, json_object *arrays,
+                           json_object *refused)
+{
+    size_t n = json_object_array_length (refused);
+    if (n)
+        ccas_request_set_keep (set, arrays, refused);
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx (refused, i);
+        int64_t kept = ccas_json_int (r, "kept", 0);
+        char note[120] = "";
+        if (kept)
+            snprintf (note, sizeof (note), " (the set's latest request of '%s' is kept)",
+                      ccas_json_str (r, "name"));
+        ccas_log (LOG_WARNING, "autoscale: %s; entry refused%s", ccas_json_str (r, "error"), note);
+        cli_fail (cli, EXIT_PARTIAL, "%s; entry refused%s", ccas_json_str (r, "error"), note);
+    }
+    return n;
+}
+
 static int read_request (struct cli *cli, const char *path, json_object **doc)
 {
     struct ccas_error err = {""};
@@ -335,7 +377,7 @@ int cmd_autoscale_update (struct cli *cli, int argc, char **argv)
     struct ccas_error err = {""};
     struct ccas_cluster *c = NULL;
     struct ccas_request_set *set = NULL;
-    json_object *doc = NULL, *arrays = NULL;
+    json_object *doc = NULL, *arrays = NULL, *refused = NULL;
     int rc;
 
     if ((rc = parse_update (cli, argc, argv, &o)) != EXIT_OK ||
@@ -344,13 +386,19 @@ int cmd_autoscale_update (struct cli *cli, int argc, char **argv)
     if ((rc = cli_prepare (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
         goto done;
     const char *what = o.file && strcmp (o.file, "-") != 0 ? o.file : "<stdin>";
-    if (!(arrays = ccas_request_parse (doc, what, c, &err))) {
+    if (!(arrays = ccas_request_parse (doc, what, c, &refused, &err))) {
         rc = cli_fail (cli, EXIT_USAGE, "%s; nothing recorded", err.text);
         goto done;
     }
     if (!(set = ccas_request_set_load (cli->cfg->state_dir, o.set, &err))) {
         json_object_put (arrays);
         rc = cli_fail (cli, EXIT_INTERNAL, "%s; nothing recorded", err.text);
+        goto done;
+    }
+    if (say_refused (cli, set, arrays, refused) == json_object_array_length (doc) &&
+        json_object_array_length (doc) > 0 && json_object_array_length (arrays) == 0) {
+        json_object_put (arrays);
+        rc = cli_fail (cli, EXIT_USAGE, "every entry was refused; nothing recorded");
         goto done;
     }
     double now = (double)time (NULL);
@@ -372,10 +420,11 @@ int cmd_autoscale_update (struct cli *cli, int argc, char **argv)
         printf ("Request set '%s': %s %zu array%s, pursued for %.0f s%s.\n", set->name,
                 o.dry_run ? "would record" : "recorded", narrays, narrays == 1 ? "" : "s", o.expiration,
                 o.dry_run ? " (dry run: nothing recorded or created)" : "");
-    rc = reconcile (cli, c, &set, 1, o.dry_run, !o.dry_run);
+    rc = reconcile (cli, c, &set, 1, o.dry_run, !o.dry_run, refused);
 done:
     ccas_request_set_destroy (set);
     ccas_cluster_destroy (c);
+    json_object_put (refused);
     json_object_put (doc);
     return rc;
 }
@@ -414,7 +463,7 @@ int cmd_autoscale_run (struct cli *cli, int argc, char **argv)
         goto done;
     }
     if ((rc = model_load (cli, &src, &c)) == EXIT_OK)
-        rc = reconcile (cli, c, sets, nsets, dry_run, false);
+        rc = reconcile (cli, c, sets, nsets, dry_run, false, NULL);
 done:
     ccas_cluster_destroy (c);
     ccas_request_set_destroy_all (sets, nsets);

@@ -12,7 +12,9 @@
 
 static const struct cmd_option options[] = {
     {"-n, --nodearray NAME", "the nodearray to add nodes to (required)"},
-    {"-t, --machine-type TYPE", "the machine type (default: the nodearray's first valid bucket)"},
+    {"-t, --machine-type TYPE",
+     "the machine type (default: with --count, CycleCloud chooses; with --cores, the first valid bucket with "
+     "room)"},
     {"--count N", "how many nodes"},
     {"--cores C", "enough nodes for C cores (rounded up to whole nodes)"},
     {"-g, --placement-group NAME", "put the nodes in this placement group (made if new)"},
@@ -31,6 +33,12 @@ const struct cmd_help help_create = {
                    "family and regional quota) and asks only for what fits, saying why when that is\n"
                    "less than asked.  One create request; the new nodes' names are printed.  Exit\n"
                    "status 4 when fewer nodes were created than asked for.\n\n"
+                   "Without --machine-type, --count leaves the machine type to CycleCloud: the set is\n"
+                   "sent without one, and CycleCloud takes the first bucket of the nodearray that can\n"
+                   "take it (the API's rule); the room is checked in the first valid bucket that has it\n"
+                   "for all the nodes (else the first valid one), and the output names the machine\n"
+                   "type the nodes got.  --cores needs the cores of a machine type to count nodes, so\n"
+                   "without --machine-type it takes that same bucket and names it in the request.\n\n"
                    "With --wait the new nodes are followed (GET /nodes?request_id=) until each is Ready\n"
                    "or Failed: on a terminal one line of counts refreshes in place, otherwise a line is\n"
                    "printed whenever the counts change.  A Failed node, or one still booting when\n"
@@ -106,6 +114,21 @@ static int parse (struct cli *cli, int argc, char **argv, struct create_opts *o)
     return EXIT_OK;
 }
 
+/* Without a machine type: the first valid bucket of `first`'s nodearray
+ * with room for `count` nodes (or `cores` cores) at once, else `first` (the
+ * first valid one), as CycleCloud takes the first bucket that fits. */
+static struct ccas_bucket *roomiest (struct ccas_cluster *c, struct ccas_bucket *first, long count,
+                                     long cores)
+{
+    for (size_t i = 0; i < c->nbuckets; i++) {
+        struct ccas_bucket *b = &c->buckets[i];
+        long need = count ? count : (cores + b->cores_per_vm - 1) / b->cores_per_vm;
+        if (b->na == first->na && b->st->valid && ccas_bucket_available (b, NULL, 0) >= need)
+            return b;
+    }
+    return first;
+}
+
 int cmd_create (struct cli *cli, int argc, char **argv)
 {
     struct create_opts o = {0};
@@ -125,6 +148,8 @@ int cmd_create (struct cli *cli, int argc, char **argv)
         rc = na ? (o.machine_type ? EXIT_USAGE : EXIT_PARTIAL) : EXIT_USAGE;
         goto done;
     }
+    if (!o.machine_type)
+        b = roomiest (c, b, o.count ? o.count : 0, o.cores);
     long want = o.count ? o.count : (o.cores + b->cores_per_vm - 1) / b->cores_per_vm;
     struct ccas_pg *pg = o.pg ? ccas_pg_get (c, b, o.pg, NULL) : NULL;
     long made = 0;
@@ -144,8 +169,10 @@ int cmd_create (struct cli *cli, int argc, char **argv)
         rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
         goto done;
     }
-    for (size_t i = 0; i < plan->ncreates; i++)
+    for (size_t i = 0; i < plan->ncreates; i++) {
         plan->creates[i].keep_alive = o.keep_alive;
+        plan->creates[i].cyclecloud_chooses = !o.machine_type && o.count;
+    }
     rc = act_finish (cli, plan, o.dry_run, o.wait);
     if (rc == EXIT_OK && made < want)
         rc = EXIT_PARTIAL;

@@ -76,10 +76,8 @@ static void print_pass (struct cli *cli, const struct ccas_pbs_pass *r, FILE *ou
     }
 }
 
-/* One PBS pass (pbs_hook/pbs_pass.h); its report goes to `out`.  *held (may
- * be NULL) says how many buckets it just held back, so that another pass
- * may try the others at once. */
-static int one_pass (struct cli *cli, bool dry_run, FILE *out, size_t *held)
+/* One PBS pass (pbs_hook/pbs_pass.h); its report goes to `out`. */
+static int one_pass (struct cli *cli, bool dry_run, FILE *out)
 {
     struct ccas_pbs_pass r;
     struct ccas_error err = {""};
@@ -91,8 +89,6 @@ static int one_pass (struct cli *cli, bool dry_run, FILE *out, size_t *held)
             rc = EXIT_PARTIAL;
         if (rc == EXIT_OK && ccas_pbs_actions_failures (&r.acts))
             rc = EXIT_SCHEDULER;
-        if (held)
-            *held = r.held;
         print_pass (cli, &r, out);
     }
     ccas_pbs_pass_close (&r);
@@ -155,32 +151,16 @@ static int no_args (struct cli *cli, int argc, char **argv)
 
 int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv)
 {
-    char *first = NULL;
-    size_t len = 0, held = 0;
+    /* a capacity or quota failure falls back to the buckets left within the
+     * pass (the engine's fallback, apply.h): no second pass */
     int rc = no_args (cli, argc, argv);
-    if (rc != EXIT_OK)
-        return rc;
-    /* the first pass's report is kept back: when a capacity or quota failure
-     * held a bucket, a second pass tries the buckets left at once, and its
-     * report (one JSON document) is the one printed */
-    FILE *m = open_memstream (&first, &len);
-    if (!m)
-        return cli_fail (cli, EXIT_INTERNAL, "out of memory");
-    rc = one_pass (cli, false, m, &held);
-    fclose (m);
-    if (held && rc == EXIT_PARTIAL) {
-        ccas_log (LOG_NOTICE, "pbs: a bucket was just held back; a second pass tries the others at once");
-        rc = one_pass (cli, false, stdout, NULL);
-    } else
-        fwrite (first, 1, len, stdout);
-    free (first);
-    return rc;
+    return rc != EXIT_OK ? rc : one_pass (cli, false, stdout);
 }
 
 int cmd_pbs_demand (struct cli *cli, int argc, char **argv)
 {
     int rc = no_args (cli, argc, argv);
-    return rc != EXIT_OK ? rc : one_pass (cli, true, stdout, NULL);
+    return rc != EXIT_OK ? rc : one_pass (cli, true, stdout);
 }
 
 /* ---- pbs analyze ---------------------------------------------------------------------------------- */

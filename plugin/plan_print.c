@@ -2,6 +2,7 @@
 /* plan_print.c: render a plan as tables; group unmatched jobs by reason; summarise at scale. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,16 @@ static void print_creates_by_bucket (FILE *f, const struct ccas_plan *plan, bool
     free (v);
 }
 
+/* The machine type of set `s`: its bucket's, or what CycleCloud chose. */
+static const char *set_machine_type (const struct ccas_plan_set *s)
+{
+    if (!s->cyclecloud_chooses)
+        return s->bucket->machine_type;
+    if (s->outcome != CCAS_PLANNED && s->count && s->nodes[0]->name && s->nodes[0]->vm_size)
+        return s->nodes[0]->vm_size;
+    return "(CycleCloud's choice)";
+}
+
 static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
     static const char *const planned[] = {"NODEARRAY", "MACHINE TYPE", "PLACEMENT GROUP", ">COUNT", NULL};
@@ -104,15 +115,20 @@ static void print_creates (FILE *f, const struct ccas_plan *plan, bool applied, 
     struct table *t = table_create (applied ? done : planned);
     for (size_t i = 0; i < plan->ncreates; i++) {
         const struct ccas_plan_set *s = &plan->creates[i];
-        char reason[600] = "";
+        char reason[700] = "";
         if (applied && (uint32_t)s->added < s->count) /* the stable form a script can split */
             ccas_failure_reason (s->cls, s->message ? s->message : "no reason given", reason,
                                  sizeof (reason));
+        if (applied && s->replaced) {
+            size_t len = strlen (reason);
+            snprintf (reason + len, sizeof (reason) - len, " (%u made in another bucket)", s->replaced);
+        } else if (applied && s->round && !reason[0])
+            snprintf (reason, sizeof (reason), "(fallback after a capacity failure)");
         if (applied)
-            table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, s->bucket->machine_type,
+            table_addf (t, "%s\t%s\t%s\t%u\t%d\t%s", s->bucket->na->name, set_machine_type (s),
                         s->pg ? s->pg->name : "-", s->count, s->added, *reason ? reason : "-");
         else
-            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, s->bucket->machine_type,
+            table_addf (t, "%s\t%s\t%s\t%u", s->bucket->na->name, set_machine_type (s),
                         s->pg ? s->pg->name : "-", s->count);
     }
     table_print (t, f);
@@ -224,6 +240,8 @@ static void print_jobs (FILE *f, const struct ccas_jobs *jobs, bool all)
 
 void plan_print (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 {
+    if (plan->cluster && plan->cluster->closed)
+        fprintf (f, "%c%s.\n", toupper ((unsigned char)plan->cluster->closed[0]), plan->cluster->closed + 1);
     print_creates (f, plan, applied, all);
     print_actions (f, "Would start", "Started", plan->starts, plan->nstarts, applied, all);
     print_actions (f, "Would terminate", "Terminated", plan->terminates, plan->nterminates, applied, all);
@@ -238,10 +256,13 @@ void plan_print (FILE *f, const struct ccas_plan *plan, bool applied, bool all)
 unsigned plan_shortfalls (const struct ccas_plan *plan)
 {
     unsigned n = 0;
-    for (size_t i = 0; i < plan->ncreates; i++)
-        if (plan->creates[i].outcome == CCAS_FAILED ||
-            (uint32_t)plan->creates[i].added < plan->creates[i].count)
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_set *s = &plan->creates[i];
+        uint32_t added = s->added > 0 ? (uint32_t)s->added : 0;
+        /* what a fallback made elsewhere stands in for what capacity denied */
+        if (added + s->replaced < s->count)
             n++;
+    }
     for (size_t i = 0; i < plan->nstarts; i++)
         n += plan->starts[i].outcome == CCAS_FAILED;
     for (size_t i = 0; i < plan->nterminates; i++)

@@ -119,6 +119,17 @@ static void sort_name (struct resume_run *r, const char *name)
     r->wants[r->nwants++] = (struct want){name, index, b, NULL, job ? job->job_id : 0};
 }
 
+/* A cluster that is not Started: nothing is created or started there, and
+ * every name goes back to Slurm at once with the reason. */
+static void hand_back_closed (struct resume_run *r, char **names, size_t n)
+{
+    char reason[600];
+    ccas_failure_reason (CCAS_CLASS_PERMANENT, r->p->model->closed, reason, sizeof (reason));
+    ccas_log (LOG_WARNING, "%zu node%s handed back: %s", n, n == 1 ? "" : "s", r->p->model->closed);
+    for (size_t i = 0; i < n; i++)
+        ccas_power_handback (r->p, names[i], reason);
+}
+
 /* ---- placement groups ------------------------------------------------------------------------ */
 
 /* The job's nodes: the file's nodes_alloc (23.02+), else slurmctld's list,
@@ -647,7 +658,9 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
     } else {
         ccas_power_requested (p, "resume_requested", names, n);
         log_jobs (rf);
-        for (size_t i = 0; i < n; i++)
+        if (p->model->closed)
+            hand_back_closed (&r, names, n);
+        for (size_t i = 0; !p->model->closed && i < n; i++)
             sort_name (&r, names[i]);
         assign_pgs (&r);
         if (r.nwants)

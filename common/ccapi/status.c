@@ -386,3 +386,19 @@ void ccas_status_destroy (struct ccas_status *st)
     json_object_put (st->root);
     free (st);
 }
+
+const char *ccas_status_not_started (const struct ccas_status *st, char *buf, size_t size)
+{
+    bool state_ok = !st->state || strcmp (st->state, "Started") == 0;
+    bool target_ok = !st->target_state || strcmp (st->target_state, "Started") == 0;
+    if (state_ok && target_ok)
+        return NULL;
+    const char *name = st->name ? st->name : "?";
+    if (st->state && st->target_state)
+        snprintf (buf, size, "cluster '%s' is %s (targetState %s)", name, st->state, st->target_state);
+    else if (st->state)
+        snprintf (buf, size, "cluster '%s' is %s", name, st->state);
+    else
+        snprintf (buf, size, "cluster '%s' has targetState %s", name, st->target_state);
+    return buf;
+}

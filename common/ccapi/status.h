@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ccapi/record.h"
@@ -76,8 +77,8 @@ struct ccas_nodearray_status {
 };
 
 struct ccas_status {
-    const char *name; /* the cluster asked for */
-    const char *state, *target_state;
+    const char *name;                  /* the cluster asked for */
+    const char *state, *target_state;  /* "Started", "Terminating" ...; NULL when not stated */
     int64_t max_count, max_core_count; /* -1 if absent */
     struct ccas_nodearray_status *nodearrays;
     size_t nnodearrays;
@@ -94,5 +95,12 @@ struct ccas_status {
  * with `err` naming the field; `root` is put in both cases. */
 struct ccas_status *ccas_status_from_json (json_object *root, const char *cluster, struct ccas_error *err);
 void ccas_status_destroy (struct ccas_status *st);
+
+/* NULL when the cluster is Started: its `state` and `targetState` are both
+ * "Started" (one CycleCloud leaves out is not judged: the API states them
+ * only once the cluster has started).  Otherwise why nothing may be created
+ * or started in it, written into `buf`: "cluster 'hpc' is Terminating
+ * (targetState Terminated)". */
+const char *ccas_status_not_started (const struct ccas_status *st, char *buf, size_t size);
 
 #endif /* !CCAS_STATUS_H */

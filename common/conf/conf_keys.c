@@ -105,8 +105,9 @@ const struct config_key ccas_conf_keys_table[] = {
      "{\"Standard_NC6\": 1}",
      F (gpu_counts)},
     {"shared_resources", KEY_OPEN, "{}", UNBOUNDED, NULL, 0,
-     "cluster-wide resources no node owns: a number is consumed by jobs (licences), a string or boolean is "
-     "compared",
+     "resources no node owns: a number is consumed by jobs (licences), a string or boolean is compared; "
+     "{\"NAME\": {\"cluster\": V, \"queues\": {\"QUEUE\": V}}} gives queues pools of their own beside "
+     "the cluster's (a job takes from both)",
      F (shared_resources)},
 
     /* group: Nodearrays */

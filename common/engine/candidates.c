@@ -516,9 +516,9 @@ bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct
 }
 
 bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k,
-                                 int32_t job)
+                                 int32_t job, int32_t queue)
 {
-    return x->exhaustive || ccas_constraint_pools_hold (k, job);
+    return x->exhaustive || ccas_constraint_pools_hold (k, job, queue);
 }
 
 /* The first node of list `l` in [from, end) that may take `need`, or end. */

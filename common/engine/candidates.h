@@ -55,10 +55,10 @@ void ccas_candidates_prefetch (const struct ccas_candidates *x, const struct cca
  * bucket outside ruled out every node of it). */
 bool ccas_candidates_bucket_may (const struct ccas_room_need *need, const struct ccas_bucket *b);
 
-/* False when a shared pool `k` requires has run dry for job `job`: no node
- * takes a slot of it. */
+/* False when a shared pool `k` requires has run dry for job `job` of queue
+ * `queue` (0: none): no node takes a slot of it. */
 bool ccas_candidates_pools_hold (const struct ccas_candidates *x, const struct ccas_constraint *k,
-                                 int32_t job);
+                                 int32_t job, int32_t queue);
 
 /* The first node of c->nodes in [from, end) that may take `need`, or end. */
 uint32_t ccas_candidates_next_node (struct ccas_candidates *x, const struct ccas_room_need *need,

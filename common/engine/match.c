@@ -22,6 +22,7 @@ struct shape {
     const char *reason;     /* cached explanation of a miss ... */
     uint32_t reason_slots;  /* ... for a job of this many slots */
     bool reason_colocated;
+    int32_t reason_queue; /* ... and of this queue (its shared pools) */
 };
 
 struct engine {
@@ -31,6 +32,7 @@ struct engine {
     size_t nshapes;
     struct ccas_undo *undo;
     int32_t job;         /* index of the job being placed */
+    int32_t queue;       /* its queue among the shared pools' (0: none) */
     bool outside_groups; /* this attempt takes no node in a placement group */
     bool lone;           /* a job of one slot: no group needed, even in a colocated bucket */
     uint32_t committed;  /* nodes that existed before this job's attempt */
@@ -63,7 +65,7 @@ static struct shape *shape_of (struct engine *e, const struct ccas_constraint *k
 
 static bool eval_fits (struct engine *e, const struct ccas_constraint *k, const struct ccas_node *n)
 {
-    struct ccas_eval ev = {.job = e->job, .undo = e->undo};
+    struct ccas_eval ev = {.job = e->job, .queue = e->queue, .undo = e->undo};
     return ccas_constraint_fits (k, n, &ev, NULL, 0);
 }
 
@@ -171,6 +173,8 @@ static bool closed_to (const struct engine *e, const struct ccas_node *n)
 {
     if (!ccas_node_usable (n) || n->sched_offline || (e->outside_groups && n->pg))
         return true;
+    if (n->kind == CCAS_NODE_STOPPED && e->c->closed)
+        return true; /* nothing is started in a cluster that is not Started */
     return n->exclusive && n->last_job != e->job;
 }
 
@@ -184,7 +188,7 @@ static bool settled (const struct engine *e, const struct ccas_node *n)
 
 static void take_slot (struct engine *e, const struct ccas_constraint *k, struct ccas_node *n)
 {
-    struct ccas_eval ev = {.job = e->job, .undo = e->undo};
+    struct ccas_eval ev = {.job = e->job, .queue = e->queue, .undo = e->undo};
     ccas_constraint_take (k, n, &ev);
     if (n->last_job != e->job) {
         ccas_undo_u32 (e->undo, &n->njobs);
@@ -211,7 +215,7 @@ static struct ccas_node *scan_nodes (struct engine *e, const struct ccas_job *j,
     uint32_t i = *pos, end = (uint32_t)c->nnodes;
     if (monotone && s->cursor > i)
         i = s->cursor;
-    if (!ccas_candidates_pools_hold (e->cand, k, e->job)) {
+    if (!ccas_candidates_pools_hold (e->cand, k, e->job, e->queue)) {
         *pos = end;
         return NULL;
     }
@@ -255,14 +259,14 @@ static struct ccas_node *new_node (struct engine *e, const struct ccas_constrain
 {
     struct shape *s = shape_of (e, k);
     if (pg) {
-        if (!ccas_candidates_pools_hold (e->cand, k, e->job))
+        if (!ccas_candidates_pools_hold (e->cand, k, e->job, e->queue))
             return NULL; /* it would not fit a new node either */
         struct ccas_node *n = make_node (e, pg->bucket, pg);
         return n && eval_fits (e, k, n) ? n : NULL;
     }
     /* (the shape's buckets are chosen now, as they always were: with the
      * shared pools as they are at the first new node it wants) */
-    if (shape_buckets (e, k, s) < 0 || !ccas_candidates_pools_hold (e->cand, k, e->job))
+    if (shape_buckets (e, k, s) < 0 || !ccas_candidates_pools_hold (e->cand, k, e->job, e->queue))
         return NULL;
     for (uint32_t i = s->bucket_from; i < s->nbuckets; i++) {
         struct ccas_bucket *b = s->buckets[i];
@@ -320,7 +324,7 @@ static struct ccas_node *pg_slot (struct engine *e, const struct ccas_job *j, co
                                   struct ccas_pg *pg, uint32_t *pos, bool grow, uint32_t left)
 {
     const struct ccas_room_need *need = ccas_candidates_need (e->cand, k);
-    if (!ccas_candidates_pools_hold (e->cand, k, e->job)) {
+    if (!ccas_candidates_pools_hold (e->cand, k, e->job, e->queue)) {
         *pos = pg->nmembers;
         return NULL;
     }
@@ -498,12 +502,13 @@ static const char *why_no_room (struct engine *e, struct ccas_job *j, const stru
     char text[640], avail_why[400];
     int64_t total = 0;
     struct ccas_bucket *first = s->buckets[0];
-    struct ccas_eval ev = {.job = -1, .template_node = true};
+    struct ccas_eval ev = {.job = -1, .queue = e->queue, .template_node = true};
     /* what changed since the shape's buckets were chosen: a shared pool ran dry */
     if (!ccas_constraint_fits (k, &first->template_node, &ev, e->why, sizeof (e->why)))
         return keep (e, e->why);
-    for (uint32_t i = 0; i < s->nbuckets; i++)
-        total += ccas_bucket_available (s->buckets[i], NULL, 0);
+    /* what the buckets take together: two of one family never count its quota twice */
+    if ((total = ccas_cluster_room (s->buckets, s->nbuckets)) < 0)
+        return keep (e, "out of memory");
     if ((j->colocated || (s->prefers_colocated && j->nslots > 1)) && first->colocated) {
         /* never spread over groups: say what one group holds, and why */
         struct ccas_bucket *b = first;
@@ -535,12 +540,14 @@ static const char *explain (struct engine *e, struct ccas_job *j)
         }
     }
     struct shape *s = shape_of (e, k);
-    if (s->reason && s->reason_slots == j->nslots && s->reason_colocated == j->colocated)
+    if (s->reason && s->reason_slots == j->nslots && s->reason_colocated == j->colocated &&
+        s->reason_queue == e->queue)
         return s->reason;
     const char *r = s->nbuckets == 0 ? why_no_bucket (e, k) : why_no_room (e, j, k, s);
     s->reason = r;
     s->reason_slots = j->nslots;
     s->reason_colocated = j->colocated;
+    s->reason_queue = e->queue;
     return r;
 }
 
@@ -555,7 +562,7 @@ static void apply_running (struct engine *e, struct ccas_job *j)
                       j->running_on[i]);
             continue;
         }
-        struct ccas_eval ev = {.job = e->job};
+        struct ccas_eval ev = {.job = e->job, .queue = e->queue};
         for (uint32_t ci = 0; ci < j->nchunks; ci++)
             if (ccas_constraint_fits (j->chunks[ci].cons, n, &ev, NULL, 0))
                 ccas_constraint_take (j->chunks[ci].cons, n, &ev);
@@ -665,6 +672,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
     for (size_t i = 0; i < jobs->n; i++)
         if (jobs->v[i].running) {
             e.job = (int32_t)i;
+            e.queue = ccas_shared_queue (c->shared, jobs->v[i].queue);
             apply_running (&e, &jobs->v[i]);
         }
     if (!(e.cand = ccas_candidates_create (c, jobs, e.exhaustive))) {
@@ -678,6 +686,7 @@ int ccas_match (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_matc
             continue;
         st.jobs++;
         e.job = (int32_t)i;
+        e.queue = ccas_shared_queue (c->shared, j->queue);
         e.committed = (uint32_t)c->nnodes;
         if (!(j->slots = ccas_jobs_alloc (jobs, j->nslots * sizeof (*j->slots)))) {
             ccas_errorf (err, "out of memory");

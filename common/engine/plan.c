@@ -80,30 +80,36 @@ static void set_index_release (struct set_index *x)
     free (x->next);
 }
 
-/* Two sweeps: count per set, then fill, so each set's node array is allocated
+/* The new nodes from node `from` on into sets appended to the plan's.  Two
+ * sweeps: count per set, then fill, so each set's node array is allocated
  * once.  Sets come in the order of their first node. */
-static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c)
+static int gather_creates (struct ccas_plan *plan, struct ccas_cluster *c, size_t from)
 {
-    size_t nnew = c->nnodes - c->nexisting;
+    size_t nnew = c->nnodes - from, base = plan->ncreates;
     struct set_index x = {calloc (c->nbuckets + 1, sizeof (size_t *)),
-                          calloc (c->nbuckets + 1, sizeof (size_t)), calloc (nnew + 1, sizeof (size_t)),
-                          c->nbuckets};
+                          calloc (c->nbuckets + 1, sizeof (size_t)),
+                          calloc (base + nnew + 1, sizeof (size_t)), c->nbuckets};
+    struct ccas_plan_set *v = realloc (plan->creates, (base + nnew + 1) * sizeof (*v));
     int rc = -1;
-    if (!x.by_pg || !x.by_bucket || !x.next || !(plan->creates = calloc (nnew + 1, sizeof (*plan->creates))))
+    if (v) {
+        memset (v + base, 0, (nnew + 1) * sizeof (*v));
+        plan->creates = v;
+    }
+    if (!x.by_pg || !x.by_bucket || !x.next || !v)
         goto done;
-    for (size_t i = c->nexisting; i < c->nnodes; i++) {
+    for (size_t i = from; i < c->nnodes; i++) {
         struct ccas_plan_set *set = find_set (plan, &x, c->nodes[i], true);
         if (!set)
             goto done;
         set->count++;
     }
-    for (size_t i = 0; i < plan->ncreates; i++) {
+    for (size_t i = base; i < plan->ncreates; i++) {
         if (!(plan->creates[i].nodes =
                   ccas_arena_alloc (ARENA (plan), plan->creates[i].count * sizeof (struct ccas_node *))))
             goto done;
         plan->creates[i].count = 0;
     }
-    for (size_t i = c->nexisting; i < c->nnodes; i++) {
+    for (size_t i = from; i < c->nnodes; i++) {
         struct ccas_plan_set *set = find_set (plan, &x, c->nodes[i], false);
         set->nodes[set->count++] = c->nodes[i];
     }
@@ -138,7 +144,7 @@ struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jo
     }
     plan->cluster = c;
     plan->jobs = jobs;
-    if (gather_creates (plan, c) < 0 || gather_starts (plan, c) < 0 ||
+    if (gather_creates (plan, c, c->nexisting) < 0 || gather_starts (plan, c) < 0 ||
         !(plan->terminates = calloc (c->nexisting + 1, sizeof (*plan->terminates))) ||
         !(plan->terminating = calloc (c->nexisting + 1, sizeof (*plan->terminating))) ||
         !(plan->kept = calloc (c->nexisting + 1, sizeof (*plan->kept)))) {
@@ -147,6 +153,16 @@ struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jo
         return NULL;
     }
     return plan;
+}
+
+int ccas_plan_extend (struct ccas_plan *plan, size_t from, unsigned round, struct ccas_error *err)
+{
+    size_t first = plan->ncreates;
+    if (gather_creates (plan, plan->cluster, from) < 0)
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = first; i < plan->ncreates; i++)
+        plan->creates[i].round = round;
+    return 0;
 }
 
 int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason)
@@ -192,12 +208,24 @@ static json_object *create_json (const struct ccas_plan_set *set)
 {
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "nodearray", json_object_new_string (set->bucket->na->name));
-    json_object_object_add (o, "machine_type", json_object_new_string (set->bucket->machine_type));
+    const char *mt = set->bucket->machine_type;
+    if (set->cyclecloud_chooses) /* what the first node got, once named */
+        mt =
+            set->outcome != CCAS_PLANNED && set->count && set->nodes[0]->name ? set->nodes[0]->vm_size : NULL;
+    json_object_object_add (o, "machine_type", str_or_null (mt));
+    if (set->cyclecloud_chooses)
+        json_object_object_add (o, "chosen_by_cyclecloud", json_object_new_boolean (true));
     json_object_object_add (o, "placement_group", str_or_null (set->pg ? set->pg->name : NULL));
     json_object_object_add (o, "count", json_object_new_int ((int)set->count));
     if (set->node_attributes)
         json_object_object_add (o, "node_attributes", json_object_get (set->node_attributes));
     json_object_object_add (o, "outcome", json_object_new_string (outcome_name (set->outcome)));
+    if (set->round)
+        json_object_object_add (o, "fallback", json_object_new_boolean (true));
+    if (set->replaced)
+        json_object_object_add (o, "replaced", json_object_new_int ((int)set->replaced));
+    if (set->request_id)
+        json_object_object_add (o, "request_id", json_object_new_string (set->request_id));
     if (set->outcome != CCAS_PLANNED) {
         json_object_object_add (o, "added", json_object_new_int (set->added));
         json_object_object_add (o, "message", str_or_null (set->message));
@@ -403,6 +431,8 @@ json_object *ccas_plan_to_json (const struct ccas_plan *plan)
         json_object_object_add (o, "request_id", json_object_new_string (plan->request_id));
     if (plan->create_operation)
         json_object_object_add (o, "create_operation", json_object_new_string (plan->create_operation));
+    if (plan->cluster && plan->cluster->closed)
+        json_object_object_add (o, "cluster_closed", json_object_new_string (plan->cluster->closed));
     return o;
 }
 
@@ -456,6 +486,8 @@ int ccas_plan_write_json (const struct ccas_plan *plan, json_object *extra, FILE
         json_object_object_add (head, "request_id", json_object_new_string (plan->request_id));
     if (plan->create_operation)
         json_object_object_add (head, "create_operation", json_object_new_string (plan->create_operation));
+    if (plan->cluster && plan->cluster->closed)
+        json_object_object_add (head, "cluster_closed", json_object_new_string (plan->cluster->closed));
     if (plan->jobs)
         json_object_object_add (head, "summary", summary_json (plan));
     json_object_object_foreach (head, k, v) write_member (f, k, v, &first);

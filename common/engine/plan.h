@@ -33,12 +33,19 @@ struct ccas_plan_set {
     struct ccas_node **nodes;     /* the potential nodes, in the order made */
     json_object *node_attributes; /* the nodes' create_attributes (borrowed), or NULL */
     bool keep_alive;
+    bool cyclecloud_chooses; /* sent without a machine type: CycleCloud takes the first bucket
+                              * of the nodearray that fits; `bucket` is the one whose room
+                              * ccautoscale counted, and the nodes' vm_size is what they got */
+    unsigned round;          /* 0: the pass's create request; 1: its fallback (apply.h) */
     /* after apply */
     enum ccas_outcome outcome;
     int added;
     const char *message;         /* the server's, when added < count */
     enum ccas_failure_class cls; /* when added < count: from the HTTP status when the
                                   * request failed, else from the server's message */
+    uint32_t replaced;           /* of the nodes not added, how many the fallback made elsewhere */
+    const char *request_id;      /* the request it went in, once sent */
+    const char *operation;       /* that request's operation, once answered */
 };
 
 struct ccas_plan_action {
@@ -47,6 +54,16 @@ struct ccas_plan_action {
     enum ccas_outcome outcome;
     const char *error; /* when failed */
 };
+
+struct ccas_plan;
+
+/* Re-plan elsewhere what the potential nodes `lost` were for: their create
+ * came back short for want of capacity, their buckets are held for this
+ * pass and they are dropped from the model (ccas_cluster_drop_node()).  Add
+ * to the model the new potential nodes that serve the same jobs or
+ * targets in other buckets.  Returns 0, or -1 with `err`. */
+typedef int (*ccas_plan_replan_f) (void *arg, struct ccas_plan *plan, struct ccas_node *const *lost,
+                                   size_t nlost, struct ccas_error *err);
 
 struct ccas_plan {
     struct ccas_cluster *cluster; /* borrowed */
@@ -60,8 +77,11 @@ struct ccas_plan {
     bool *terminating;             /* by node index (existing nodes): asked for by ccas_plan_terminate() */
     struct ccas_plan_action *kept; /* would be terminated but KeepAlive */
     size_t nkept;
+    ccas_plan_replan_f replan; /* how apply falls back after a capacity failure, or NULL
+                                * (then a plan with jobs re-places them: fallback.h) */
+    void *replan_arg;
     /* after apply */
-    char request_id[64];
+    char request_id[64]; /* the first create request's */
     const char *create_operation;
     const char *start_operation;
     const char *terminate_operation;
@@ -73,13 +93,19 @@ struct ccas_plan {
 struct ccas_plan *ccas_plan_create (struct ccas_cluster *c, struct ccas_jobs *jobs, struct ccas_error *err);
 void ccas_plan_destroy (struct ccas_plan *plan);
 
+/* Gather the model's new nodes from node index `from` on (made after the
+ * plan) into create sets of `round`, appended to the plan's.  Returns 0, or
+ * -1 with `err` (out of memory). */
+int ccas_plan_extend (struct ccas_plan *plan, size_t from, unsigned round, struct ccas_error *err);
+
 /* Add a termination by hand (the terminate command).  `reason` is copied. */
 int ccas_plan_terminate (struct ccas_plan *plan, struct ccas_node *n, const char *reason);
 
 /* Memory that lives as long as the plan. */
 char *ccas_plan_strdup (struct ccas_plan *plan, const char *s);
 
-/* The plan's actions as JSON (caller puts it). */
+/* The plan's actions as JSON (caller puts it); "cluster_closed" says why
+ * nothing is created or started when the cluster is not Started. */
 json_object *ccas_plan_to_json (const struct ccas_plan *plan);
 
 /* The same with a summary and the jobs, written to `f` as it goes, one set,

@@ -3,15 +3,14 @@
  * definitions with targets, grouped into request sets that expire.
  *
  * A request is the API's own document: a JSON list of node array definitions
- * (`Name`, `TargetCount` | `TargetCoreCount` | `TargetGroupCount` with
- * `GroupCoreCount` | `GroupInstanceCount`, `MachineType`, `Configuration`,
- * `Extends`, `Dynamic`).  ccas_request_parse() checks it against the cluster
- * and turns it into ccautoscale's normalized form, one entry per array:
+ * (request.h).  ccas_request_parse() checks it against the cluster entry by
+ * entry and turns it into ccautoscale's normalized form, one entry per array:
  *   - a static array is a nodearray of the cluster, its nodes every node of
  *     the nodearray that no dynamic array claims;
  *   - a dynamic array (`Dynamic: true`, `Extends: NODEARRAY`) is a set of
  *     nodes of NODEARRAY that carry its name and request set in their
- *     Configuration (ccautoscale.array, ccautoscale.request_set);
+ *     Configuration (ccautoscale.array, ccautoscale.request_set); one
+ *     without Extends is made in the nodearray request.h says;
  *   - a grouped target on array A is the dynamic array "A:<GroupCoreCount>"
  *     (or "A:<GroupInstanceCount>nodes"), as CycleCloud names it, made in A's
  *     nodearray.
@@ -58,6 +57,10 @@ struct ccas_array_request {
     int64_t group_nodes;        /* grouped: nodes per group, or 0 */
     json_object *machine_types; /* array of strings in preference order, or NULL: the nodearray's */
     json_object *configuration; /* object sent as the nodes' Configuration, or NULL */
+    json_object *attributes;    /* other node attributes sent with them (ImageName, ...), or NULL */
+    int64_t max_nodes;          /* MaxCount: the array grows to no more nodes; -1 none */
+    int64_t max_cores;          /* MaxCoreCount: ... no more cores; -1 none */
+    bool standalone;            /* dynamic without Extends: `nodearray` only hosts its nodes */
 };
 
 /* A dynamic array no longer in its set's latest request. */
@@ -83,14 +86,6 @@ struct ccas_request_set {
  * with '.'), else -1 with `err`. */
 int ccas_request_set_check_name (const char *name, struct ccas_error *err);
 
-/* Check a request document against the cluster and normalize it.  `what`
- * names its source for errors, which name the array and the attribute:
- * "req.json: array 'big' ([1]): TargetCount: expected a non-negative
- * integer, got -3".  Returns a new JSON array (caller puts it; pass it to
- * ccas_request_set_replace()), or NULL with `err`. */
-json_object *ccas_request_parse (json_object *doc, const char *what, const struct ccas_cluster *c,
-                                 struct ccas_error *err);
-
 /* Load request set `name` from `dir` (a set never recorded is empty).
  * Caller frees with ccas_request_set_destroy().  NULL with `err` naming the
  * file when it cannot be read or is not a request set's. */
@@ -111,6 +106,14 @@ void ccas_request_set_destroy_all (struct ccas_request_set **v, size_t n);
  * Returns 0 or -1 (out of memory). */
 int ccas_request_set_replace (struct ccas_request_set *s, json_object *arrays, double now, double expiration,
                               struct ccas_error *err);
+
+/* The entries of a request that were refused (`refused`, from
+ * ccas_request_parse()) keep what the set's latest request asked of their
+ * Name: its arrays of that Name are copied into `arrays` (unless there
+ * already), so that a mistake in one entry does not drop an array, nor flag
+ * a dynamic one for removal.  Each refusal gets "kept": how many.  Call
+ * before ccas_request_set_replace().  Returns how many arrays were kept. */
+int ccas_request_set_keep (const struct ccas_request_set *s, json_object *arrays, json_object *refused);
 
 /* Forget the removing array `name` in `nodearray` (its nodes are gone).
  * Removing entries are re-read, so earlier pointers into them are stale;

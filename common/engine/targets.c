@@ -63,6 +63,9 @@ static int64_t group_size (const struct ccas_target_view *v, int64_t cores)
     return (v->req->group_cores + cores - 1) / (cores > 0 ? cores : 1);
 }
 
+int ccas_targets_replan_cb (void *arg, struct ccas_plan *plan, struct ccas_node *const *lost, size_t nlost,
+                            struct ccas_error *err);
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 static void read_markers (struct ccas_targets *t)
@@ -81,13 +84,20 @@ static void read_markers (struct ccas_targets *t)
     }
 }
 
-/* {"Configuration": the array's, with its marks}: a new object, or NULL
- * when a static array sets nothing. */
+/* {"Configuration": the array's, with its marks, and its other node
+ * attributes (ImageName, ...)}: a new object, or NULL when a static array
+ * sets nothing. */
 static json_object *make_attributes (const struct ccas_target_view *v, const char *group_id)
 {
-    json_object *cfg = NULL;
-    if (!v->dynamic && !v->req->configuration)
+    json_object *cfg = NULL, *attrs = NULL;
+    if (!v->dynamic && !v->req->configuration && !v->req->attributes)
         return NULL;
+    if (v->req->attributes && json_object_deep_copy (v->req->attributes, &attrs, NULL) < 0)
+        return NULL;
+    if (!attrs)
+        attrs = json_object_new_object ();
+    if (!v->dynamic && !v->req->configuration)
+        return attrs; /* the nodearray's Configuration, unchanged */
     if (!v->req->configuration || json_object_deep_copy (v->req->configuration, &cfg, NULL) < 0)
         cfg = json_object_new_object ();
     if (v->dynamic) {
@@ -110,7 +120,6 @@ static json_object *make_attributes (const struct ccas_target_view *v, const cha
         }
         json_object_object_add (node, "group_id", json_object_new_string (group_id));
     }
-    json_object *attrs = json_object_new_object ();
     json_object_object_add (attrs, "Configuration", cfg);
     return attrs;
 }
@@ -205,7 +214,7 @@ struct ccas_targets *ccas_targets_create (struct ccas_cluster *c, struct ccas_re
             v->req = &s->arrays[k];
             v->dynamic = v->req->dynamic;
             if (v->req->kind != CCAS_TARGET_GROUPS && !(v->attributes = make_attributes (v, NULL)) &&
-                (v->dynamic || v->req->configuration))
+                (v->dynamic || v->req->configuration || v->req->attributes))
                 goto nomem;
         }
         for (size_t k = 0; k < s->nremoving; k++) {
@@ -241,10 +250,31 @@ void ccas_targets_destroy (struct ccas_targets *t)
     free (t->marker_array);
     free (t->marker_set);
     json_object_put (t->keep);
+    free (t->made_by);
     free (t);
 }
 
 /* ---- growing ---------------------------------------------------------------------------------- */
+
+/* New node `n` was made for `v`. */
+static int note_made (struct ccas_targets *t, const struct ccas_node *n, const struct ccas_target_view *v)
+{
+    size_t i = n->index - t->cluster->nexisting;
+    if (i >= t->made_cap) {
+        size_t cap = t->made_cap ? t->made_cap * 2 : 64;
+        while (cap <= i)
+            cap *= 2;
+        int32_t *m = realloc (t->made_by, cap * sizeof (*m));
+        if (!m)
+            return -1;
+        for (size_t k = t->made_cap; k < cap; k++)
+            m[k] = -1;
+        t->made_by = m;
+        t->made_cap = cap;
+    }
+    t->made_by[i] = (int32_t)(v - t->views);
+    return 0;
+}
 
 /* What the pass did for `v` counts for every view of the same array. */
 static void add_planned (struct ccas_targets *t, const struct ccas_target_view *v, int64_t started,
@@ -299,15 +329,41 @@ static void why_add (struct ccas_target_view *v, const char *fmt, ...)
     va_end (ap);
 }
 
-static void explain_flat (struct ccas_target_view *v, struct ccas_bucket **cand, size_t ncand)
+static void explain_flat (const struct ccas_targets *t, struct ccas_target_view *v, struct ccas_bucket **cand,
+                          size_t ncand)
 {
     char why[300];
+    if (t->cluster->closed) {
+        why_add (v, "%s", t->cluster->closed);
+        return;
+    }
     if (!ncand)
         why_add (v, "nodearray '%s' has no machine type to create in", v->nodearray);
     for (size_t i = 0; i < ncand; i++) {
         ccas_bucket_available (cand[i], why, sizeof (why));
         why_add (v, "%s: %s", cand[i]->machine_type, why);
     }
+}
+
+/* Whether `v` may take `nodes` more nodes of `cores` cores each under its
+ * MaxCount and MaxCoreCount (what it has and what this pass made count). */
+static bool under_caps (const struct ccas_target_view *v, int64_t nodes, int64_t cores)
+{
+    const struct ccas_array_request *r = v->req;
+    if (r->max_nodes >= 0 && v->nodes + v->started + v->new_nodes + nodes > r->max_nodes)
+        return false;
+    return r->max_cores < 0 || v->cores + v->new_cores + nodes * cores <= r->max_cores;
+}
+
+/* Why `v` stops short of its target by its caps, when it does. */
+static void explain_caps (struct ccas_target_view *v)
+{
+    const struct ccas_array_request *r = v->req;
+    if (r->max_nodes >= 0 && v->nodes + v->started + v->new_nodes >= r->max_nodes)
+        why_add (v, "MaxCount %lld reached", (long long)r->max_nodes);
+    else if (r->max_cores >= 0)
+        why_add (v, "MaxCoreCount %lld: %lld cores, no room for another node", (long long)r->max_cores,
+                 (long long)v->cores + (long long)v->new_cores);
 }
 
 static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
@@ -321,10 +377,12 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
     int64_t need_nodes =
         r->kind == CCAS_TARGET_NODES ? r->target - (v->nodes + v->started + v->new_nodes) : 0;
     int64_t need_cores = r->kind == CCAS_TARGET_CORES ? r->target - (v->cores + v->new_cores) : 0;
-    /* deallocated nodes of the array first: they count once they run */
-    for (size_t i = 0; i < c->nexisting && (need_nodes > 0 || need_cores > 0); i++) {
+    /* deallocated nodes of the array first: they count once they run (and
+     * never in a cluster that is not Started: every bucket says why) */
+    for (size_t i = 0; !c->closed && i < c->nexisting && (need_nodes > 0 || need_cores > 0); i++) {
         struct ccas_node *n = c->nodes[i];
-        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || n->matched || !matches (t, v, n))
+        if (n->kind != CCAS_NODE_STOPPED || !ccas_node_usable (n) || n->matched || !matches (t, v, n) ||
+            !under_caps (v, 1, node_cores (n)))
             continue;
         n->njobs = 1;
         n->matched = true;
@@ -332,10 +390,16 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
         need_nodes--;
         need_cores -= node_cores (n);
     }
+    bool capped = false;
     for (size_t i = 0; i < ncand && (need_nodes > 0 || need_cores > 0); i++) {
         struct ccas_node *n;
-        while ((need_nodes > 0 || need_cores > 0) && (n = ccas_cluster_new_node (c, cand[i], NULL, NULL))) {
+        while ((need_nodes > 0 || need_cores > 0) && !(capped = !under_caps (v, 1, bucket_cores (cand[i]))) &&
+               (n = ccas_cluster_new_node (c, cand[i], NULL, NULL))) {
             n->create_attributes = v->attributes;
+            if (note_made (t, n, v) < 0) {
+                free (cand);
+                return -1;
+            }
             add_planned (t, v, 0, 1, bucket_cores (cand[i]), 0);
             need_nodes--;
             need_cores -= bucket_cores (cand[i]);
@@ -343,7 +407,10 @@ static int grow_flat (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need_nodes > 0 || need_cores > 0) {
         v->short_by = need_nodes > 0 ? need_nodes : need_cores;
-        explain_flat (v, cand, ncand);
+        if (capped)
+            explain_caps (v);
+        else
+            explain_flat (t, v, cand, ncand);
     }
     free (cand);
     return 0;
@@ -368,15 +435,22 @@ static bool make_group (struct ccas_targets *t, struct ccas_target_view *v, stru
     }
     ccas_undo_destroy (undo);
     json_object_array_add (t->keep, attrs);
-    for (size_t i = c->nnodes - (size_t)size; i < c->nnodes; i++)
+    for (size_t i = c->nnodes - (size_t)size; i < c->nnodes; i++) {
         c->nodes[i]->create_attributes = attrs;
+        (void)note_made (t, c->nodes[i], v); /* out of memory: only a fallback would miss it */
+    }
     add_planned (t, v, 0, size, size * bucket_cores (b), 1);
     return true;
 }
 
-static void explain_groups (struct ccas_target_view *v, struct ccas_bucket **cand, size_t ncand)
+static void explain_groups (const struct ccas_targets *t, struct ccas_target_view *v,
+                            struct ccas_bucket **cand, size_t ncand)
 {
     char why[300];
+    if (t->cluster->closed) {
+        why_add (v, "%s", t->cluster->closed);
+        return;
+    }
     if (!ncand)
         why_add (v, "nodearray '%s' has no machine type to create in", v->nodearray);
     for (size_t i = 0; i < ncand; i++) {
@@ -401,12 +475,15 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
         return -1;
     size_t ncand = candidates (t, v, cand);
     int64_t need = v->req->target - (v->whole_groups + v->new_groups);
+    bool capped = false;
     for (; need > 0; need--) {
         bool made = false;
         /* each group is of one machine type: the first in order with room for all of it */
         for (size_t i = 0; i < ncand && !made; i++) {
             int64_t size = group_size (v, bucket_cores (cand[i]));
-            if (ccas_pg_room (cand[i], NULL, CCAS_PG_WITH_BUCKET) >= size)
+            if (!under_caps (v, size, bucket_cores (cand[i])))
+                capped = true;
+            else if (ccas_pg_room (cand[i], NULL, CCAS_PG_WITH_BUCKET) >= size)
                 made = make_group (t, v, cand[i], size);
         }
         if (!made)
@@ -414,7 +491,9 @@ static int grow_groups (struct ccas_targets *t, struct ccas_target_view *v)
     }
     if (need > 0) {
         v->short_by = need;
-        explain_groups (v, cand, ncand);
+        if (capped)
+            explain_caps (v);
+        explain_groups (t, v, cand, ncand);
     }
     free (cand);
     return 0;
@@ -436,6 +515,69 @@ int ccas_targets_grow (struct ccas_targets *t, struct ccas_error *err)
     if (rc < 0)
         return ccas_errorf (err, "out of memory");
     return nshort;
+}
+
+struct ccas_plan *ccas_targets_plan (struct ccas_targets *t, struct ccas_error *err)
+{
+    struct ccas_plan *plan = ccas_plan_create (t->cluster, NULL, err);
+    if (plan) {
+        plan->replan = ccas_targets_replan_cb;
+        plan->replan_arg = t;
+    }
+    return plan;
+}
+
+/* Whether `pg` was seen already (else it is added to seen[]). */
+static bool seen_pg (const struct ccas_pg **seen, size_t *n, const struct ccas_pg *pg)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (seen[i] == pg)
+            return true;
+    seen[(*n)++] = pg;
+    return false;
+}
+
+int ccas_targets_replan (struct ccas_targets *t, struct ccas_node *const *lost, size_t nlost,
+                         struct ccas_error *err)
+{
+    bool *again = calloc (t->nviews + 1, sizeof (*again));
+    const struct ccas_pg **seen = calloc (nlost + 1, sizeof (*seen));
+    size_t nseen = 0;
+    int rc = 0;
+    if (!again || !seen) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t i = 0; i < nlost; i++) {
+        const struct ccas_node *n = lost[i];
+        size_t k = n->index - t->cluster->nexisting;
+        if (n->index < t->cluster->nexisting || k >= t->made_cap || t->made_by[k] < 0)
+            continue;
+        struct ccas_target_view *v = &t->views[t->made_by[k]];
+        bool group = n->pg && v->req && v->req->kind == CCAS_TARGET_GROUPS;
+        add_planned (t, v, 0, -1, -bucket_cores (n->bucket),
+                     group && !seen_pg (seen, &nseen, n->pg) ? -1 : 0);
+        again[t->made_by[k]] = true;
+    }
+    for (size_t i = 0; i < t->nviews && rc == 0; i++) {
+        struct ccas_target_view *v = &t->views[i];
+        if (!again[i])
+            continue;
+        v->short_by = 0;
+        v->why[0] = '\0';
+        rc = v->req->kind == CCAS_TARGET_GROUPS ? grow_groups (t, v) : grow_flat (t, v);
+    }
+done:
+    free (again);
+    free (seen);
+    return rc < 0 ? ccas_errorf (err, "out of memory") : 0;
+}
+
+int ccas_targets_replan_cb (void *arg, struct ccas_plan *plan, struct ccas_node *const *lost, size_t nlost,
+                            struct ccas_error *err)
+{
+    (void)plan;
+    return ccas_targets_replan (arg, lost, nlost, err);
 }
 
 /* ---- autostop ---------------------------------------------------------------------------------- */
@@ -628,6 +770,14 @@ json_object *ccas_target_view_to_json (const struct ccas_target_view *v)
             json_object_object_add (o, "machine_types", json_object_get (r->machine_types));
         if (r->configuration)
             json_object_object_add (o, "configuration", json_object_get (r->configuration));
+        if (r->attributes)
+            json_object_object_add (o, "attributes", json_object_get (r->attributes));
+        if (r->max_nodes >= 0)
+            json_object_object_add (o, "max_nodes", json_object_new_int64 (r->max_nodes));
+        if (r->max_cores >= 0)
+            json_object_object_add (o, "max_cores", json_object_new_int64 (r->max_cores));
+        if (r->standalone)
+            json_object_object_add (o, "standalone", json_object_new_boolean (true));
     }
     json_object_object_add (o, "nodes", json_object_new_int64 (v->nodes));
     json_object_object_add (o, "cores", json_object_new_int64 (v->cores));

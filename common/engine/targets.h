@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/plan.h"
 #include "engine/request_set.h"
 #include "model/cluster.h"
 #include "util/error.h"
@@ -80,6 +81,8 @@ struct ccas_targets {
     const char **marker_array; /* per existing node index: ccautoscale.array, or NULL */
     const char **marker_set;   /* ... ccautoscale.request_set */
     json_object *keep;         /* owns attributes made for groups */
+    int32_t *made_by;          /* per new node (index - nexisting): the view it was made for, -1 */
+    size_t made_cap;
 };
 
 enum ccas_autostop_decision {
@@ -105,6 +108,18 @@ void ccas_targets_destroy (struct ccas_targets *t);
  * what was planned and what is still short, and why.  Returns the number of
  * views left short, or -1 with `err` (out of memory). */
 int ccas_targets_grow (struct ccas_targets *t, struct ccas_error *err);
+
+/* The plan of what grow added (ccas_plan_create()), set to fall back with
+ * ccas_targets_replan() when a create comes back short for want of
+ * capacity.  Caller frees with ccas_plan_destroy(), before the targets. */
+struct ccas_plan *ccas_targets_plan (struct ccas_targets *t, struct ccas_error *err);
+
+/* The new nodes `lost` (dropped from the model, their buckets held: see
+ * ccas_plan_replan_f) no longer count for the views they were made for;
+ * those views grow again, in the machine types left.  Returns 0, or -1
+ * with `err` (out of memory). */
+int ccas_targets_replan (struct ccas_targets *t, struct ccas_node *const *lost, size_t nlost,
+                         struct ccas_error *err);
 
 /* Should existing node `n` stop?  Fills `out`; granted when the node does
  * not count toward any live target, or its array stays at or above every

@@ -493,6 +493,21 @@ static int build_engines (struct ccas_cluster *c, struct ccas_error *err)
     return c->rules ? 0 : -1;
 }
 
+/* A cluster that is not Started takes no node: every bucket says why. */
+static int judge_state (struct ccas_cluster *c, struct ccas_error *err)
+{
+    char why[300];
+    if (!ccas_status_not_started (c->status, why, sizeof (why)))
+        return 0;
+    if (!(c->closed =
+              ccas_arena_printf (ARENA (c), "%s: nothing is created or started until it is Started", why)))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < c->nbuckets; i++)
+        c->buckets[i].hold_reason = c->closed;
+    ccas_log (LOG_NOTICE, "%s", c->closed);
+    return 0;
+}
+
 struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct ccas_status *status,
                                           struct ccas_record_list *nodes, struct ccas_error *err)
 {
@@ -507,7 +522,8 @@ struct ccas_cluster *ccas_cluster_create (const struct ccas_config *cfg, struct 
     c->status = status;
     c->nodelist = nodes;
     c->now = (double)time (NULL);
-    if (build_engines (c, err) < 0 || build_buckets (c, err) < 0 || build_nodes (c, err) < 0) {
+    if (build_engines (c, err) < 0 || build_buckets (c, err) < 0 || judge_state (c, err) < 0 ||
+        build_nodes (c, err) < 0) {
         ccas_cluster_destroy (c);
         return NULL;
     }
@@ -622,8 +638,29 @@ int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t wh
     return n;
 }
 
+int64_t ccas_cluster_room (struct ccas_bucket *const *buckets, size_t n)
+{
+    struct ccas_limit_draw *d = calloc (n + 1, sizeof (*d));
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_bucket *b = buckets[i];
+        d[i] = (struct ccas_limit_draw){
+            .own = ccas_bucket_available (b, NULL, 0) > 0 ? b->available : 0,
+            .cores_per_vm = b->cores_per_vm,
+            .limits = b->limits,
+            .nlimits = b->nlimits,
+        };
+    }
+    int64_t room = ccas_limits_room (d, n);
+    free (d);
+    return room;
+}
+
 int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason)
 {
+    if (c->closed)
+        return 0; /* it already takes nothing, and says why the cluster is closed */
     char *r = ccas_arena_strdup (ARENA (c), reason);
     if (!r)
         return -1;
@@ -693,6 +730,21 @@ struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_buc
     c->nodes[c->nnodes++] = n;
     ccas_undo_call (undo, pop_node, c);
     return n;
+}
+
+void ccas_cluster_drop_node (struct ccas_cluster *c, struct ccas_node *n)
+{
+    struct ccas_bucket *b = n->bucket;
+    (void)c;
+    if (n->kind != CCAS_NODE_NEW || !b)
+        return;
+    if (b->available != CCAS_UNLIMITED)
+        b->available++;
+    if (b->new_nodes > 0)
+        b->new_nodes--;
+    for (unsigned i = 0; i < b->nlimits; i++)
+        ccas_limit_give (b->limits[i], b->cores_per_vm);
+    n->kind = CCAS_NODE_GOING;
 }
 
 void ccas_node_use (struct ccas_cluster *c, struct ccas_node *n, const char *name, double amount)

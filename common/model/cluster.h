@@ -18,7 +18,10 @@
  *     in, so a job that cannot be placed whole leaves the model as it was;
  *   - nodes are ordered ready, booting, stopped (startable), then new nodes in
  *     the order they were made; failed and departing nodes come last and are
- *     never given work.
+ *     never given work;
+ *   - in a cluster that is not Started (`closed`) no bucket takes a node and
+ *     no stopped node is given work: every program that plans from the model
+ *     creates and starts nothing there, and says why.
  * The model owns the status and node list it was built from; every string in
  * it is borrowed from them, from the configuration, or from its own arena.
  */
@@ -100,7 +103,10 @@ struct ccas_cluster {
     struct ccas_resdict *pg_names;         /* owned (pg.c): "<bucket order>/<group name>" */
     struct ccas_pg **pg_by_name;           /* indexed by those ids (stale once dropped) */
     size_t pg_by_name_cap;
-    double now; /* wall clock at build time */
+    double now;         /* wall clock at build time */
+    const char *closed; /* why nothing may be created or started: "cluster 'hpc' is
+                         * Terminating (targetState Terminated): nothing is created or
+                         * started until it is Started"; NULL when it is Started */
     void *arena;
 };
 
@@ -118,7 +124,14 @@ void ccas_cluster_destroy (struct ccas_cluster *c);
  * "family quota: 8 cores left, 120 per node"); `why` may be NULL. */
 int64_t ccas_bucket_available (const struct ccas_bucket *b, char *why, size_t whysize);
 
-/* Hold a bucket back: it takes no new nodes this pass; `reason` is copied. */
+/* The most new nodes the `n` buckets can take together now (pools they
+ * share counted once, smaller VMs first; see ccas_limits_room()): the room
+ * a reason may state.  Held, invalid and disabled buckets take none.
+ * CCAS_UNLIMITED when nothing bounds them; -1 when out of memory. */
+int64_t ccas_cluster_room (struct ccas_bucket *const *buckets, size_t n);
+
+/* Hold a bucket back: it takes no new nodes this pass; `reason` is copied.
+ * In a closed cluster the bucket keeps saying why the cluster is closed. */
 int ccas_cluster_hold (struct ccas_cluster *c, struct ccas_bucket *b, const char *reason);
 
 /* Find a bucket by nodearray and machine type; NULL if none. */
@@ -137,6 +150,12 @@ struct ccas_node *ccas_cluster_find_node (const struct ccas_cluster *c, const ch
  * made, so that trying and failing costs no memory. */
 struct ccas_node *ccas_cluster_new_node (struct ccas_cluster *c, struct ccas_bucket *b, struct ccas_pg *pg,
                                          struct ccas_undo *undo);
+
+/* A potential node the server did not make (its create came back short):
+ * every limit it was charged against gets it back, and it is never given
+ * work again (its kind becomes CCAS_NODE_GOING).  It stays in the node
+ * list and in its placement group.  A no-op for any other node. */
+void ccas_cluster_drop_node (struct ccas_cluster *c, struct ccas_node *n);
 
 /* Subtract `amount` of resource `name` from an existing node's free amount
  * (the scheduler reports it in use).  Unknown resources are ignored. */

@@ -15,16 +15,20 @@
  *                              as a list does; "xor" needs exactly one matching child
  *   "not": c                   c must not hold; judged on what the node has in
  *                              total, so {"not": {"ngpus": 1}} means "not a GPU node"
- *   "exclusive": true          the job owns the whole node (its own slots may share it)
- *   "exclusive-task": true     the same in a pass (scalelib: "one or more iterations
- *                              of the same job can run on this node"); both also
- *                              take 1/0 and "true"/"false" in any case
+ *   "exclusive": true          the job owns the whole node, one slot of it a node
+ *                              (scalelib: "one and only one iteration of the job
+ *                              can run on this node")
+ *   "exclusive-task": true     the job owns the whole node, its slots may share it
+ *                              (scalelib: "one or more iterations of the same job
+ *                              can run on this node"); both also take 1/0 and
+ *                              "true"/"false" in any case
  *   "in-a-placement-group": b  true: inside one placement group; false: outside any
  *   "never": "message"         never matches; the message is the reason
  *   "capacity-failure-backoff": s   skip buckets with a capacity failure in the last s seconds
- *   a shared resource (ccas_shared): a minimum consumes from the cluster-wide
- *   pool once per job, never below zero; a string or boolean compares with the
- *   pool's value.
+ *   a shared resource (ccas_shared): a minimum consumes once per job from
+ *   every pool the job draws on (the cluster's, its queue's), never below
+ *   zero; a string or boolean compares with its queue's value, else the
+ *   cluster's.
  *
  * Compiled constraints are interned in a ccas_cons_cache: structurally equal
  * JSON compiles once and yields the same pointer, which the matching engine
@@ -88,6 +92,7 @@ const struct ccas_cons_info *ccas_constraint_info (const struct ccas_constraint 
 /* How a test is judged. */
 struct ccas_eval {
     int32_t job;            /* index of the job asking, for exclusivity */
+    int32_t queue;          /* the job's queue among the shared pools' (ccas_shared_queue()), 0 none */
     bool template_node;     /* testing a bucket's potential node: placement is decided later */
     struct ccas_undo *undo; /* where ccas_constraint_take() records changes, or NULL */
 };
@@ -147,9 +152,10 @@ bool ccas_constraint_bucket_may_fit (const struct ccas_constraint *c, const stru
 size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, size_t size);
 
 /* False when a shared resource `c` requires cannot give a slot of job `job`
- * (its index, or -1) what it asks (a pool run dry that the job has not drawn
- * on yet, a value that does not match): then no node fits. */
-bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job);
+ * (its index, or -1) of queue `queue` (0: none) what it asks (a pool run dry
+ * that the job has not drawn on yet, a value that does not match): then no
+ * node fits. */
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job, int32_t queue);
 
 /* The compiled constraint of `id` (see ccas_cons_info.id), or NULL.  Borrowed. */
 const struct ccas_constraint *ccas_constraint_by_id (const struct ccas_cons_cache *cache, uint32_t id);

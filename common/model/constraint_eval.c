@@ -33,6 +33,23 @@ static void say (struct judge *jg, const char *fmt, ...)
 
 static bool fits (struct judge *jg, const struct term *t, const struct ccas_node *n);
 
+static const char *fmt_amount (double a, bool size, char *buf, size_t n);
+
+/* Does pool `p` give the job of `jg` the amount `t` asks: enough left, or
+ * taken by this job already (once per job, however many slots ask)? */
+static bool pool_holds (struct judge *jg, const struct term *t, const struct ccas_shared_pool *p)
+{
+    char a[32], b[32], where[120];
+    if (p->value.type == CCAS_V_NUM && p->value.u.num + 1e-9 >= t->amount)
+        return true;
+    if (jg->ev->job >= 0 && p->taker == jg->ev->job)
+        return true;
+    say (jg, "%s: needs %s, %s left %s", t->key, fmt_amount (t->amount, t->size, a, sizeof (a)),
+         p->value.type == CCAS_V_NUM ? fmt_amount (p->value.u.num, t->size, b, sizeof (b)) : "none",
+         ccas_shared_pool_where (p, where, sizeof (where)));
+    return false;
+}
+
 static const char *fmt_amount (double a, bool size, char *buf, size_t n)
 {
     struct ccas_value v = ccas_value_num (a);
@@ -149,6 +166,15 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         return false;
     }
     case T_EXCLUSIVE:
+        /* scalelib: one and only one iteration of the job on the node, so
+         * even its own earlier slot closes it */
+        if (!t->flag || jg->total || jg->ev->template_node || (!n->busy && n->njobs == 0))
+            return true;
+        if (!n->busy && n->exclusive && n->last_job == jg->ev->job)
+            say (jg, "exclusive: one iteration of the job per node, and the node has one");
+        else
+            say (jg, "exclusive: the node already has other work");
+        return false;
     case T_EXCL_TASK:
         /* the job owns the node; its own slots (scalelib's iterations of
          * the same job) may share it */
@@ -156,8 +182,7 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
             return true;
         if (!n->busy && (n->njobs == 0 || (n->exclusive && n->last_job == jg->ev->job)))
             return true;
-        say (jg, "%s: the node already has other work",
-             t->kind == T_EXCLUSIVE ? "exclusive" : "exclusive-task");
+        say (jg, "exclusive-task: the node already has other work");
         return false;
     case T_IN_PG:
         if (jg->ev->template_node)
@@ -173,22 +198,27 @@ static bool fits (struct judge *jg, const struct term *t, const struct ccas_node
         say (jg, "%s", t->message);
         return false;
     case T_SHARED_MIN: {
-        const struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
-        char a[32], b[32];
-        if (v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount)
-            return true;
-        if (jg->ev->job >= 0 && *ccas_shared_taker (jg->shared, t->index) == jg->ev->job)
-            return true; /* this job has taken its share already */
-        say (jg, "%s: needs %s, %s left in the cluster", t->key,
-             fmt_amount (t->amount, t->size, a, sizeof (a)),
-             v->type == CCAS_V_NUM ? fmt_amount (v->u.num, t->size, b, sizeof (b)) : "none");
-        return false;
+        /* every pool the job draws on (the cluster's, its queue's) must hold it */
+        struct ccas_shared_pool *p[2];
+        size_t np = ccas_shared_pools (jg->shared, t->index, jg->ev->queue, p);
+        for (size_t i = 0; i < np; i++)
+            if (!pool_holds (jg, t, p[i]))
+                return false;
+        return true;
     }
     case T_SHARED_MATCH: {
-        const struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
+        struct ccas_shared_pool *p[2];
+        struct ccas_value none = {.type = CCAS_V_NONE};
+        size_t np = ccas_shared_pools (jg->shared, t->index, jg->ev->queue, p);
+        const struct ccas_value *v = np ? &p[0]->value : &none;
+        char where[120];
         if (any_matches (t, v))
             return true;
-        say_mismatch (jg, "the cluster has", t, v);
+        if (np && p[0]->queue)
+            snprintf (where, sizeof (where), "queue '%s' has", p[0]->queue);
+        else
+            snprintf (where, sizeof (where), "the cluster has");
+        say_mismatch (jg, where, t, v);
         return false;
     }
     case T_CAPFAIL:
@@ -235,18 +265,20 @@ static void take (struct judge *jg, const struct term *t, struct ccas_node *n)
         n->avail[t->index] -= t->amount;
         break;
     case T_SHARED_MIN: {
-        /* once per job, however many slots ask */
-        int32_t *taker = ccas_shared_taker (jg->shared, t->index);
-        if (jg->ev->job >= 0 && *taker == jg->ev->job)
-            break;
-        struct ccas_value *v = ccas_shared_value (jg->shared, t->index);
-        ccas_undo_double (u, &v->u.num);
-        v->u.num -= t->amount;
-        if (v->u.num < 0)
-            v->u.num = 0; /* never below zero, even through rounding */
-        if (jg->ev->job >= 0) {
-            ccas_undo_i32 (u, taker);
-            *taker = jg->ev->job;
+        /* from every pool the job draws on, once per job however many slots ask */
+        struct ccas_shared_pool *p[2];
+        size_t np = ccas_shared_pools (jg->shared, t->index, jg->ev->queue, p);
+        for (size_t i = 0; i < np; i++) {
+            if ((jg->ev->job >= 0 && p[i]->taker == jg->ev->job) || p[i]->value.type != CCAS_V_NUM)
+                continue;
+            ccas_undo_double (u, &p[i]->value.u.num);
+            p[i]->value.u.num -= t->amount;
+            if (p[i]->value.u.num < 0)
+                p[i]->value.u.num = 0; /* never below zero, even through rounding */
+            if (jg->ev->job >= 0) {
+                ccas_undo_i32 (u, &p[i]->taker);
+                p[i]->taker = jg->ev->job;
+            }
         }
         break;
     }
@@ -485,25 +517,21 @@ size_t ccas_constraint_bucket_key (const struct ccas_constraint *c, char *buf, s
 }
 
 struct pools_test {
-    struct ccas_shared *shared;
-    int32_t job;
+    struct judge jg; /* as fits() judges them */
     bool ok;
 };
 
 static void test_pool_term (const struct term *t, void *arg)
 {
     struct pools_test *pt = arg;
-    if (t->kind == T_SHARED_MIN) { /* as fits() judges it: enough, or taken by the job already */
-        const struct ccas_value *v = ccas_shared_value (pt->shared, t->index);
-        pt->ok = pt->ok && ((v->type == CCAS_V_NUM && v->u.num + 1e-9 >= t->amount) ||
-                            (pt->job >= 0 && *ccas_shared_taker (pt->shared, t->index) == pt->job));
-    } else if (t->kind == T_SHARED_MATCH)
-        pt->ok = pt->ok && any_matches (t, ccas_shared_value (pt->shared, t->index));
+    if (pt->ok && (t->kind == T_SHARED_MIN || t->kind == T_SHARED_MATCH))
+        pt->ok = fits (&pt->jg, t, NULL);
 }
 
-bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job)
+bool ccas_constraint_pools_hold (const struct ccas_constraint *c, int32_t job, int32_t queue)
 {
-    struct pools_test pt = {c->shared, job, true};
+    struct ccas_eval ev = {.job = job, .queue = queue};
+    struct pools_test pt = {{&ev, c->shared, false, NULL, 0}, true};
     if (!c->info.pools)
         return true;
     each_required (&c->root, test_pool_term, &pt);

@@ -119,8 +119,9 @@ static void join_key (char *buf, size_t size, const char *path, const char *key)
 
 static int check_keys (struct parser *p, json_object *obj, const char *path)
 {
-    static const char *const known[] = {"id",        "node_count", "constraints", "packing", "exclusive",
-                                        "colocated", "chunks",     "state",       "nodes",   NULL};
+    static const char *const known[] = {"id",        "node_count", "constraints", "packing",
+                                        "exclusive", "colocated",  "chunks",      "state",
+                                        "nodes",     "queue",      NULL};
     const char *key = ccas_json_unknown_key (obj, known);
     if (key)
         return fail (p, path, "unknown key '%s'", key);
@@ -184,13 +185,16 @@ static int compile_chunk (struct parser *p, json_object *cons, bool excl, bool c
 
 static int parse_flags (struct parser *p, json_object *obj, const char *path, struct ccas_job *j, bool *excl)
 {
-    const char *packing = NULL;
+    const char *packing = NULL, *queue = NULL;
     struct ccas_error e = {""};
     *excl = false;
     if (ccas_json_get_bool (obj, path, "exclusive", excl, &e) < 0 ||
         ccas_json_get_bool (obj, path, "colocated", &j->colocated, &e) < 0 ||
-        ccas_json_get_str (obj, path, "packing", &packing, &e) < 0)
+        ccas_json_get_str (obj, path, "packing", &packing, &e) < 0 ||
+        ccas_json_get_str (obj, path, "queue", &queue, &e) < 0)
         return ccas_errorf (p->err, "%s: %s", p->origin, e.text);
+    if (queue && !(j->queue = ccas_arena_strdup (ARENA (p->jobs), queue)))
+        return fail (p, path, "out of memory");
     if (packing && strcmp (packing, "pack") == 0)
         j->packing = CCAS_PACK;
     else if (packing && strcmp (packing, "scatter") != 0)

@@ -10,7 +10,8 @@
  *
  * The JSON form (`ccautoscale demand --jobs`), an array in priority order:
  *   {"id": "42", "node_count": 4, "constraints": {...} | [{...}, ...],
- *    "packing": "pack"|"scatter", "exclusive": false, "colocated": false}
+ *    "packing": "pack"|"scatter", "exclusive": false, "colocated": false,
+ *    "queue": "workq"}
  * or, for several chunks, "chunks": [{"count": 2, "constraints": {...}}, ...].
  * A job may also say it is running: {"id", "state": "running", "nodes": [...],
  * "constraints"}: its resources are taken from those nodes before matching,
@@ -40,11 +41,13 @@ struct ccas_job {
     uint32_t nchunks;
     uint32_t nslots; /* sum of chunk counts */
     enum ccas_packing packing;
-    bool colocated;  /* all slots in one placement group */
-    bool single_set; /* all slots in one placement group, or all outside
-                      * any (PBS keeps a job in one placement set) */
-    bool running;    /* already running on `running_on` */
-    bool ignore;     /* leave out of matching (e.g. behind the job analyzed) */
+    bool colocated;    /* all slots in one placement group */
+    bool single_set;   /* all slots in one placement group, or all outside
+                        * any (PBS keeps a job in one placement set) */
+    bool running;      /* already running on `running_on` */
+    bool ignore;       /* leave out of matching (e.g. behind the job analyzed) */
+    const char *queue; /* its queue (PBS queue, Slurm partition), or NULL: it draws on
+                        * that queue's shared pools beside the cluster's (shared.h) */
     const char **running_on;
     uint32_t nrunning_on;
 

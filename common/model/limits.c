@@ -46,6 +46,79 @@ void ccas_limit_take (struct ccas_limit *l, int64_t cores_per_vm, struct ccas_un
     }
 }
 
+/* The copies of the limits the draws share, found by the original's address. */
+struct scratch {
+    const struct ccas_limit *of;
+    struct ccas_limit copy;
+};
+
+static struct ccas_limit *copy_of (struct scratch *v, size_t *n, const struct ccas_limit *l)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (v[i].of == l)
+            return &v[i].copy;
+    v[*n] = (struct scratch){l, *l};
+    return &v[(*n)++].copy;
+}
+
+static int cmp_draw_cores (const void *pa, const void *pb)
+{
+    const struct ccas_limit_draw *a = *(const struct ccas_limit_draw *const *)pa;
+    const struct ccas_limit_draw *b = *(const struct ccas_limit_draw *const *)pb;
+    if (a->cores_per_vm != b->cores_per_vm)
+        return a->cores_per_vm < b->cores_per_vm ? -1 : 1;
+    return a < b ? -1 : a > b; /* stable: the order given */
+}
+
+int64_t ccas_limits_room (const struct ccas_limit_draw *draws, size_t n)
+{
+    size_t nlimits = 0, ncopies = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        nlimits += draws[i].nlimits;
+    const struct ccas_limit_draw **order = calloc (n + 1, sizeof (*order));
+    struct scratch *copies = calloc (nlimits + 1, sizeof (*copies));
+    if (!order || !copies) {
+        free (order);
+        free (copies);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = &draws[i];
+    qsort (order, n, sizeof (*order), cmp_draw_cores);
+    for (size_t i = 0; i < n && total != CCAS_UNLIMITED; i++) {
+        const struct ccas_limit_draw *d = order[i];
+        int64_t k = d->own < 0 ? 0 : d->own;
+        for (unsigned j = 0; j < d->nlimits; j++) {
+            int64_t m = ccas_limit_count (copy_of (copies, &ncopies, d->limits[j]), d->cores_per_vm);
+            k = m < k ? m : k;
+        }
+        if (k == CCAS_UNLIMITED) {
+            total = CCAS_UNLIMITED;
+            break;
+        }
+        for (unsigned j = 0; j < d->nlimits; j++) {
+            struct ccas_limit *l = copy_of (copies, &ncopies, d->limits[j]);
+            if (l->nodes != CCAS_UNLIMITED)
+                l->nodes -= k;
+            if (l->cores != CCAS_UNLIMITED)
+                l->cores -= k * d->cores_per_vm;
+        }
+        total = k > CCAS_UNLIMITED - 1 - total ? CCAS_UNLIMITED : total + k;
+    }
+    free (order);
+    free (copies);
+    return total;
+}
+
+void ccas_limit_give (struct ccas_limit *l, int64_t cores_per_vm)
+{
+    if (l->nodes != CCAS_UNLIMITED)
+        l->nodes++;
+    if (l->cores != CCAS_UNLIMITED)
+        l->cores += cores_per_vm;
+}
+
 const char *ccas_limit_explain (const struct ccas_limit *l, int64_t cores_per_vm, char *buf, size_t size)
 {
     if (l->cores != CCAS_UNLIMITED && cores_per_vm > 0 && l->cores / cores_per_vm <= l->nodes)

@@ -44,9 +44,28 @@ int64_t ccas_limit_count (const struct ccas_limit *l, int64_t cores_per_vm);
  * `undo` (may be NULL: final). */
 void ccas_limit_take (struct ccas_limit *l, int64_t cores_per_vm, struct ccas_undo *undo);
 
+/* Give back one VM of `cores_per_vm` cores taken for good (a VM that was
+ * never made). */
+void ccas_limit_give (struct ccas_limit *l, int64_t cores_per_vm);
+
 /* Why `l` allows no VM of `cores_per_vm` cores: "family quota X in R: 8
  * cores left, 120 per node" or "nodearray hpc limit: 0 nodes left". */
 const char *ccas_limit_explain (const struct ccas_limit *l, int64_t cores_per_vm, char *buf, size_t size);
+
+/* What one bucket draws on, for ccas_limits_room(). */
+struct ccas_limit_draw {
+    int64_t own;          /* its own room in nodes (availableCount ...), or CCAS_UNLIMITED */
+    int64_t cores_per_vm; /* >= 1 */
+    struct ccas_limit *const *limits;
+    unsigned nlimits;
+};
+
+/* The most VMs the `n` draws can take together: the ones of fewer cores
+ * first, each as many as every limit it draws on allows, a pool several
+ * share charged once for all (two buckets of one family never both count
+ * the family's room).  Changes no limit.  CCAS_UNLIMITED when nothing
+ * bounds them; -1 when out of memory. */
+int64_t ccas_limits_room (const struct ccas_limit_draw *draws, size_t n);
 
 struct ccas_limits;
 

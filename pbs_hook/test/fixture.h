@@ -71,17 +71,22 @@ static inline void note_skip (const char *key, const char *why, void *arg)
 /* The cluster of match-status.json (htc: F2s_v2, F4s_v2; hpc: HB120rs_v3;
  * gpu) with the CycleCloud nodes of data file `nodes` (a node list, as
  * CycleCloud's API returns it; NULL: none).  Free with model_free(). */
-static inline struct ccas_cluster *model (const char *nodes)
+/* The model of match-status.json with node records `nodes` (a data file, or
+ * NULL) under a minimal configuration with `extra` (JSON members, or NULL). */
+static inline struct ccas_cluster *model_config (const char *nodes, const char *extra)
 {
     struct ccas_error err = {""};
+    char text[2048];
     json_object *st = ccas_json_load_file (TEST_DATA_DIR "/match-status.json", 1 << 20, &err);
     assert_non_null (st);
     struct ccas_status *status = ccas_status_from_json (st, "test", &err);
     assert_non_null (status);
-    json_object *root =
-        json_tokener_parse ("{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
-                            " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
-                            " \"idle_timeout\": 300}");
+    snprintf (text, sizeof (text),
+              "{\"url\": \"http://x\", \"username\": \"u\", \"password\": \"p\","
+              " \"cluster_name\": \"test\", \"logging\": {\"syslog\": false},"
+              " \"idle_timeout\": 300%s%s}",
+              extra ? ", " : "", extra ? extra : "");
+    json_object *root = json_tokener_parse (text);
     struct ccas_config *cfg = ccas_conf_from_json (root, "test-config", &err);
     assert_non_null (cfg);
     json_object *nl = nodes ? pf_json (nodes) : json_tokener_parse ("{\"nodes\": []}");
@@ -92,6 +97,11 @@ static inline struct ccas_cluster *model (const char *nodes)
     if (!c)
         fail_msg ("%s", err.text);
     return c;
+}
+
+static inline struct ccas_cluster *model (const char *nodes)
+{
+    return model_config (nodes, NULL);
 }
 
 static inline void model_free (struct ccas_cluster *c)

@@ -254,6 +254,42 @@ static void test_cmds_run_ops (void **state)
     model_free (c);
 }
 
+/* A default_resources value that is a list joins as PBS's string_array,
+ * its elements joined by commas between quotes; a list that cannot be
+ * written so is left out, not written wrong. */
+static void test_cmds_join_list (void **state)
+{
+    (void)state;
+    struct ccas_cluster *c = model_config (
+        "cyclecloud-nodes.json",
+        "\"default_resources\": [{\"select\": {\"node.name\": \"htc-1\"}, \"name\": \"features\","
+        " \"value\": [\"ib\", \"ssd\", 4, true]},"
+        " {\"select\": {}, \"name\": \"features\", \"value\": [\"a,b\"]}]");
+    struct ccas_pbs_op ops[] = {
+        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-1", .node = cc_node (c, "htc-1")},
+        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-2", .node = cc_node (c, "htc-2")},
+    };
+    static const char *const names[] = {"features", NULL};
+    standin_reset ();
+    ccas_pbs_run_ops (c, ops, 2, names);
+    assert_calls ("qmgr\n"
+                  "< create node htc-1 state = offline, comment = \"ccautoscale: joining\"\n"
+                  "< create node htc-2 state = offline, comment = \"ccautoscale: joining\"\n"
+                  "qmgr\n"
+                  "< set node htc-1 state -= offline, comment = \"ccautoscale: joined\","
+                  " resources_available.features = \"ib,ssd,4,True\", resources_available.slot_type = htc,"
+                  " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
+                  " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
+                  " resources_available.ccnodeid = id1\n"
+                  "< set node htc-2 state -= offline, comment = \"ccautoscale: joined\","
+                  " resources_available.slot_type = htc,"
+                  " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
+                  " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
+                  " resources_available.ccnodeid = id2\n");
+    assert_false (ops[0].failed || ops[1].failed);
+    model_free (c);
+}
+
 /* qmgr failing as a whole (no op named), or outliving its limit, fails
  * every op of its batch. */
 static void test_cmds_run_ops_qmgr_fails (void **state)
@@ -356,13 +392,10 @@ int main (int argc, char **argv)
 {
     standin_main (argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_cmds_qstat),
-        cmocka_unit_test (test_cmds_qstat_limits),
-        cmocka_unit_test (test_cmds_pbsnodes),
-        cmocka_unit_test (test_cmds_run_ops),
-        cmocka_unit_test (test_cmds_run_ops_qmgr_fails),
-        cmocka_unit_test (test_cmds_comment_jobs),
-        cmocka_unit_test (test_cmds_host),
+        cmocka_unit_test (test_cmds_qstat),        cmocka_unit_test (test_cmds_qstat_limits),
+        cmocka_unit_test (test_cmds_pbsnodes),     cmocka_unit_test (test_cmds_run_ops),
+        cmocka_unit_test (test_cmds_join_list),    cmocka_unit_test (test_cmds_run_ops_qmgr_fails),
+        cmocka_unit_test (test_cmds_comment_jobs), cmocka_unit_test (test_cmds_host),
     };
     return cmocka_run_group_tests (tests, standin_setup, standin_teardown);
 }

@@ -236,6 +236,16 @@ static void test_jobs_pack (void **state)
     const struct ccas_job *j4 = find_job (m.jobs, "4.s");
     assert_false (j4->matched);
     assert_non_null (strstr (j4->reason, "ungrouped=true and ungrouped=false"));
+    /* as azpbs: excl lets the job's own chunks share its host (exclusive-task), exclhost
+     * gives each chunk a host of its own (exclusive) */
+    const struct ccas_job *j5 = find_job (m.jobs, "5.s"), *j6 = find_job (m.jobs, "6.s");
+    assert_non_null (strstr (ccas_constraint_text (j5->chunks[0].cons), "\"exclusive-task\":true"));
+    assert_true (j5->matched);
+    assert_ptr_equal (j5->slots[0], j5->slots[1]);
+    assert_non_null (strstr (ccas_constraint_text (j6->chunks[0].cons), "\"exclusive\":true"));
+    assert_true (j6->matched);
+    assert_ptr_not_equal (j6->slots[0], j6->slots[1]);
+    assert_ptr_not_equal (j6->slots[0], j5->slots[0]);
     matched_free (&m);
 }
 
@@ -266,7 +276,7 @@ static void test_jobs_openpbs_capture (void **state)
     const struct ccas_job *j3 = find_job (jobs, "3.vm");
     assert_int_equal (j3->nslots, 2);
     assert_int_equal (j3->packing, CCAS_SCATTER);
-    assert_non_null (strstr (ccas_constraint_text (j3->chunks[0].cons), "\"exclusive\":true"));
+    assert_non_null (strstr (ccas_constraint_text (j3->chunks[0].cons), "\"exclusive-task\":true"));
     assert_non_null (strstr (ccas_constraint_text (find_job (jobs, "5.vm")->chunks[0].cons), "\"ngpus\":1"));
     assert_string_equal (ccas_pbs_queue_comment (q, 0),
                          "Can Never Run: can't fit in the largest placement set, and can't span psets");

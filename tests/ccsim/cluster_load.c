@@ -163,6 +163,9 @@ int sim_load_cluster (const char *path, const char *name_override, char *errbuf,
         goto fail;
     }
     sim.cluster_name = strdup (name);
+    sim.state = strdup (ccas_json_str (root, "state") ? ccas_json_str (root, "state") : "Started");
+    sim.target_state =
+        strdup (ccas_json_str (root, "targetState") ? ccas_json_str (root, "targetState") : "Started");
     if (get_i64 (root, "", "maxCount", -1, &sim.max_count, &err) < 0 ||
         get_i64 (root, "", "maxCoreCount", -1, &sim.max_core_count, &err) < 0)
         goto prefixed;
@@ -191,4 +194,12 @@ prefixed:
 fail:
     snprintf (errbuf, errsize, "%s", err.text);
     return -1;
+}
+
+const char *sim_cluster_closed (char *buf, size_t size)
+{
+    if (strcmp (sim.state, "Started") == 0 && strcmp (sim.target_state, "Started") == 0)
+        return NULL;
+    snprintf (buf, size, "cluster %s is %s (targetState %s)", sim.cluster_name, sim.state, sim.target_state);
+    return buf;
 }

@@ -166,6 +166,42 @@ static void add_node (const char *body, struct reply *r)
     json_object_put (rec);
 }
 
+/* GET /ccsim/cluster: the cluster's state; POST sets "state" and
+ * "targetState" (strings), as CycleCloud moves a cluster through Starting,
+ * Started, Terminating, Terminated. */
+static void cluster_control (const char *method, const char *body, struct reply *r)
+{
+    if (strcmp (method, "POST") == 0) {
+        json_object *b = body ? json_tokener_parse (body) : NULL;
+        json_object *st = ccas_json_get (b, "state"), *ts = ccas_json_get (b, "targetState");
+        bool ok = json_object_is_type (b, json_type_object) && (st || ts) &&
+                  (!st || json_object_is_type (st, json_type_string)) &&
+                  (!ts || json_object_is_type (ts, json_type_string));
+        if (!ok) {
+            json_object_put (b);
+            reply_error (r, 400, "BadRequest", "cluster: give \"state\" and/or \"targetState\" (strings)");
+            return;
+        }
+        if (st) {
+            free (sim.state);
+            sim.state = strdup (json_object_get_string (st));
+        }
+        if (ts) {
+            free (sim.target_state);
+            sim.target_state = strdup (json_object_get_string (ts));
+        }
+        json_object_put (b);
+    } else if (strcmp (method, "GET") != 0) {
+        reply_error (r, 405, "MethodNotAllowed", "cluster: GET or POST");
+        return;
+    }
+    json_object *o = json_object_new_object ();
+    json_object_object_add (o, "name", json_object_new_string (sim.cluster_name));
+    json_object_object_add (o, "state", json_object_new_string (sim.state));
+    json_object_object_add (o, "targetState", json_object_new_string (sim.target_state));
+    reply_json (r, 200, o);
+}
+
 static void set_string (char **slot, json_object *v)
 {
     free (*slot);
@@ -186,6 +222,8 @@ void sim_control (const char *method, const char *url, const char *query, const 
         reply_json (r, 200, state_json (query));
     else if (strcmp (path, "/faults") == 0)
         faults (method, body, r);
+    else if (strcmp (path, "/cluster") == 0)
+        cluster_control (method, body, r);
     else if (strcmp (path, "/nodes") == 0 && strcmp (method, "POST") == 0)
         add_node (body, r);
     else if (sscanf (path, "/nodes/%255[^/]/%63s", name, what) == 2 && strcmp (method, "POST") == 0)

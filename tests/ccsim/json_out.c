@@ -185,8 +185,8 @@ json_object *sim_status_json (bool with_nodes)
 {
     json_object *o = json_object_new_object ();
     json_object *nas = json_object_new_array ();
-    add_str (o, "state", "Started");
-    add_str (o, "targetState", "Started");
+    add_str (o, "state", sim.state);
+    add_str (o, "targetState", sim.target_state);
     if (sim.max_count >= 0)
         set_i64 (o, "maxCount", sim.max_count);
     if (sim.max_core_count >= 0)

@@ -68,7 +68,7 @@ static void usage (FILE *f)
                 "  -v, --verbose        log each request to stderr\n\n"
                 "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
                 "/ccsim/faults, POST /ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes,\n"
-                "POST /ccsim/hooks, POST /ccsim/config.  See ccsim(1).\n\n"
+                "POST /ccsim/hooks, POST /ccsim/config, GET/POST /ccsim/cluster.  See ccsim(1).\n\n"
                 "Example:\n"
                 "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
 }
@@ -248,7 +248,7 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
         enum MHD_Result rc = MHD_queue_basic_auth_fail_response (c, "CycleCloud", resp);
         MHD_destroy_response (resp);
         pthread_mutex_lock (&sim.lock);
-        sim_log_request (method, path, 401, NULL, NULL);
+        sim_log_request (method, path, 401, NULL, NULL, NULL);
         pthread_mutex_unlock (&sim.lock);
         return rc;
     }
@@ -273,8 +273,9 @@ static enum MHD_Result handle (void *cls, struct MHD_Connection *c, const char *
     }
     if (truncate && r.body && r.len > 1)
         r.len /= 2;
-    sim_log_request (method, path, r.drop || drop_after ? 0 : r.status, rid, r.nodes);
+    sim_log_request (method, path, r.drop || drop_after ? 0 : r.status, rid, r.nodes, r.sets);
     r.nodes = NULL;
+    r.sets = NULL;
     pthread_mutex_unlock (&sim.lock);
     if (r.drop || drop_after) {
         free (r.body);
@@ -546,6 +547,8 @@ static void free_all (void)
     free (sim.nas);
     json_object_put (sim.file);
     free (sim.cluster_name);
+    free (sim.state);
+    free (sim.target_state);
     free (sim.on_ready);
     free (sim.on_terminate);
     free (sim.auth_user);

@@ -9,13 +9,14 @@
 #include "sim.h"
 
 void sim_log_request (const char *method, const char *path, int status, const char *request_id,
-                      json_object *nodes)
+                      json_object *nodes, json_object *sets)
 {
     if (sim.nlog == sim.logcap) {
         size_t cap = sim.logcap ? sim.logcap * 2 : 1024;
         struct reqlog_entry *v = realloc (sim.log, cap * sizeof (*v));
         if (!v) {
             json_object_put (nodes);
+            json_object_put (sets);
             return;
         }
         sim.log = v;
@@ -29,6 +30,7 @@ void sim_log_request (const char *method, const char *path, int status, const ch
     e->request_id = request_id ? strdup (request_id) : NULL;
     e->time = sim_now ();
     e->nodes = nodes;
+    e->sets = sets;
 }
 
 json_object *sim_log_json (void)
@@ -48,6 +50,8 @@ json_object *sim_log_json (void)
         json_object_object_add (o, "time", json_object_new_double (e->time));
         if (e->nodes)
             json_object_object_add (o, "nodes", json_object_get (e->nodes));
+        if (e->sets)
+            json_object_object_add (o, "sets", json_object_get (e->sets));
         json_object_array_add (arr, o);
     }
     return arr;
@@ -59,6 +63,7 @@ void sim_log_clear (void)
         free (sim.log[i].path);
         free (sim.log[i].request_id);
         json_object_put (sim.log[i].nodes);
+        json_object_put (sim.log[i].sets);
     }
     sim.nlog = 0;
 }

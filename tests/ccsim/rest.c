@@ -265,6 +265,26 @@ static long create_set (const struct set_in *in, struct operation *op, const cha
     return added;
 }
 
+/* The sets of a create as the client asked, for the request log. */
+static json_object *asked (json_object *sets)
+{
+    json_object *out = json_object_new_array ();
+    for (size_t i = 0; i < json_object_array_length (sets); i++) {
+        json_object *s = json_object_array_get_idx (sets, i), *o = json_object_new_object ();
+        const char *na = ccas_json_str (s, "nodearray");
+        const char *mt = ccas_json_str (ccas_json_get (s, "definition"), "machineType");
+        const char *pg = ccas_json_str (s, "placementGroupId");
+        json_object *attrs = ccas_json_get (s, "nodeAttributes");
+        json_object_object_add (o, "nodearray", na ? json_object_new_string (na) : NULL);
+        json_object_object_add (o, "machine_type", mt ? json_object_new_string (mt) : NULL);
+        json_object_object_add (o, "count", json_object_get (ccas_json_get (s, "count")));
+        json_object_object_add (o, "placement_group", pg ? json_object_new_string (pg) : NULL);
+        json_object_object_add (o, "node_attributes", json_object_get (attrs));
+        json_object_array_add (out, o);
+    }
+    return out;
+}
+
 static void create (const char *body, struct reply *r)
 {
     char err[512];
@@ -283,7 +303,13 @@ static void create (const char *body, struct reply *r)
         reply_error (r, 409, "Conflict", "request id %s has already been used", request_id);
         goto done;
     }
+    char closed[300];
+    if (sim_cluster_closed (closed, sizeof (closed))) {
+        reply_error (r, 400, "BadRequest", "%s: nodes cannot be created", closed);
+        goto done;
+    }
     size_t n = json_object_array_length (sets);
+    r->sets = asked (sets);
     struct set_in *in = calloc (n + 1, sizeof (*in));
     for (size_t i = 0; in && i < n; i++)
         if (parse_set (json_object_array_get_idx (sets, i), i, &in[i], err, sizeof (err)) < 0) {
@@ -371,6 +397,12 @@ static void node_action (const char *action, const char *body, struct reply *r)
         reply_error (r, 400, "BadRequest",
                      "filter expressions are not supported by ccsim; use names, ids, hostnames"
                      " or ip_addresses");
+        json_object_put (req);
+        return;
+    }
+    char closed[300];
+    if (strcmp (action, "start") == 0 && sim_cluster_closed (closed, sizeof (closed))) {
+        reply_error (r, 400, "BadRequest", "%s: nodes cannot be started", closed);
         json_object_put (req);
         return;
     }

@@ -119,6 +119,8 @@ struct reqlog_entry {
     char *request_id;
     double time;
     json_object *nodes; /* the names a create made or an action was carried out on, or NULL */
+    json_object *sets;  /* a create's sets as asked: nodearray, machine_type (null when the
+                         * set named none), count, placement_group, node_attributes; or NULL */
 };
 
 struct operation {
@@ -129,7 +131,9 @@ struct operation {
 struct sim {
     pthread_mutex_t lock;
     char *cluster_name;
-    json_object *file; /* the cluster file, kept for echoing */
+    char *state, *target_state; /* the cluster's; from the file ("Started" when it states
+                                 * none), changed by POST /ccsim/cluster */
+    json_object *file;          /* the cluster file, kept for echoing */
     int64_t max_count, max_core_count;
     struct sim_nodearray *nas;
     size_t nnas;
@@ -160,6 +164,10 @@ extern struct sim sim;
 
 /* cluster_load.c */
 int sim_load_cluster (const char *path, const char *name_override, char *err, size_t errsize);
+
+/* cluster_load.c: NULL when the cluster is Started (nodes may be made and
+ * started), else why not ("cluster test is Terminating"), in `buf`. */
+const char *sim_cluster_closed (char *buf, size_t size);
 
 /* nodes.c — call with sim.lock held */
 struct sim_node *sim_node_find (const char *name);
@@ -225,7 +233,7 @@ void sim_hooks_reap (void);
  * the names the request made or acted on: tests prove from them that no
  * name was made twice, even when an answer was lost. */
 void sim_log_request (const char *method, const char *path, int status, const char *request_id,
-                      json_object *nodes);
+                      json_object *nodes, json_object *sets); /* takes both */
 json_object *sim_log_json (void);
 void sim_log_clear (void);
 
@@ -243,6 +251,7 @@ struct reply {
     bool html;
     bool drop;          /* close without answering */
     json_object *nodes; /* for the request log: names made or acted on */
+    json_object *sets;  /* for the request log: a create's sets as asked */
 };
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r);
 void sim_control (const char *method, const char *url, const char *query, const char *body, struct reply *r);

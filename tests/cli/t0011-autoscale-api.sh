@@ -94,15 +94,14 @@ test_expect_success 'groups: a placement group of one machine type each, group_i
     test_grep "hpc:2nodes .* 2 groups of 2 nodes .* 2 groups (4 nodes)" show
 '
 
-test_expect_success 'a target by groups of cores falls back to the next machine type when the first has no capacity' '
+test_expect_success 'a target by groups of cores falls back to the next machine type in the same pass when the first has no capacity' '
     fresh &&
     ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F4s_v2\"}" &&
     echo "[{\"Name\": \"htc\", \"TargetGroupCount\": 1, \"GroupCoreCount\": 8,
             \"MachineType\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"]}]" >req.json &&
-    test_expect_code 4 "$CCAS" autoscale update req.json >out 2>&1 &&
+    "$CCAS" autoscale update req.json >out 2>&1 &&
     test_grep "capacity" out &&
-    test_equal "$(ccsim_node_count)" 0 "nodes after the capacity failure" &&
-    "$CCAS" autoscale run >run.out &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 2 "create requests: the group in F4s_v2, then in F2s_v2" &&
     test_equal "$(count ".MachineType == \"Standard_F2s_v2\"")" 4 "F2s_v2 nodes (8 cores in 2-core nodes)" &&
     test_equal "$(ccsim_node_count)" 4 "nodes" &&
     test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[].PlacementGroupId] | unique | length")" 1 "one placement group" &&
@@ -242,7 +241,7 @@ test_expect_success 'bad requests: an error naming the array and the attribute, 
     bad_request "[{\"Name\": \"big\", \"Extends\": \"nope\", \"Dynamic\": true}]" "array .big. (\[0\]): Extends: cluster .test. has no nodearray .nope." &&
     bad_request "[{\"Name\": \"big\", \"Extends\": \"htc\", \"TargetCount\": 1}]" "array .big. (\[0\]): Extends: a new array that extends a nodearray needs \"Dynamic\": true" &&
     bad_request "[{\"Name\": \"hpc\", \"Extends\": \"htc\", \"Dynamic\": true}]" "array .hpc. (\[0\]): Dynamic: .hpc. is a nodearray of cluster .test." &&
-    bad_request "[{\"Name\": \"gpu\"}, {\"Name\": \"htc\", \"TargetCount\": -1}]" "array .htc. (\[1\]): TargetCount: expected a non-negative integer, got -1" &&
+    bad_request "[{\"Name\": \"htc\", \"TargetCount\": -1}]" "array .htc. (\[0\]): TargetCount: expected a non-negative integer, got -1" &&
     bad_request "[{\"Name\": \"htc\", \"MachineType\": \"Standard_X\"}]" "MachineType: nodearray .htc. has no machine type .Standard_X." &&
     bad_request "{\"Name\": \"htc\"}" "bad.json: expected a list of node array definitions" &&
     bad_request "[{\"Name\": \"htc\",]" "bad.json:1:" &&
@@ -252,13 +251,19 @@ test_expect_success 'bad requests: an error naming the array and the attribute, 
     test_grep "expiration" err
 '
 
-test_expect_success 'a bad request leaves the recorded one as it was' '
+test_expect_success 'a request that is not a list leaves the recorded one as it was' '
     echo "[{\"Name\": \"htc\", \"TargetCount\": 1}]" >req.json &&
     "$CCAS" autoscale update req.json >/dev/null &&
     cp "$TEST_TMP/state/autoscale-standard.json" before.json &&
-    echo "[{\"Name\": \"htc\", \"TargetCount\": -5}]" | test_expect_code 1 "$CCAS" autoscale update - 2>err &&
-    test_grep "<stdin>: array .htc. (\[0\]): TargetCount" err &&
+    echo "{\"Name\": \"htc\", \"TargetCount\": 5}" | test_expect_code 1 "$CCAS" autoscale update - 2>err &&
+    test_grep "<stdin>: expected a list of node array definitions" err &&
     cmp before.json "$TEST_TMP/state/autoscale-standard.json"
+'
+
+test_expect_success 'a refused entry keeps its array'"'"'s previous request (exit 4): the target is not lost' '
+    echo "[{\"Name\": \"htc\", \"TargetCount\": -5}]" | test_expect_code 4 "$CCAS" autoscale update - 2>err &&
+    test_grep "<stdin>: array .htc. (\[0\]): TargetCount: .*; entry refused (the set.s latest request of .htc. is kept)" err &&
+    jq -e ".arrays | length == 1 and .[0].name == \"htc\" and .[0].target == 1" "$TEST_TMP/state/autoscale-standard.json"
 '
 
 # Crash consistency: the request wants 2 htc nodes and 2 of the dynamic

@@ -165,7 +165,7 @@ test_expect_success 'no capacity for the first machine type: the bucket is held 
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[].MachineType] | join(\" \")")" Standard_F4s_v2 "machine type" &&
     jq -e ".\"execute/Standard_F2s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
     grep "execute/Standard_F2s_v2: held back for 300 s: ccautoscale: capacity: " "$TEST_TMP/ccautoscale.log" &&
-    grep "a second pass tries the others at once" "$TEST_TMP/ccautoscale.log" &&
+    grep "1 node lost to capacity or quota: asking for 1 in 1 other set" "$TEST_TMP/ccautoscale.log" &&
     jq -e ".summary" pass.out >/dev/null &&
     "$CCAS" pbs demand --json | jq -e ".jobs | length == 0 or all(.matched)"
 '

@@ -6,13 +6,15 @@
 # transient errors are never reported as capacity.  Every decision names the
 # jobs of SLURM_RESUME_FILE.  An unreachable CycleCloud hands the nodes back
 # within the programs' own limits (slurm.connect_timeout, request_timeout,
-# retries); a user who cannot write the state or the lock is named.  (VMs are
+# retries); a user who cannot write the state or the lock is named.  A
+# cluster that is not Started is sent nothing: its nodes go back at once.  (VMs are
 # records only: the resume program is run by hand.)
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
 why=$(slurm_prereqs) || test_skip_all "$why"
 RESUME=$top_builddir/slurm_power/ccautoscale-resume
+SQ="'"
 export SLURM_RESUME_FILE=/nonexistent
 
 # reason_after FAULT NODE: resume NODE under FAULT; print the node's Reason.
@@ -95,6 +97,15 @@ test_expect_success 'every decision names its jobs: one set for two jobs, its ha
     jq -e -s "[.[] | select(.event == \"create_failed\")] | last | .jobs == [\"11\", \"12\"]" "$TEST_TMP/state/events.jsonl" &&
     jq -e -s "[.[] | select(.event == \"resume_requested\")] | last | .nodes == \"hpc-[2-3]\" and .jobs == [\"11\", \"12\"]" \
         "$TEST_TMP/state/events.jsonl"
+'
+
+test_expect_success 'a cluster not Started: nothing is sent; the node goes back, permanent, naming the state' '
+    ccsim_post /ccsim/cluster "{\"state\": \"Terminating\", \"targetState\": \"Terminated\"}" >/dev/null &&
+    ccsim_delete /ccsim/requests >/dev/null &&
+    { "$RESUME" hpc-5 >resume.out 2>&1 || true; } &&
+    ccsim_post /ccsim/cluster "{\"state\": \"Started\", \"targetState\": \"Started\"}" >/dev/null &&
+    test_equal "$(ccsim_requests "^POST" | wc -l)" 0 "POST requests" &&
+    handed_back hpc-5 "ccautoscale: permanent: cluster ${SQ}slurmtest${SQ} is Terminating (targetState Terminated)"
 '
 
 test_expect_success 'CycleCloud unreachable (nothing listens): handed back at once, "transient: CycleCloud unreachable"' '

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "ccapi/ccapi.h"
+#include "ccapi/http.h"
 #include "tests/ccsim/sim_process.h"
 #include "util/json.h"
 
@@ -272,12 +273,68 @@ static void test_scale (void **state)
     assert_non_null (strstr (err.text, "nope"));
 }
 
+/* ccsim serves the cluster's state and targetState from its cluster file
+ * and changes them through its control API; while the cluster is not
+ * Started it refuses a create, and the status says so. */
+static void test_cluster_state (void **state)
+{
+    struct sim *s = *state;
+    struct ccas_error err = {""};
+    struct ccas_http_opts hopts = {.base_url = s->proc.url,
+                                   .username = "u",
+                                   .password = "p",
+                                   .connect_timeout_ms = 5000,
+                                   .request_timeout_ms = 5000,
+                                   .max_response_bytes = 1 << 20};
+    struct ccas_http *h = ccas_http_create (&hopts, &err);
+    struct ccas_http_response resp;
+    struct ccas_http_failure fail;
+    struct ccas_status *st = NULL;
+    char why[200];
+    assert_non_null (h);
+    assert_int_equal (ccas_ccapi_get_status (s->api, false, &st, &err), 0);
+    assert_string_equal (st->state, "Started");
+    assert_null (ccas_status_not_started (st, why, sizeof (why)));
+    ccas_status_destroy (st);
+
+    assert_int_equal (ccas_http_request (h, "POST", "/ccsim/cluster",
+                                         "{\"state\": \"Terminating\", \"targetState\": \"Terminated\"}",
+                                         false, &resp, &fail),
+                      0);
+    assert_int_equal (resp.status, 200);
+    ccas_http_response_release (&resp);
+    assert_int_equal (ccas_ccapi_get_status (s->api, false, &st, &err), 0);
+    assert_string_equal (ccas_status_not_started (st, why, sizeof (why)),
+                         "cluster 'test' is Terminating (targetState Terminated)");
+    ccas_status_destroy (st);
+    struct ccas_create_set set = {.nodearray = "htc", .count = 1};
+    struct ccas_create_request req = {NULL, &set, 1};
+    struct ccas_create_result *res = NULL;
+    assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), -1);
+    assert_int_equal (ccas_ccapi_last_failure (s->api)->http_status, 400);
+    assert_non_null (strstr (err.text, "is Terminating"));
+
+    assert_int_equal (ccas_http_request (h, "POST", "/ccsim/cluster", "{\"state\": 3}", false, &resp, &fail),
+                      0);
+    assert_int_equal (resp.status, 400);
+    ccas_http_response_release (&resp);
+    assert_int_equal (ccas_http_request (h, "POST", "/ccsim/cluster",
+                                         "{\"state\": \"Started\", \"targetState\": \"Started\"}", false,
+                                         &resp, &fail),
+                      0);
+    ccas_http_response_release (&resp);
+    assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), 0);
+    assert_int_equal (res->sets[0].added, 1);
+    ccas_create_result_destroy (res);
+    ccas_http_destroy (h);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_status),         cmocka_unit_test (test_create_and_operations),
         cmocka_unit_test (test_create_partial), cmocka_unit_test (test_node_actions),
-        cmocka_unit_test (test_scale),
+        cmocka_unit_test (test_scale),          cmocka_unit_test (test_cluster_state),
     };
     if (!getenv ("CCSIM")) {
         printf ("1..0 # SKIP CCSIM is not set\n");

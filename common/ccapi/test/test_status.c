@@ -417,6 +417,45 @@ static void test_status_nodes (void **state)
     ccas_status_destroy (NULL);
 }
 
+/* The cluster's state and targetState: Started (or not stated) lets nodes
+ * be made; any other state says why not, naming the cluster and both. */
+static void test_status_started (void **state)
+{
+    static const struct {
+        const char *state, *target, *why;
+    } cases[] = {
+        {"Started", "Started", NULL},
+        {NULL, NULL, NULL},
+        {"Started", NULL, NULL},
+        {"Terminating", "Terminated", "cluster 'test' is Terminating (targetState Terminated)"},
+        {"Started", "Terminated", "cluster 'test' is Started (targetState Terminated)"},
+        {"Starting", "Started", "cluster 'test' is Starting (targetState Started)"},
+        {"Off", NULL, "cluster 'test' is Off"},
+        {NULL, "Terminated", "cluster 'test' has targetState Terminated"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_error err = {""};
+        char buf[200];
+        json_object *root = small_status ();
+        json_object_object_del (root, "state");
+        json_object_object_del (root, "targetState");
+        if (cases[i].state)
+            json_object_object_add (root, "state", json_object_new_string (cases[i].state));
+        if (cases[i].target)
+            json_object_object_add (root, "targetState", json_object_new_string (cases[i].target));
+        struct ccas_status *st = ccas_status_from_json (root, "test", &err);
+        if (!st)
+            fail_msg ("%s", err.text);
+        const char *why = ccas_status_not_started (st, buf, sizeof (buf));
+        if (cases[i].why)
+            assert_string_equal (why, cases[i].why);
+        else
+            assert_null (why);
+        ccas_status_destroy (st);
+    }
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +470,7 @@ int main (void)
         cmocka_unit_test (test_absent_fields),
         cmocka_unit_test (test_nodearray_record),
         cmocka_unit_test (test_status_nodes),
+        cmocka_unit_test (test_status_started),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conf/conf.h"
+#include "engine/request.h"
 #include "engine/request_set.h"
 #include "model/cluster.h"
 #include "util/json.h"
@@ -26,9 +27,10 @@ struct fixture {
 /* The cluster of match-status.json (htc: F2s_v2, F4s_v2; hpc: HB120rs_v3,
  * placement groups of 4; gpu), with the node records of data file `nodes`
  * (a node list as CycleCloud returns it, or NULL) and the F4s_v2 bucket's
- * availableCount set to `f4_room` (<0: as the file says).  Free with
+ * availableCount set to `f4_room` (<0: as the file says) and the cluster's
+ * state and targetState `state` (NULL: as the file says).  Free with
  * teardown_cluster(). */
-static inline struct fixture *setup_cluster (const char *nodes, int f4_room)
+static inline struct fixture *setup_cluster_state (const char *nodes, int f4_room, const char *state)
 {
     struct ccas_error err = {""};
     struct fixture *f = calloc (1, sizeof (*f));
@@ -56,6 +58,10 @@ static inline struct fixture *setup_cluster (const char *nodes, int f4_room)
             }
         }
     }
+    if (state) {
+        json_object_object_add (st, "state", json_object_new_string (state));
+        json_object_object_add (st, "targetState", json_object_new_string (state));
+    }
     struct ccas_status *status = ccas_status_from_json (st, "test", &err);
     assert_non_null (status);
     struct ccas_record_list *list = NULL;
@@ -71,6 +77,11 @@ static inline struct fixture *setup_cluster (const char *nodes, int f4_room)
     f->c = ccas_cluster_create (f->cfg, status, list, &err);
     assert_non_null (f->c);
     return f;
+}
+
+static inline struct fixture *setup_cluster (const char *nodes, int f4_room)
+{
+    return setup_cluster_state (nodes, f4_room, NULL);
 }
 
 static inline void teardown_cluster (struct fixture *f)
@@ -90,14 +101,32 @@ static inline void teardown_cluster (struct fixture *f)
     free (f);
 }
 
-/* Parse `request` against the fixture's cluster: the normalized arrays, or
- * NULL with `err`. */
-static inline json_object *parse (struct fixture *f, const char *request, struct ccas_error *err)
+/* Parse `request` against the fixture's cluster: the normalized arrays, and
+ * in *refused (caller puts it) the entries refused; NULL with `err` when
+ * the request is no list. */
+static inline json_object *parse_all (struct fixture *f, const char *request, json_object **refused,
+                                      struct ccas_error *err)
 {
     json_object *doc = json_tokener_parse (request);
     assert_non_null (doc);
-    json_object *out = ccas_request_parse (doc, "req.json", f->c, err);
+    json_object *out = ccas_request_parse (doc, "req.json", f->c, refused, err);
     json_object_put (doc);
+    return out;
+}
+
+/* The same when every entry must be taken: NULL with `err` (the first
+ * refusal's) when one is not. */
+static inline json_object *parse (struct fixture *f, const char *request, struct ccas_error *err)
+{
+    json_object *refused = NULL;
+    json_object *out = parse_all (f, request, &refused, err);
+    if (out && json_object_array_length (refused) > 0) {
+        snprintf (err->text, sizeof (err->text), "%s",
+                  ccas_json_str (json_object_array_get_idx (refused, 0), "error"));
+        json_object_put (out);
+        out = NULL;
+    }
+    json_object_put (refused);
     return out;
 }
 

@@ -27,6 +27,7 @@
 
 #include "ccapi/ccapi.h"
 #include "engine/apply.h"
+#include "engine/match.h"
 #include "engine/plan.h"
 #include "model/test/fixture.h"
 #include "tests/ccsim/sim_process.h"
@@ -678,6 +679,132 @@ static void test_refused_create_still_terminates (void **state)
     ccas_cluster_destroy (c);
 }
 
+/* A plan made by hand for a cluster that has stopped being Started (the
+ * model gives such a cluster no node) sends no create and no start, says
+ * why in every set and start, and still gives back a failed node. */
+static void test_closed_cluster_sends_nothing (void **state)
+{
+    struct sim *s = *state;
+    struct ccas_error err = {""};
+    struct ccas_apply_stats stats;
+    make_nodes (s, "htc-c%d", 2);
+    wait_node (s, "htc-c1", "Ready");
+    wait_node (s, "htc-c2", "Ready");
+    struct ccas_action_result *ares = NULL;
+    const char *names[] = {"htc-c2"};
+    struct ccas_node_selector sel = {.names = names, .nnames = 1};
+    assert_int_equal (ccas_ccapi_node_action (s->api, CCAS_ACTION_DEALLOCATE, &sel, NULL, &ares, &err), 0);
+    ccas_action_result_destroy (ares);
+    wait_node (s, "htc-c2", "Deallocated");
+    struct ccas_cluster *c = model (s, NULL);
+    add_new (c, "htc", "Standard_F2s_v2", NULL, 2);
+    fx_node (c, "htc-c2")->njobs = 1; /* stopped, given work: started */
+    struct ccas_plan *p = ccas_plan_create (c, NULL, &err);
+    assert_int_equal (ccas_plan_terminate (p, fx_node (c, "htc-c1"), "failed"), 0);
+    c->closed = "cluster 'test' is Terminating (targetState Terminated): nothing is created or started until "
+                "it is Started";
+    json_object_put (sim_call (s, "POST", "/ccsim/cluster",
+                               "{\"state\": \"Terminating\", \"targetState\": \"Terminated\"}"));
+    struct ccas_state *req = requests_state (s);
+    sim_forget_requests (s);
+
+    assert_int_equal (ccas_apply (p, s->api, req, &stats, &err), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/create", NULL, 0, NULL), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/start", NULL, 0, NULL), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/terminate", NULL, 0, NULL), 1);
+    assert_int_equal (p->creates[0].outcome, CCAS_FAILED);
+    assert_int_equal (p->creates[0].cls, CCAS_CLASS_PERMANENT);
+    assert_string_equal (p->creates[0].message, c->closed);
+    assert_int_equal (p->starts[0].outcome, CCAS_FAILED);
+    assert_non_null (strstr (p->starts[0].error, "is Terminating"));
+    assert_int_equal (p->terminates[0].outcome, CCAS_DONE);
+    assert_int_equal (json_object_object_length (ccas_state_root (req)), 0); /* no request recorded */
+    assert_int_equal (stats.failed, 3);
+    assert_int_equal (stats.terminated, 1);
+    ccas_state_destroy (req);
+    ccas_plan_destroy (p);
+    ccas_cluster_destroy (c);
+}
+
+/* A capacity failure falls back in the same pass: the jobs of the nodes the
+ * first create did not make are placed on new nodes of the next bucket they
+ * allow, sent in a second create request of its own id (recorded, then
+ * forgotten), and the jobs' slots are the nodes made; a job that fits no
+ * other bucket stays short.  A second capacity failure falls back no more. */
+static void test_capacity_fallback_jobs (void **state)
+{
+    struct sim *s = *state;
+    struct ccas_error err = {""};
+    struct ccas_apply_stats stats;
+    struct ccas_cluster *c = model (s, NULL);
+    static const char jobs_text[] =
+        "[{\"id\": \"a\", \"node_count\": 2, \"packing\": \"scatter\", \"constraints\": {\"ncpus\": 1, "
+        "\"node.nodearray\": \"htc\"}},"
+        " {\"id\": \"b\", \"constraints\": {\"ncpus\": 2, \"node.vm_size\": \"Standard_F2s_v2\"}},"
+        " {\"id\": \"g\", \"constraints\": {\"node.nodearray\": \"gpu\"}}]";
+    struct ccas_jobs *jobs = ccas_jobs_from_text (jobs_text, strlen (jobs_text), c->cons, "jobs", &err);
+    assert_non_null (jobs);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *p = ccas_plan_create (c, jobs, &err);
+    assert_int_equal (p->ncreates, 2); /* 3 F2 nodes, 1 gpu node */
+    struct ccas_state *req = requests_state (s);
+    sim_fault (s, "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": -1}");
+    sim_forget_requests (s);
+
+    assert_int_equal (ccas_apply (p, s->api, req, &stats, &err), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/create", NULL, 0, NULL), 2);
+    assert_int_equal (p->ncreates, 3);
+    const struct ccas_plan_set *f2 = set_of (p, "Standard_F2s_v2"), *f4 = set_of (p, "Standard_F4s_v2");
+    assert_int_equal (f2->round, 0);
+    assert_int_equal (f2->added, 0);
+    assert_int_equal (f2->cls, CCAS_CLASS_CAPACITY);
+    assert_int_equal (f2->replaced, 2); /* job a's two slots; b asks for F2s_v2 itself */
+    assert_int_equal (f4->round, 1);
+    assert_int_equal (f4->count, 2);
+    assert_int_equal (f4->added, 2);
+    assert_string_not_equal (f4->request_id, f2->request_id);
+    assert_string_equal (p->request_id, f2->request_id);
+    check_named (s, f4, 2);
+    const struct ccas_job *a = &jobs->v[0], *b = &jobs->v[1];
+    assert_ptr_equal (a->slots[0], f4->nodes[0]);
+    assert_ptr_equal (a->slots[1], f4->nodes[1]);
+    assert_string_equal (a->slots[0]->vm_size, "Standard_F4s_v2");
+    assert_non_null (a->slots[0]->name);
+    assert_int_equal (b->slots[0]->kind, CCAS_NODE_GOING); /* nothing else it allows: short */
+    assert_int_equal (json_object_object_length (ccas_state_root (req)), 0);
+    assert_int_equal (stats.created, 3);
+    json_object *o = ccas_plan_to_json (p);
+    json_object *fb = json_object_array_get_idx (ccas_json_get (o, "create"), 2);
+    assert_true (ccas_json_bool (fb, "fallback", false));
+    json_object_put (o);
+    ccas_plan_destroy (p);
+
+    /* the F4 bucket fails too: one fallback a pass, no more (the two F4
+     * nodes made above take two slots, four new F2 ones the rest) */
+    static const char more[] = "[{\"id\": \"z\", \"node_count\": 6, \"packing\": \"scatter\","
+                               " \"constraints\": {\"ncpus\": 1, \"node.nodearray\": \"htc\"}}]";
+    struct ccas_cluster *c2 = model (s, NULL);
+    struct ccas_jobs *jobs2 = ccas_jobs_from_text (more, strlen (more), c2->cons, "jobs", &err);
+    assert_int_equal (ccas_match (c2, jobs2, NULL, &err), 0);
+    struct ccas_plan *p2 = ccas_plan_create (c2, jobs2, &err);
+    assert_int_equal (ccas_plan_new_nodes (p2), 4);
+    sim_fault (s, "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F4s_v2\", \"count\": -1}");
+    sim_forget_requests (s);
+    assert_int_equal (ccas_apply (p2, s->api, req, &stats, &err), 0);
+    assert_int_equal (logged (s, "POST", "/nodes/create", NULL, 0, NULL), 2);
+    assert_int_equal (p2->ncreates, 2);
+    assert_int_equal (p2->creates[1].round, 1);
+    assert_int_equal (p2->creates[1].added, 0);
+    assert_int_equal (p2->creates[1].cls, CCAS_CLASS_CAPACITY);
+    assert_int_equal (p2->creates[0].replaced, 0);
+    ccas_state_destroy (req);
+    ccas_plan_destroy (p2);
+    ccas_jobs_destroy (jobs2);
+    ccas_cluster_destroy (c2);
+    ccas_jobs_destroy (jobs);
+    ccas_cluster_destroy (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -690,6 +817,8 @@ int main (void)
         cmocka_unit_test_setup_teardown (test_reconcile, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_terminations_and_starts, start_ccsim, stop_ccsim),
         cmocka_unit_test_setup_teardown (test_refused_create_still_terminates, start_ccsim, stop_ccsim),
+        cmocka_unit_test_setup_teardown (test_closed_cluster_sends_nothing, start_ccsim, stop_ccsim),
+        cmocka_unit_test_setup_teardown (test_capacity_fallback_jobs, start_ccsim, stop_ccsim),
     };
     if (!getenv ("CCSIM")) {
         printf ("1..0 # SKIP CCSIM is not set\n");

@@ -24,7 +24,8 @@
 /* ---- bad requests --------------------------------------------------------------------- */
 
 /* Each case of requests-bad.json: a request (any JSON) and a part of the
- * error it must get. */
+ * error it must get: the whole request's, or its refused entry's (the
+ * others, if any, taken). */
 static void test_bad_requests (void **state)
 {
     (void)state;
@@ -38,16 +39,25 @@ static void test_bad_requests (void **state)
         json_object *c = json_object_array_get_idx (cases, i);
         json_object *request = ccas_json_get (c, "request");
         const char *error = ccas_json_str (c, "error");
+        json_object *refused = NULL;
         err.text[0] = '\0';
-        json_object *out = ccas_request_parse (request, "req.json", f->c, &err);
-        if (out || strstr (err.text, error) == NULL) {
-            print_error ("case %zu: %s\n  want: %s\n  got:  %s\n", i, json_object_to_json_string (request),
-                         error, out ? "(accepted)" : err.text);
+        json_object *out = ccas_request_parse (request, "req.json", f->c, &refused, &err);
+        const char *got = out ? "(accepted)" : err.text;
+        size_t nref = refused ? json_object_array_length (refused) : 0;
+        if (nref == 1)
+            got = ccas_json_str (json_object_array_get_idx (refused, 0), "error");
+        bool whole = json_object_is_type (request, json_type_array);
+        size_t entries = whole ? json_object_array_length (request) : 0;
+        if (strstr (got, error) == NULL ||
+            (out && (nref != 1 || json_object_array_length (out) + 1 != entries))) {
+            print_error ("case %zu: %s\n  want: %s\n  got:  %s (%zu refused)\n", i,
+                         json_object_to_json_string (request), error, got, nref);
             failed++;
         }
         json_object_put (out);
+        json_object_put (refused);
     }
-    assert_true (json_object_array_length (cases) >= 39);
+    assert_true (json_object_array_length (cases) >= 51);
     json_object_put (cases);
     teardown_cluster (f);
     assert_int_equal (failed, 0);
@@ -100,6 +110,122 @@ static void test_parse_normalizes (void **state)
     assert_string_equal (ccas_json_str (hg, "nodearray"), "htc");
     assert_string_equal (ccas_json_str (gpu, "kind"), "none");
     json_object_put (out);
+    teardown_cluster (f);
+}
+
+/* Validation is per entry: a wrong entry is refused with its index, name
+ * and attribute, the others are taken. */
+static void test_parse_per_entry (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    json_object *refused = NULL;
+    json_object *out = parse_all (f,
+                                  "[{\"Name\": \"htc\", \"TargetCount\": 2},"
+                                  " {\"Name\": \"gpu\", \"TargetCount\": 1, \"Colour\": \"red\"},"
+                                  " {\"Name\": \"hpc\", \"MachineType\": \"Standard_X\"},"
+                                  " {\"TargetCount\": 3},"
+                                  " {\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true}]",
+                                  &refused, &err);
+    assert_non_null (out);
+    assert_int_equal (json_object_array_length (out), 2);
+    assert_string_equal (ccas_json_str (json_object_array_get_idx (out, 0), "name"), "htc");
+    assert_string_equal (ccas_json_str (json_object_array_get_idx (out, 1), "name"), "big");
+    assert_int_equal (json_object_array_length (refused), 3);
+    json_object *r0 = json_object_array_get_idx (refused, 0), *r1 = json_object_array_get_idx (refused, 1),
+                *r2 = json_object_array_get_idx (refused, 2);
+    assert_int_equal (ccas_json_int (r0, "index", -1), 1);
+    assert_string_equal (ccas_json_str (r0, "name"), "gpu");
+    assert_string_equal (ccas_json_str (r0, "attribute"), "Colour");
+    assert_string_equal (ccas_json_str (r1, "attribute"), "MachineType");
+    assert_string_equal (ccas_json_str (r1, "error"),
+                         "req.json: array 'hpc' ([2]): MachineType: nodearray 'hpc' has no machine type "
+                         "'Standard_X' (it has 'Standard_HB120rs_v3')");
+    assert_int_equal (ccas_json_int (r2, "index", -1), 3);
+    assert_null (ccas_json_str (r2, "name"));
+    json_object_put (out);
+    json_object_put (refused);
+    teardown_cluster (f);
+}
+
+/* The nodearray attributes an entry may set pass through, dotted ones
+ * nested; ClusterName of this cluster, the nodearray's own Interruptible
+ * and the caps are read, not sent; a dynamic array without Extends that
+ * gives what a node needs is made in the nodearray with its machine type. */
+static void test_parse_attributes (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    json_object *out = parse (
+        f,
+        "[{\"Name\": \"htc\", \"TargetCount\": 2, \"ClusterName\": \"test\", \"Priority\": 10,"
+        "  \"ImageName\": \"cycle.image.ubuntu22\", \"Azure.Publisher\": \"Canonical\","
+        "  \"Azure\": {\"Sku\": \"22_04-lts\"}, \"Tags.owner\": \"hpc\", \"Interruptible\": false,"
+        "  \"MaxCount\": 3, \"MaxCoreCount\": 40, \"KeepAlive\": false, \"Zone\": [\"1\", \"3\"]},"
+        " {\"Name\": \"solo\", \"Dynamic\": true, \"TargetCount\": 1,"
+        "  \"MachineType\": [\"Standard_F4s_v2\", \"Standard_F2s_v2\"], \"SubnetId\": \"rg/vnet/solo\","
+        "  \"Credentials\": \"azure\", \"ImageId\": \"/subscriptions/x/images/y\"}]",
+        &err);
+    if (!out)
+        fail_msg ("%s", err.text);
+    json_object *htc = json_object_array_get_idx (out, 0), *solo = json_object_array_get_idx (out, 1);
+    assert_string_equal (
+        json_object_to_json_string_ext (ccas_json_get (htc, "attributes"), JSON_C_TO_STRING_PLAIN),
+        "{\"Priority\":10,\"ImageName\":\"cycle.image.ubuntu22\",\"Azure\":{\"Publisher\":"
+        "\"Canonical\",\"Sku\":\"22_04-lts\"},\"Tags\":{\"owner\":\"hpc\"},\"KeepAlive\":false,"
+        "\"Zone\":[\"1\",\"3\"]}");
+    assert_int_equal (ccas_json_int (htc, "max_nodes", -1), 3);
+    assert_int_equal (ccas_json_int (htc, "max_cores", -1), 40);
+    assert_string_equal (ccas_json_str (solo, "nodearray"), "htc");
+    assert_true (ccas_json_bool (solo, "dynamic", false));
+    assert_true (ccas_json_bool (solo, "standalone", false));
+    assert_string_equal (ccas_json_str (ccas_json_get (solo, "attributes"), "SubnetId"), "rg/vnet/solo");
+    assert_string_equal (ccas_json_str (ccas_json_get (solo, "attributes"), "ImageId"),
+                         "/subscriptions/x/images/y");
+    json_object_put (out);
+    teardown_cluster (f);
+}
+
+/* A refused entry keeps what the set's latest request asked of its Name:
+ * its arrays are not dropped, nor a dynamic one flagged for removal. */
+static void test_refused_keeps_previous (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    struct ccas_request_set *s = ccas_request_set_load (f->dir, "standard", &err);
+    assert_non_null (s);
+    json_object *first =
+        parse (f,
+               "[{\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true, \"TargetCount\": 2},"
+               " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupInstanceCount\": 2},"
+               " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupInstanceCount\": 4},"
+               " {\"Name\": \"gpu\", \"TargetCount\": 1}]",
+               &err);
+    assert_int_equal (ccas_request_set_replace (s, first, 1000, 300, &err), 0);
+    json_object *refused = NULL;
+    json_object *second = parse_all (
+        f,
+        "[{\"Name\": \"big\", \"Extends\": \"htc\", \"Dynamic\": true, \"TargetCount\": 3, \"Colour\": 1},"
+        " {\"Name\": \"hpc\", \"TargetGroupCount\": 2},"
+        " {\"Name\": \"gpu\", \"TargetCount\": 2},"
+        " {\"Name\": \"nope\", \"TargetCount\": 1}]",
+        &refused, &err);
+    assert_int_equal (json_object_array_length (second), 1);
+    assert_int_equal (ccas_request_set_keep (s, second, refused), 3);
+    assert_int_equal (ccas_json_int (json_object_array_get_idx (refused, 0), "kept", -1), 1);
+    assert_int_equal (ccas_json_int (json_object_array_get_idx (refused, 1), "kept", -1), 2);
+    assert_int_equal (ccas_json_int (json_object_array_get_idx (refused, 2), "kept", -1), 0);
+    assert_int_equal (ccas_request_set_replace (s, second, 1100, 300, &err), 0);
+    assert_int_equal (s->narrays, 4); /* gpu as now asked, big, hpc:2nodes and hpc:4nodes as before */
+    assert_int_equal (s->nremoving, 0);
+    assert_int_equal (ccas_request_set_find (s, "big", "htc")->target, 2);
+    assert_int_equal (ccas_request_set_find (s, "gpu", NULL)->target, 2);
+    assert_non_null (ccas_request_set_find (s, "hpc:4nodes", NULL));
+    json_object_put (refused);
+    ccas_request_set_destroy (s);
     teardown_cluster (f);
 }
 
@@ -331,9 +457,15 @@ static void test_target_text (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_bad_requests), cmocka_unit_test (test_parse_normalizes),
-        cmocka_unit_test (test_set_names),    cmocka_unit_test (test_set_record_flag_forget),
-        cmocka_unit_test (test_set_files),    cmocka_unit_test (test_target_text),
+        cmocka_unit_test (test_bad_requests),
+        cmocka_unit_test (test_parse_normalizes),
+        cmocka_unit_test (test_parse_per_entry),
+        cmocka_unit_test (test_parse_attributes),
+        cmocka_unit_test (test_refused_keeps_previous),
+        cmocka_unit_test (test_set_names),
+        cmocka_unit_test (test_set_record_flag_forget),
+        cmocka_unit_test (test_set_files),
+        cmocka_unit_test (test_target_text),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -47,6 +47,14 @@ static struct ccas_request_set *set_with (struct fixture *f, const char *name, c
     return s;
 }
 
+static struct ccas_bucket *fx_bucket_of (struct ccas_cluster *c, const char *na, const char *mt)
+{
+    struct ccas_bucket *b = ccas_cluster_bucket (c, na, mt);
+    if (!b)
+        fail_msg ("no bucket %s/%s", na, mt);
+    return b;
+}
+
 static const struct ccas_target_view *view (const struct ccas_targets *t, const char *set, const char *name)
 {
     for (size_t i = 0; i < t->nviews; i++)
@@ -128,6 +136,141 @@ static void test_grow_flat (void **state)
     assert_string_equal (ccas_json_str (cfg, "app"), "x");
     assert_string_equal (ccas_json_str (ccas_json_get (cfg, "ccautoscale"), "array"), "big");
     assert_string_equal (ccas_json_str (ccas_json_get (cfg, "ccautoscale"), "request_set"), "standard");
+    ccas_plan_destroy (plan);
+    ccas_targets_destroy (t);
+    ccas_request_set_destroy (s);
+    teardown_cluster (f);
+}
+
+/* The node attributes an array sets travel with its new nodes, beside
+ * its Configuration; MaxCount and MaxCoreCount stop its growth and say
+ * so; a dynamic array without Extends grows in the nodearray that hosts it. */
+static void test_grow_attributes_and_caps (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    struct ccas_request_set *s = set_with (
+        f, "standard", NULL,
+        "[{\"Name\": \"htc\", \"TargetCount\": 5, \"MaxCount\": 3, \"Priority\": 7,"
+        "  \"ImageName\": \"img\", \"MachineType\": \"Standard_F2s_v2\"},"
+        " {\"Name\": \"hpc\", \"TargetCoreCount\": 480, \"MaxCoreCount\": 300},"
+        " {\"Name\": \"solo\", \"Dynamic\": true, \"TargetCount\": 1, \"MachineType\": \"Standard_F4s_v2\","
+        "  \"SubnetId\": \"rg/vnet/solo\", \"Credentials\": \"azure\", \"ImageName\": \"solo-img\"}]",
+        1000, 300);
+    struct ccas_targets *t = ccas_targets_create (f->c, &s, 1, 1010, &err);
+    assert_int_equal (ccas_targets_grow (t, &err), 2);
+    const struct ccas_target_view *htc = view (t, "standard", "htc"), *hpc = view (t, "standard", "hpc"),
+                                  *solo = view (t, "standard", "solo");
+    assert_int_equal (htc->new_nodes, 3);
+    assert_int_equal (htc->short_by, 2);
+    assert_string_equal (htc->why, "MaxCount 3 reached");
+    assert_int_equal (hpc->new_nodes, 2); /* 240 cores: a third 120-core node would pass 300 */
+    assert_int_equal (hpc->short_by, 240);
+    assert_string_equal (hpc->why, "MaxCoreCount 300: 240 cores, no room for another node");
+    assert_int_equal (solo->new_nodes, 1);
+    struct ccas_plan *plan = ccas_plan_create (f->c, NULL, &err);
+    assert_int_equal (plan->ncreates, 3);
+    for (size_t i = 0; i < plan->ncreates; i++) {
+        const struct ccas_plan_set *set = &plan->creates[i];
+        json_object *a = set->node_attributes;
+        if (strcmp (set->bucket->na->name, "hpc") == 0) {
+            assert_null (a);
+        } else if (strcmp (set->bucket->machine_type, "Standard_F2s_v2") == 0) {
+            assert_int_equal (set->count, 3);
+            assert_int_equal (ccas_json_int (a, "Priority", 0), 7);
+            assert_string_equal (ccas_json_str (a, "ImageName"), "img");
+            assert_null (ccas_json_get (a, "Configuration")); /* the nodearray's, unchanged */
+        } else {
+            assert_string_equal (set->bucket->na->name, "htc");
+            assert_string_equal (set->bucket->machine_type, "Standard_F4s_v2");
+            assert_string_equal (ccas_json_str (a, "SubnetId"), "rg/vnet/solo");
+            assert_string_equal (ccas_json_str (a, "ImageName"), "solo-img");
+            assert_string_equal (
+                ccas_json_str (ccas_json_get (ccas_json_get (a, "Configuration"), "ccautoscale"), "array"),
+                "solo");
+        }
+    }
+    ccas_plan_destroy (plan);
+    ccas_targets_destroy (t);
+    ccas_request_set_destroy (s);
+    teardown_cluster (f);
+}
+
+/* In a cluster that is not Started nothing is started or created, and the
+ * array says why once. */
+static void test_grow_closed_cluster (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster_state ("targets-nodes.json", -1, "Terminated");
+    struct ccas_request_set *s =
+        set_with (f, "standard", NULL, "[{\"Name\": \"htc\", \"TargetCount\": 4}]", 1000, 300);
+    struct ccas_targets *t = ccas_targets_create (f->c, &s, 1, 1010, &err);
+    assert_int_equal (ccas_targets_grow (t, &err), 1);
+    const struct ccas_target_view *htc = view (t, "standard", "htc");
+    assert_int_equal (htc->started, 0); /* htc-6 stays deallocated */
+    assert_int_equal (htc->new_nodes, 0);
+    assert_int_equal (htc->short_by, 2);
+    assert_string_equal (htc->why,
+                         "cluster 'test' is Terminated (targetState Terminated): nothing is created or "
+                         "started until it is Started");
+    struct ccas_plan *plan = ccas_plan_create (f->c, NULL, &err);
+    assert_int_equal (plan->ncreates + plan->nstarts, 0);
+    ccas_plan_destroy (plan);
+    ccas_targets_destroy (t);
+    ccas_request_set_destroy (s);
+    teardown_cluster (f);
+}
+
+/* After a capacity failure the views whose new nodes were lost grow again
+ * in the machine types left: a flat target in the next one, a group in the
+ * next bucket with room for it whole, or short with the hold's reason. */
+static void test_replan_after_capacity (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct fixture *f = setup_cluster (NULL, -1);
+    struct ccas_request_set *s =
+        set_with (f, "standard", NULL,
+                  "[{\"Name\": \"htc\", \"TargetCount\": 3, \"MachineType\": [\"Standard_F4s_v2\", "
+                  "\"Standard_F2s_v2\"]},"
+                  " {\"Name\": \"hpc\", \"TargetGroupCount\": 1, \"GroupInstanceCount\": 2}]",
+                  1000, 300);
+    struct ccas_targets *t = ccas_targets_create (f->c, &s, 1, 1010, &err);
+    assert_int_equal (ccas_targets_grow (t, &err), 0);
+    struct ccas_plan *plan = ccas_targets_plan (t, &err);
+    assert_non_null (plan);
+    assert_ptr_equal (plan->replan_arg, t);
+    struct ccas_cluster *c = f->c;
+    size_t mark = c->nnodes;
+    struct ccas_node *lost[5];
+    size_t nlost = 0;
+    for (size_t i = c->nexisting; i < c->nnodes; i++)
+        lost[nlost++] = c->nodes[i];
+    assert_int_equal (nlost, 5);
+    assert_int_equal (
+        ccas_cluster_hold (c, fx_bucket_of (c, "htc", "Standard_F4s_v2"), "capacity: none left"), 0);
+    assert_int_equal (
+        ccas_cluster_hold (c, fx_bucket_of (c, "hpc", "Standard_HB120rs_v3"), "capacity: none left"), 0);
+    for (size_t i = 0; i < nlost; i++)
+        ccas_cluster_drop_node (c, lost[i]);
+    assert_int_equal (ccas_targets_replan (t, lost, nlost, &err), 0);
+    const struct ccas_target_view *htc = view (t, "standard", "htc"),
+                                  *hpc = view (t, "standard", "hpc:2nodes");
+    assert_int_equal (htc->new_nodes, 3);
+    assert_int_equal (htc->short_by, 0);
+    assert_int_equal (c->nnodes - mark, 3);
+    for (size_t i = mark; i < c->nnodes; i++)
+        assert_string_equal (c->nodes[i]->vm_size, "Standard_F2s_v2");
+    assert_int_equal (hpc->new_groups, 0);
+    assert_int_equal (hpc->new_nodes, 0);
+    assert_int_equal (hpc->short_by, 1);
+    assert_string_equal (hpc->why, "Standard_HB120rs_v3: capacity: none left");
+    assert_int_equal (ccas_plan_extend (plan, mark, 1, &err), 0);
+    assert_int_equal (plan->ncreates, 3);
+    assert_int_equal (plan->creates[2].round, 1);
+    assert_int_equal (plan->creates[2].count, 3);
     ccas_plan_destroy (plan);
     ccas_targets_destroy (t);
     ccas_request_set_destroy (s);
@@ -318,9 +461,11 @@ static void test_autostop (void **state)
 int main (void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_counts_by_mark),         cmocka_unit_test (test_grow_flat),
-        cmocka_unit_test (test_grow_short_and_expired), cmocka_unit_test (test_two_sets_hold_the_highest),
-        cmocka_unit_test (test_grow_groups_fallback),   cmocka_unit_test (test_autostop),
+        cmocka_unit_test (test_counts_by_mark),           cmocka_unit_test (test_grow_flat),
+        cmocka_unit_test (test_grow_short_and_expired),   cmocka_unit_test (test_two_sets_hold_the_highest),
+        cmocka_unit_test (test_grow_groups_fallback),     cmocka_unit_test (test_autostop),
+        cmocka_unit_test (test_grow_attributes_and_caps), cmocka_unit_test (test_grow_closed_cluster),
+        cmocka_unit_test (test_replan_after_capacity),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

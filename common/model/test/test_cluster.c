@@ -146,8 +146,8 @@ static void test_bad_config_refused (void **state)
          "default_resources[0].value: unknown node property 'node.nope'"},
         {"{\"default_resources\": [{\"select\": {}, \"value\": 1}]}", "default_resources[0].name: missing"},
         {"{\"shared_resources\": {\"lic\": -1}}", "shared_resources.lic: a shared amount cannot be negative"},
-        {"{\"shared_resources\": {\"lic\": [1]}}",
-         "shared_resources.lic: expected a number, string or boolean, got an array"},
+        {"{\"shared_resources\": {\"lic\": [1]}}", "shared_resources.lic: expected a number, string, boolean "
+                                                   "or {\"cluster\", \"queues\"}, got an array"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
@@ -406,6 +406,48 @@ static void test_hold (void **state)
     /* the other bucket of the nodearray is not held */
     assert_int_equal (ccas_bucket_available (fx_bucket (c, "htc", "Standard_F4s_v2"), NULL, 0), 29);
     ccas_cluster_destroy (c);
+    ccas_conf_destroy (cfg);
+}
+
+/* A cluster that is not Started takes no node in any bucket, and every
+ * bucket says why; a later hold does not hide it.  Started (or not stated)
+ * is open. */
+static void test_closed_cluster (void **state)
+{
+    static const struct {
+        const char *patch, *closed;
+    } cases[] = {
+        {"{\"cluster\": {\"state\": \"Terminating\", \"targetState\": \"Terminated\"}}",
+         "cluster 'test' is Terminating (targetState Terminated): nothing is created or started until it is "
+         "Started"},
+        {"{\"cluster\": {\"state\": \"Starting\"}}", "cluster 'test' is Starting (targetState Started): "
+                                                     "nothing is created or started until it is Started"},
+        {"{\"cluster\": {\"state\": \"Started\"}}", NULL},
+    };
+    (void)state;
+    struct ccas_config *cfg = fx_config (NULL);
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct ccas_cluster *c = fx_cluster (cfg, STATUS, cases[i].patch, NULL);
+        char why[300];
+        if (!cases[i].closed) {
+            assert_null (c->closed);
+            assert_true (ccas_bucket_available (fx_bucket (c, "htc", "Standard_F2s_v2"), NULL, 0) > 0);
+            ccas_cluster_destroy (c);
+            continue;
+        }
+        assert_string_equal (c->closed, cases[i].closed);
+        for (size_t k = 0; k < c->nbuckets; k++) {
+            assert_int_equal (ccas_bucket_available (&c->buckets[k], why, sizeof (why)), 0);
+            assert_string_equal (why, cases[i].closed);
+            assert_null (ccas_cluster_new_node (c, &c->buckets[k], NULL, NULL));
+        }
+        struct ccas_bucket *b = fx_bucket (c, "htc", "Standard_F2s_v2");
+        assert_int_equal (ccas_cluster_hold (c, b, "held back 300 s more: capacity"), 0);
+        ccas_bucket_available (b, why, sizeof (why));
+        assert_string_equal (why, cases[i].closed);
+        check_invariants (c);
+        ccas_cluster_destroy (c);
+    }
     ccas_conf_destroy (cfg);
 }
 
@@ -770,6 +812,7 @@ int main (void)
         cmocka_unit_test (test_shared_limits),
         cmocka_unit_test (test_invariant_random),
         cmocka_unit_test (test_hold),
+        cmocka_unit_test (test_closed_cluster),
         cmocka_unit_test (test_nodearray_settings),
         cmocka_unit_test (test_bucket_order),
         cmocka_unit_test (test_template_nodes),

@@ -57,7 +57,9 @@ static int setup (void **state)
     f.arena = ccas_arena_create ();
     f.dict = ccas_resdict_create ();
     f.shared = ccas_shared_create ();
-    json_object *shared = json_tokener_parse ("{\"licenses\": 3, \"version\": \"2.1\"}");
+    json_object *shared = json_tokener_parse (
+        "{\"licenses\": 3, \"version\": \"2.1\", \"seats\": {\"cluster\": 3, \"queues\": {\"workq\": 1}},"
+        " \"tier\": {\"cluster\": \"gold\", \"queues\": {\"cheap\": \"bronze\"}}}");
     assert_int_equal (ccas_shared_load (f.shared, shared, "shared_resources", &err), 0);
     json_object_put (shared);
     f.cache = ccas_constraint_cache_create (f.dict, f.shared);
@@ -256,7 +258,8 @@ static void test_shared_consumable (void **state)
     struct ccas_undo *u = ccas_undo_create ();
     struct ccas_eval ev = {.job = 1, .undo = u}, ev2 = {.job = 2, .undo = u};
     const struct ccas_constraint *c = compile (f, "{\"licenses\": 2}", &err);
-    struct ccas_value *lic = ccas_shared_value (f->shared, ccas_shared_find (f->shared, "licenses"));
+    struct ccas_value *lic =
+        &ccas_shared_cluster_pool (f->shared, ccas_shared_find (f->shared, "licenses"))->value;
     char why[128];
     assert_true (ccas_constraint_fits (c, &f->cpu, &ev, NULL, 0));
     ccas_constraint_take (c, &f->cpu, &ev);
@@ -270,7 +273,52 @@ static void test_shared_consumable (void **state)
     assert_true (lic->u.num >= 0);
     ccas_undo_rollback (u, 0);
     assert_true (lic->u.num == 3);
-    assert_int_equal (*ccas_shared_taker (f->shared, ccas_shared_find (f->shared, "licenses")), -1);
+    assert_int_equal (ccas_shared_cluster_pool (f->shared, ccas_shared_find (f->shared, "licenses"))->taker,
+                      -1);
+    ccas_undo_destroy (u);
+}
+
+/* A cluster-wide pool beside a queue's pool of the same name: a job of the
+ * queue needs both to hold its amount and takes from both, once; a job of
+ * another queue draws on the cluster's alone; a value is the queue's. */
+static void test_shared_queue_pools (void **state)
+{
+    struct fixture *f = *state;
+    struct ccas_error err = {""};
+    struct ccas_undo *u = ccas_undo_create ();
+    int32_t workq = ccas_shared_queue (f->shared, "workq"), cheap = ccas_shared_queue (f->shared, "cheap");
+    struct ccas_eval inq = {.job = 1, .queue = workq, .undo = u}, other = {.job = 2, .undo = u},
+                     inq2 = {.job = 3, .queue = workq, .undo = u};
+    const struct ccas_constraint *two = compile (f, "{\"seats\": 2}", &err),
+                                 *one = compile (f, "{\"seats\": 1}", &err);
+    int seats = ccas_shared_find (f->shared, "seats");
+    struct ccas_shared_pool *p[2];
+    char why[128];
+    assert_int_equal (ccas_shared_pools (f->shared, seats, workq, p), 2);
+    assert_false (ccas_constraint_fits (two, &f->cpu, &inq, why, sizeof (why)));
+    assert_string_equal (why, "seats: needs 2, 1 left in queue 'workq'");
+    assert_false (ccas_constraint_pools_hold (two, 1, workq));
+    assert_true (ccas_constraint_fits (two, &f->cpu, &other, NULL, 0)); /* the cluster's 3 */
+    assert_true (ccas_constraint_pools_hold (two, 2, 0));
+    ccas_constraint_take (one, &f->cpu, &inq);
+    assert_true (p[0]->value.u.num == 2 && p[1]->value.u.num == 0);
+    ccas_constraint_take (one, &f->gpu, &inq); /* the same job again: taken once */
+    assert_true (p[0]->value.u.num == 2 && p[1]->value.u.num == 0);
+    assert_false (ccas_constraint_fits (one, &f->cpu, &inq2, why, sizeof (why)));
+    assert_string_equal (why, "seats: needs 1, 0 left in queue 'workq'");
+    ccas_constraint_take (two, &f->cpu, &other);
+    assert_true (p[0]->value.u.num == 0);
+    assert_false (ccas_constraint_fits (one, &f->cpu, &other, why, sizeof (why)) &&
+                  ccas_constraint_fits (one, &f->cpu, &(struct ccas_eval){.job = 4}, NULL, 0));
+    ccas_undo_rollback (u, 0);
+    assert_true (p[0]->value.u.num == 3 && p[1]->value.u.num == 1);
+    assert_int_equal (p[1]->taker, -1);
+    /* a value: the queue's, else the cluster's */
+    const struct ccas_constraint *gold = compile (f, "{\"tier\": \"gold\"}", &err);
+    assert_true (ccas_constraint_fits (gold, &f->cpu, &other, NULL, 0));
+    assert_false (ccas_constraint_fits (gold, &f->cpu, &(struct ccas_eval){.job = 5, .queue = cheap}, why,
+                                        sizeof (why)));
+    assert_string_equal (why, "tier: wants 'gold', queue 'cheap' has 'bronze'");
     ccas_undo_destroy (u);
 }
 
@@ -290,9 +338,13 @@ static void test_exclusivity (void **state)
     ccas_constraint_take (excl, n, &ev1);
     n->njobs = 1;
     n->last_job = 1;
-    assert_true (ccas_constraint_fits (excl, n, &ev1, NULL, 0));  /* the owner may pack more */
-    assert_false (ccas_constraint_fits (excl, n, &ev2, NULL, 0)); /* another job may not */
-    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0));  /* the owner's tasks share it */
+    char why[128];
+    /* scalelib: one and only one iteration of the job on the node, its own second one neither */
+    assert_false (ccas_constraint_fits (excl, n, &ev1, why, sizeof (why)));
+    assert_string_equal (why, "exclusive: one iteration of the job per node, and the node has one");
+    assert_false (ccas_constraint_fits (excl, n, &ev2, why, sizeof (why))); /* another job may not */
+    assert_string_equal (why, "exclusive: the node already has other work");
+    assert_true (ccas_constraint_fits (task, n, &ev1, NULL, 0)); /* the owner's tasks share it */
     assert_false (ccas_constraint_fits (task, n, &ev2, NULL, 0));
     ccas_undo_rollback (u, 0);
     n->njobs = 0;
@@ -560,6 +612,7 @@ int main (void)
         cmocka_unit_test (test_or_decrements_first_match),
         cmocka_unit_test (test_not_on_resources),
         cmocka_unit_test (test_shared_consumable),
+        cmocka_unit_test (test_shared_queue_pools),
         cmocka_unit_test (test_exclusivity),
         cmocka_unit_test (test_interning),
         cmocka_unit_test (test_rank_prefers_earlier_options),

@@ -170,6 +170,43 @@ static void test_quota_core_count_shared (void **state)
     model_free (&m);
 }
 
+/* The room buckets sharing a family quota have together: 8 family cores
+ * left make 4 F2 or 2 F4 nodes, never 6 (each bucket's own room added);
+ * the smaller VMs count first, whatever the order given.  A pool only one
+ * draws on, and a bucket held back, add nothing of the others'. */
+static void test_room_together (void **state)
+{
+    char f2[1024], f4[1024], d2[1024], status[4096];
+    struct model m;
+    (void)state;
+    bucket (f2, sizeof (f2), "Standard_F2s_v2", 2,
+            "\"availableCount\": 20, \"familyConsumedCoreCount\": 32, \"familyQuotaCoreCount\": 40");
+    bucket (f4, sizeof (f4), "Standard_F4s_v2", 4,
+            "\"availableCount\": 20, \"familyConsumedCoreCount\": 32, \"familyQuotaCoreCount\": 40");
+    bucket (d2, sizeof (d2), "Standard_D2s_v3", 2,
+            "\"availableCount\": 3, \"familyConsumedCoreCount\": 0, \"familyQuotaCoreCount\": 100");
+    snprintf (status, sizeof (status),
+              "{\"nodearrays\": [{\"name\": \"htc\", \"nodearray\": {\"Region\": \"westeurope\"},"
+              " \"buckets\": [%s, %s, %s]}]}",
+              f4, f2, d2);
+    model_build (&m, status, NULL);
+    struct ccas_bucket *b4 = find (&m, "htc", "Standard_F4s_v2"), *b2 = find (&m, "htc", "Standard_F2s_v2"),
+                       *bd = find (&m, "htc", "Standard_D2s_v3");
+    assert_int_equal (ccas_bucket_available (b2, NULL, 0) + ccas_bucket_available (b4, NULL, 0), 6);
+    struct ccas_bucket *fam[] = {b4, b2}, *fam_rev[] = {b2, b4}, *all[] = {b4, b2, bd};
+    assert_int_equal (ccas_cluster_room (fam, 2), 4);
+    assert_int_equal (ccas_cluster_room (fam_rev, 2), 4);
+    assert_int_equal (ccas_cluster_room (all, 3), 7); /* the D family's own 3 besides */
+    assert_int_equal (ccas_cluster_room (all, 0), 0);
+    /* nothing charged: each bucket's room is what it was */
+    assert_int_equal (ccas_bucket_available (b2, NULL, 0), 4);
+    assert_int_equal (take (&m, "htc", "Standard_F2s_v2", 1), 1);
+    assert_int_equal (ccas_cluster_room (fam, 2), 3);
+    assert_int_equal (ccas_cluster_hold (m.c, b2, "held back"), 0);
+    assert_int_equal (ccas_cluster_room (fam, 2), 1); /* 6 cores: one F4 */
+    model_free (&m);
+}
+
 /* scalelib limits_test.py::test_family_and_spots */
 static void test_family_and_spots (void **state)
 {
@@ -484,6 +521,7 @@ int main (void)
         cmocka_unit_test (test_shared_limit),
         cmocka_unit_test (test_quota_core_count_shared),
         cmocka_unit_test (test_family_and_spots),
+        cmocka_unit_test (test_room_together),
         cmocka_unit_test (test_vm_family_limit),
         cmocka_unit_test (test_regions),
         cmocka_unit_test (test_cluster_and_own_counts),
