@@ -548,6 +548,10 @@ static void test_enum_values_read_to_their_enum (void **state)
         {"slurm.suspend_action", "shutdown", CCAS_ACTION_SHUTDOWN},
         {"slurm.suspend_action", "terminate", CCAS_ACTION_TERMINATE},
         {"slurm.suspend_action", "deallocate", CCAS_ACTION_DEALLOCATE},
+        {"slurm.zombie_vms", "keep", CCAS_CONF_ZOMBIE_KEEP},
+        {"slurm.zombie_vms", "terminate", CCAS_CONF_ZOMBIE_TERMINATE},
+        {"slurm.failed_vms", "release", CCAS_CONF_FAILED_RELEASE},
+        {"slurm.failed_vms", "keep", CCAS_CONF_FAILED_KEEP},
     };
     const size_t ncases = sizeof (cases) / sizeof (cases[0]);
     (void)state;
@@ -558,8 +562,10 @@ static void test_enum_values_read_to_their_enum (void **state)
         struct ccas_config *cfg = ccas_conf_from_json (minimal_with (cases[i].key, text), "e.json", &err);
         if (!cfg)
             fail_msg ("%s = %s: %s", cases[i].key, text, err.text);
-        int by_name = strcmp (cases[i].key, "logging.level") == 0 ? (int)cfg->logging.level
-                                                                  : (int)cfg->slurm.suspend_action;
+        int by_name = strcmp (cases[i].key, "logging.level") == 0      ? (int)cfg->logging.level
+                      : strcmp (cases[i].key, "slurm.zombie_vms") == 0 ? (int)cfg->slurm.zombie_vms
+                      : strcmp (cases[i].key, "slurm.failed_vms") == 0 ? (int)cfg->slurm.failed_vms
+                                                                       : (int)cfg->slurm.suspend_action;
         if (by_name != cases[i].want)
             fail_msg ("%s = %s: reads %d, not %d", cases[i].key, text, by_name, cases[i].want);
         size_t t = 0;
