@@ -67,9 +67,17 @@ static const struct cmd_help help_pbs = {
 
 #ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
+    {"accounting-info", cmd_slurm_accounting_info, NEED_API | NEED_SLURM, &help_slurm_accounting_info, NULL},
     {"conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL},
     {"demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL},
+    {"dynamic", cmd_slurm_dynamic, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_dynamic, NULL},
+    {"keep-alive", cmd_slurm_keep_alive, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_keep_alive, NULL},
+    {"remove-nodes", cmd_slurm_remove_nodes, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_remove_nodes,
+     NULL},
+    {"retry-failed", cmd_slurm_retry_failed, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_retry_failed,
+     NULL},
     {"sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL},
+    {"wait-for-resume", cmd_slurm_wait_for_resume, NEED_API | NEED_SLURM, &help_slurm_wait_for_resume, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
 #endif
@@ -84,11 +92,12 @@ static const struct cmd_help help_config = {
 
 #ifdef WITH_SLURM
 static const struct cmd_help help_slurm = {
-    .synopsis = "slurm conf|demand|sync [OPTIONS]",
-    .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation",
+    .synopsis = "slurm conf|demand|sync|dynamic|keep-alive|accounting-info|wait-for-resume|retry-failed|"
+                "remove-nodes [OPTIONS]",
+    .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation, node administration",
     .description = "The programs slurmctld runs are ccautoscale-resume(8), ccautoscale-suspend(8)\n"
-                   "and ccautoscale-resume-fail(8); these commands are for the administrator and\n"
-                   "the sync timer.",
+                   "and ccautoscale-resume-fail(8); these commands are for the administrator, the sync\n"
+                   "timer and a job's prolog.",
 };
 #endif
 
@@ -155,7 +164,9 @@ static void list_commands (FILE *f, const struct cmd *table, const char *prefix)
         }
         char name[64];
         snprintf (name, sizeof (name), "%s%s", prefix, c->name);
-        fprintf (f, "  %-18s %s\n", name, c->help->summary); /* two spaces at least: scripts split there */
+        /* two spaces at least: scripts (and the bash completion) split there */
+        int width = strlen (name) < 18 ? 18 : (int)strlen (name) + 1;
+        fprintf (f, "  %-*s %s\n", width, name, c->help->summary);
     }
 }
 
@@ -175,7 +186,8 @@ static void print_main_help (FILE *f, const char *prog)
              "  --version                    print the version\n",
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
-           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused.\n"
+           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused,\n"
+           "9 timed out (slurm wait-for-resume).\n"
            "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_THP=1 puts malloc on\n"
            "transparent huge pages (demand, analyze, nodes, pbs and slurm restart once with\n"
            "GLIBC_TUNABLES=glibc.malloc.hugetlb=1: faster where huge pages are cheap to fault in).\n",
