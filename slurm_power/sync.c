@@ -45,7 +45,6 @@ struct sync_run {
     json_object *boots_now;         /* owned: the same as this pass finds them */
     const char **names;             /* scratch list for grouped updates */
     struct ccas_slurm_traits slurm; /* what the slurmctld sync talks to does (slurm_version.h) */
-    bool keep_power_save;           /* its ReconfigFlags has KeepPowerSaveSettings */
     struct ccas_state *giveback;    /* names whose VMs ccautoscale let go of (giveback.h), or NULL */
     bool giveback_changed;
     struct ccas_state *keepalive; /* what keep-alive add and sync put in SuspendExcNodes, or NULL */
@@ -689,9 +688,7 @@ static void load_traits (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_slurm_controller ctl;
-    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0)
-        r->keep_power_save = ctl.keep_power_save_settings;
-    else
+    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) < 0)
         ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
                   r->slurm.text);
     if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
