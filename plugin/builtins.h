@@ -77,14 +77,26 @@ extern const struct cmd_help help_serve_token;
 #endif
 
 #ifdef WITH_SLURM
+int cmd_slurm_accounting_info (struct cli *cli, int argc, char **argv);
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);
 int cmd_slurm_demand (struct cli *cli, int argc, char **argv);
 int cmd_slurm_import_azslurm (struct cli *cli, int argc, char **argv);
+int cmd_slurm_dynamic (struct cli *cli, int argc, char **argv);
+int cmd_slurm_keep_alive (struct cli *cli, int argc, char **argv);
+int cmd_slurm_remove_nodes (struct cli *cli, int argc, char **argv);
+int cmd_slurm_retry_failed (struct cli *cli, int argc, char **argv);
 int cmd_slurm_sync (struct cli *cli, int argc, char **argv);
+int cmd_slurm_wait_for_resume (struct cli *cli, int argc, char **argv);
+extern const struct cmd_help help_slurm_accounting_info;
 extern const struct cmd_help help_slurm_conf;
 extern const struct cmd_help help_slurm_demand;
 extern const struct cmd_help help_slurm_import_azslurm;
+extern const struct cmd_help help_slurm_dynamic;
+extern const struct cmd_help help_slurm_keep_alive;
+extern const struct cmd_help help_slurm_remove_nodes;
+extern const struct cmd_help help_slurm_retry_failed;
 extern const struct cmd_help help_slurm_sync;
+extern const struct cmd_help help_slurm_wait_for_resume;
 #endif
 
 #endif /* !CCAS_BUILTINS_H */

@@ -74,10 +74,18 @@ static const struct cmd serve_cmds[] = {
 
 #ifdef WITH_SLURM
 static const struct cmd slurm_cmds[] = {
+    {"accounting-info", cmd_slurm_accounting_info, NEED_API | NEED_SLURM, &help_slurm_accounting_info, NULL},
     {"conf", cmd_slurm_conf, NEED_API, &help_slurm_conf, NULL},
     {"demand", cmd_slurm_demand, NEED_API | NEED_SLURM, &help_slurm_demand, NULL},
     {"import-azslurm", cmd_slurm_import_azslurm, 0, &help_slurm_import_azslurm, NULL},
+    {"dynamic", cmd_slurm_dynamic, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_dynamic, NULL},
+    {"keep-alive", cmd_slurm_keep_alive, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_keep_alive, NULL},
+    {"remove-nodes", cmd_slurm_remove_nodes, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_remove_nodes,
+     NULL},
+    {"retry-failed", cmd_slurm_retry_failed, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_retry_failed,
+     NULL},
     {"sync", cmd_slurm_sync, NEED_API | NEED_LOCK | NEED_SLURM, &help_slurm_sync, NULL},
+    {"wait-for-resume", cmd_slurm_wait_for_resume, NEED_API | NEED_SLURM, &help_slurm_wait_for_resume, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
 #endif
@@ -92,11 +100,13 @@ static const struct cmd_help help_config = {
 
 #ifdef WITH_SLURM
 static const struct cmd_help help_slurm = {
-    .synopsis = "slurm conf|demand|import-azslurm|sync [OPTIONS]",
-    .summary = "the Slurm integration: slurm.conf generation, dry run, moving from azslurm, reconciliation",
+    .synopsis = "slurm conf|demand|sync|import-azslurm|dynamic|keep-alive|accounting-info|wait-for-resume|"
+                "retry-failed|remove-nodes [OPTIONS]",
+    .summary = "the Slurm integration: slurm.conf generation, dry run, reconciliation, moving from azslurm, "
+               "node administration",
     .description = "The programs slurmctld runs are ccautoscale-resume(8), ccautoscale-suspend(8)\n"
-                   "and ccautoscale-resume-fail(8); these commands are for the administrator and\n"
-                   "the sync timer.",
+                   "and ccautoscale-resume-fail(8); these commands are for the administrator, the sync\n"
+                   "timer and a job's prolog.",
 };
 #endif
 
@@ -161,9 +171,11 @@ static void list_commands (FILE *f, const struct cmd *table, const char *prefix)
     for (const struct cmd *c = table; c->name; c++) {
         char name[64];
         snprintf (name, sizeof (name), "%s%s", prefix, c->name);
-        if (c->fn) /* a group that is a command too is listed first by itself */
-            fprintf (f, "  %-18s %s\n", name,
-                     c->help->summary); /* two spaces at least: scripts split there */
+        if (c->fn) { /* a group that is a command too is listed first by itself */
+            /* two spaces at least: scripts (and the bash completion) split there */
+            int width = strlen (name) < 18 ? 18 : (int)strlen (name) + 1;
+            fprintf (f, "  %-*s %s\n", width, name, c->help->summary);
+        }
         if (c->sub) {
             char sub[64];
             snprintf (sub, sizeof (sub), "%s ", name);
@@ -188,7 +200,8 @@ static void print_main_help (FILE *f, const char *prog)
              "  --version                    print the version\n",
              CCAS_DEFAULT_CONFIG);
     fputs ("\nExit status: 0 ok, 1 usage, 2 configuration, 3 CycleCloud unreachable or refused,\n"
-           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused.\n"
+           "4 done in part, 5 scheduler error, 6 lock busy, 7 internal error, 8 autostop refused,\n"
+           "9 timed out (slurm wait-for-resume).\n"
            "\nEnvironment: CCAUTOSCALE_CONFIG (the configuration); CCAUTOSCALE_THP=1 puts malloc on\n"
            "transparent huge pages (demand, analyze, nodes, pbs and slurm restart once with\n"
            "GLIBC_TUNABLES=glibc.malloc.hugetlb=1: faster where huge pages are cheap to fault in).\n",

@@ -371,7 +371,7 @@ void cli_print_man (FILE *f, const char *prog, const char *cmdname, const struct
            "0 success; 1 usage error; 2 configuration error; 3 CycleCloud unreachable, "
            "refused or answered nonsense; 4 done in part; 5 scheduler error; "
            "6 another run holds the lock; 7 internal error; 8 autostop refused (the node is still "
-           "needed).\n",
+           "needed); 9 timed out (slurm wait-for-resume).\n",
            f);
     fputs (".SH SEE ALSO\n", f);
     if (h->see_also)

@@ -30,6 +30,7 @@ enum cli_exit {
     EXIT_BUSY = 6,       /* another run holds the lock */
     EXIT_INTERNAL = 7,   /* out of memory, I/O error, a bug */
     EXIT_REFUSED = 8,    /* autostop refused: the node is still needed (it should keep running) */
+    EXIT_TIMEOUT = 9,    /* slurm wait-for-resume: time ran out with nodes still powering up */
 };
 
 enum cmd_flags {

@@ -13,6 +13,7 @@
 #include "engine/holds.h"
 #include "engine/match.h"
 #include "engine/plan.h"
+#include "keepalive.h"
 #include "model_load.h"
 #include "plan_print.h"
 #include "power.h"
@@ -154,15 +155,16 @@ static int ensure_keepalive_file (struct cli *cli, const char *dir)
     char path[4096];
     struct ccas_error err = {""};
     const char *file = cli->cfg->slurm.keepalive_file;
-    static const char text[] = "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n# none\n";
     if (!file || !*file)
         return EXIT_OK;
     snprintf (path, sizeof (path), "%s/%s", dir, file);
     if (access (path, F_OK) == 0)
         return EXIT_OK;
-    if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0)
-        return cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-    return EXIT_OK;
+    char *text = ccas_slurm_keepalive_text ("");
+    int rc = !text ? ccas_errorf (&err, "out of memory")
+                   : ccas_file_write_atomic (path, text, strlen (text), 0644, &err);
+    free (text);
+    return rc < 0 ? cli_fail (cli, EXIT_INTERNAL, "%s", err.text) : EXIT_OK;
 }
 
 static int write_files (struct cli *cli, const char *dir, const struct ccas_slurm_files *f, bool check,
@@ -348,27 +350,34 @@ static const struct cmd_option sync_options[] = {
 
 const struct cmd_help help_slurm_sync = {
     .synopsis = "slurm sync [--dry-run] [--json]",
-    .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, addresses, capacity holds",
-    .description = "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
-                   "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
-                   "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
-                   "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
-                   "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
-                   "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
-                   "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
-                   "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
-                   "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
-                   "for the breaker once, when it is first\n"
-                   "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
-                   "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
-                   "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes (an include it\n"
-                   "rewrites; from Slurm 23.02 the running slurmctld's SuspendExcNodes is changed in place,\n"
-                   "which ReconfigFlags=KeepPowerSaveSettings needs; before, slurmctld is reconfigured).\n"
-                   "Only reasons\n"
-                   "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
-                   "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
-                   "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
-                   "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
+    .summary = "reconcile Slurm and CycleCloud: zombies, failed VMs, addresses, capacity holds, keep-alive",
+    .description =
+        "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
+        "nodearrays it manages (see 'slurm conf'; dynamic nodes by their feature); a login node or\n"
+        "any other VM is left alone.  A zombie (a VM behind a node Slurm has powered down, or\n"
+        "does not know) is kept for inspection and its node marked down with a 'ccautoscale:\n"
+        "zombie:' reason (slurm.zombie_vms keep, the default, as the stock azslurm does), or\n"
+        "terminated (terminate); a VM ccautoscale itself let go of (a suspend or a create whose\n"
+        "request failed) is terminated either way, and a deallocated VM of a powered-down node is\n"
+        "kept for resume to start.  A dynamic VM Slurm does not know yet is left to register\n"
+        "(slurmd -Z).  Failed VMs are released (slurm.failed_vms release) whatever their node's\n"
+        "state, unless a job runs there: behind a node powering up it is a boot failure (the\n"
+        "breaker counts it) and the job is requeued; behind a node that is up, the node is\n"
+        "drained, then handed back; with keep, the node is handed back or drained and the VM\n"
+        "kept.  Sets NodeAddr and NodeHostname from the VMs' private\n"
+        "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
+        "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
+        "for the breaker once, when it is first\n"
+        "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
+        "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
+        "ones whose VM vanished, keeps KeepAlive nodes in SuspendExcNodes (see 'slurm\n"
+        "keep-alive': the administrator's own entries stay), and deletes the dynamic node records\n"
+        "'slurm dynamic add' made once powered down with no VM (slurm.dynamic_delete).\n"
+        "Only reasons\n"
+        "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
+        "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
+        "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
+        "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
     .options = sync_options,
     .examples = "$ ccautoscale slurm sync --dry-run",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
@@ -414,16 +423,20 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         json_object_object_add (o, "nodes_returned", json_object_new_int ((int)rep.returned));
         json_object_object_add (o, "nodes_held", json_object_new_int ((int)rep.held));
         json_object_object_add (o, "holds_ended", json_object_new_int ((int)rep.released_holds));
+        json_object_object_add (o, "zombies_kept", json_object_new_int ((int)rep.zombies));
+        json_object_object_add (o, "failed_kept", json_object_new_int ((int)rep.failed_kept));
+        json_object_object_add (o, "records_deleted", json_object_new_int ((int)rep.records_deleted));
         json_object_object_add (o, "keepalive_changed", json_object_new_boolean (rep.keepalive_changed));
         json_object_object_add (o, "dry_run", json_object_new_boolean (dry_run));
         cli_print_json (o);
         json_object_put (o);
     } else if (!dry_run)
-        printf ("orphans terminated %u, failed VMs released %u, addresses set %u, nodes returned %u, nodes "
-                "held %u,"
-                " capacity windows ended %u%s\n",
-                rep.orphans, rep.failed_released, rep.addresses_set, rep.returned, rep.held,
-                rep.released_holds, rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
+        printf (
+            "orphans terminated %u, zombies kept %u, failed VMs released %u, kept %u, addresses set %u,"
+            " nodes returned %u, nodes held %u, capacity windows ended %u, dynamic records deleted %u%s\n",
+            rep.orphans, rep.zombies, rep.failed_released, rep.failed_kept, rep.addresses_set, rep.returned,
+            rep.held, rep.released_holds, rep.records_deleted,
+            rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
     return rc;
 }
 

@@ -363,6 +363,22 @@ static void read_memory (struct reader *r, struct ccas_slurm_intent *it)
             it->margin_percent, it->margin_min_mb);
 }
 
+const char *ccas_slurm_config_feature (const char *args, char *buf, size_t size)
+{
+    char copy[1024];
+    char *save = NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *p = args; *p && n + 1 < sizeof (copy); p++)
+        if (*p != '"' && *p != '\'')
+            copy[n++] = *p;
+    copy[n] = '\0';
+    for (char *tok = strtok_r (copy, " \t", &save); tok; tok = strtok_r (NULL, " \t", &save))
+        if (strncasecmp (tok, "feature=", 8) == 0)
+            snprintf (buf, size, "%.*s", (int)strcspn (tok + 8, ","), tok + 8);
+    return buf;
+}
+
 /* slurm.dynamic_feature, else the last Feature= of slurm.dynamic_config
  * (azslurm's older form: slurmd -Z arguments); of several features the
  * first names the nodeset. */
@@ -375,16 +391,7 @@ static void read_dynamic (struct reader *r, struct ccas_slurm_intent *it)
         snprintf (feature, sizeof (feature), "%s", v);
         origin (it, CCAS_SET_DYNAMIC, CCAS_FROM_TEMPLATE, "slurm.dynamic_feature");
     } else if (template_string (r, it, "dynamic_config", &v) > 0) {
-        char copy[1024];
-        char *save = NULL;
-        size_t n = 0;
-        for (const char *p = v; *p && n + 1 < sizeof (copy); p++)
-            if (*p != '"' && *p != '\'')
-                copy[n++] = *p;
-        copy[n] = '\0';
-        for (char *tok = strtok_r (copy, " \t", &save); tok; tok = strtok_r (NULL, " \t", &save))
-            if (strncasecmp (tok, "feature=", 8) == 0)
-                snprintf (feature, sizeof (feature), "%s", tok + 8);
+        ccas_slurm_config_feature (v, feature, sizeof (feature));
         origin (it, CCAS_SET_DYNAMIC, CCAS_FROM_TEMPLATE, "slurm.dynamic_config");
         if (!feature[0] && it->managed)
             fail (r,

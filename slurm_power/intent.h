@@ -111,6 +111,11 @@ struct ccas_slurm_intents {
  * the intents (caller frees with ccas_slurm_intents_destroy()), or NULL
  * when out of memory. */
 struct ccas_slurm_intents *ccas_slurm_intents_read (const struct ccas_cluster *c);
+
+/* The feature slurmd's -Z arguments give a dynamic node (slurm.dynamic_config,
+ * azslurm's older form): the last Feature= token, quotes ignored, up to its
+ * first comma; "" when none.  Written to buf, which is returned. */
+const char *ccas_slurm_config_feature (const char *args, char *buf, size_t size);
 void ccas_slurm_intents_destroy (struct ccas_slurm_intents *in);
 
 /* Add a warning or, with `error`, an error, to those of `in`.  Warnings

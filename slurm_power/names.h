@@ -15,7 +15,7 @@
  *
  * A nodearray with a dynamic partition (slurm.dynamic_feature) has no
  * ranges: its nodes are Slurm's dynamic nodes, of any name, and belong to it
- * by their features (ccas_slurm_dynamic_bucket_of()).
+ * by their features (dynamic.h).
  *
  * Only the nodearrays ccautoscale manages get names: not one whose
  * Configuration.autoscale.enabled is false in CycleCloud (a login nodearray,
@@ -85,16 +85,5 @@ const struct ccas_nodearray *ccas_slurm_nodearray_of (const struct ccas_cluster 
 struct ccas_bucket *ccas_slurm_bucket_of (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                                           const char *name, const struct ccas_slurm_node *sn, char *why,
                                           size_t whysize);
-
-/* The bucket of a Slurm dynamic node (`name`, any name; its features as
- * Slurm lists them, comma-separated): the first managed nodearray with a
- * dynamic partition whose feature (slurm.dynamic_feature) is among
- * `features`, and of its machine types the one a feature names
- * (case-insensitively, as azslurm), else its first (in preference order).
- * NULL with `why` if no managed dynamic nodearray claims the node.  Borrowed
- * from `c`. */
-struct ccas_bucket *ccas_slurm_dynamic_bucket_of (const struct ccas_cluster *c,
-                                                  const struct ccas_slurm_layout *l, const char *name,
-                                                  const char *features, char *why, size_t whysize);
 
 #endif /* !CCAS_SLURM_NAMES_H */

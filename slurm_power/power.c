@@ -214,8 +214,23 @@ void ccas_power_say (struct ccas_power *p, int level, const char *fmt, ...)
 bool ccas_power_reason_ours (const char *reason)
 {
     static const char prefix[] = "ccautoscale:";
-    return reason &&
-           (strncmp (reason, prefix, strlen (prefix)) == 0 || strcmp (reason, "ResumeTimeout reached") == 0);
+    static const char *const others[] = {"ResumeTimeout reached", "cyclecloud_zombie_node",
+                                         "cyclecloud_no_node"};
+    if (!reason)
+        return false;
+    if (strncmp (reason, prefix, strlen (prefix)) == 0)
+        return true;
+    for (size_t i = 0; i < sizeof (others) / sizeof (others[0]); i++)
+        if (strcmp (reason, others[i]) == 0)
+            return true;
+    return false;
+}
+
+bool ccas_power_reason_kept (const char *reason)
+{
+    return reason && (strncmp (reason, CCAS_POWER_KEPT, strlen (CCAS_POWER_KEPT)) == 0 ||
+                      strncmp (reason, CCAS_POWER_ZOMBIE, strlen (CCAS_POWER_ZOMBIE)) == 0 ||
+                      strcmp (reason, "cyclecloud_zombie_node") == 0);
 }
 
 const char *ccas_power_jobs (const struct ccas_power *p, const char *const *names, size_t n, char *buf,
@@ -327,6 +342,7 @@ static int update (struct ccas_power *p, const char *const *names, size_t n, enu
         [CCAS_SLURM_DOWN] = "mark down",
         [CCAS_SLURM_RESUME] = "return to service",
         [CCAS_SLURM_UNDRAIN] = "undrain",
+        [CCAS_SLURM_POWER_UP] = "power up",
     };
     struct ccas_error err = {""};
     char note[300] = "";
@@ -419,7 +435,7 @@ void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n)
             !(ccas_slurm_node_powering_down (sn) || ccas_slurm_node_powered_down (sn)))
             continue;
         const struct ccas_bucket *b =
-            ccas_slurm_bucket_of (p->model, p->layout, names[i], sn, text, sizeof (text));
+            ccas_slurm_node_bucket (p->model, p->layout, names[i], sn, text, sizeof (text));
         const char *r =
             b ? ccas_holds_reason (p->pass->policy->holds, b->na->name, b->machine_type, p->now) : NULL;
         if (r) {

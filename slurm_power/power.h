@@ -19,6 +19,7 @@
 
 #include "ccapi/ccapi.h"
 #include "conf/conf.h"
+#include "dynamic.h"
 #include "engine/breaker.h"
 #include "engine/holds.h"
 #include "engine/pass.h"
@@ -109,9 +110,20 @@ void ccas_power_return (struct ccas_power *p, const char *const *names, size_t n
  * someone else set: one update per distinct hold reason. */
 void ccas_power_hold_held (struct ccas_power *p, char *const *names, size_t n);
 
-/* True for a reason ccautoscale may clear: its own ("ccautoscale: ...") and
- * Slurm's "ResumeTimeout reached". */
+/* True for a reason ccautoscale may clear: its own ("ccautoscale: ..."),
+ * Slurm's "ResumeTimeout reached", and the stock azslurm's
+ * "cyclecloud_zombie_node" and "cyclecloud_no_node" (left by a cluster that
+ * ran azslurm before). */
 bool ccas_power_reason_ours (const char *reason);
+
+/* The reason of a node whose VM is kept for inspection (a zombie, a Failed
+ * VM under slurm.failed_vms keep, remove-nodes --keep-vms): nothing gives
+ * the VM back or powers the node up until the VM is gone (then sync
+ * returns the node).  CCAS_POWER_ZOMBIE marks a zombie: a VM nobody asked
+ * for behind a powered-down node. */
+#define CCAS_POWER_KEPT "ccautoscale: kept: "
+#define CCAS_POWER_ZOMBIE "ccautoscale: zombie: "
+bool ccas_power_reason_kept (const char *reason);
 
 /* The distinct job ids of `names` in p->rf: "job 7", "jobs 7,9", or "".
  * Returns `buf`. */
@@ -145,7 +157,10 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n);
 
 struct ccas_sync_report {
     unsigned orphans, failed_released, addresses_set, returned, held, released_holds;
-    bool keepalive_changed; /* SuspendExcNodes rewritten and slurmctld reconfigured */
+    unsigned zombies;         /* VMs kept behind powered-down nodes (slurm.zombie_vms keep) */
+    unsigned failed_kept;     /* Failed VMs kept (slurm.failed_vms keep) */
+    unsigned records_deleted; /* dynamic node records deleted (slurm.dynamic_delete) */
+    bool keepalive_changed;   /* SuspendExcNodes or its include changed */
 };
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);
 

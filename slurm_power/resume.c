@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "ccapi/failure.h"
+#include "dynamic.h"
+#include "giveback.h"
+#include "keepalive.h"
 #include "power.h"
 #include "resume_file.h"
 #include "util/events.h"
@@ -23,10 +26,12 @@
 
 struct want {
     const char *name;
-    long index;
+    const char *stem; /* the name up to `index` ("hpc-", "f4-"), or all of it when index < 0 */
+    long index;       /* nameOffset, or -1: the VM is made alone, named `stem` */
     struct ccas_bucket *bucket;
     struct ccas_pg *pg;
     uint32_t job;
+    bool keep_alive; /* 'slurm keep-alive add' named it: KeepAlive in CycleCloud too */
 };
 
 struct resume_run {
@@ -41,6 +46,7 @@ struct resume_run {
     uint32_t asked_job; /* the last job whose nodes job_nodes() asked slurmctld for, */
     char **asked;       /* and its nodes */
     size_t nasked;
+    struct ccas_state *keepalive; /* the names 'slurm keep-alive add' keeps, or NULL */
 };
 
 /* ---- sorting names into create / start / leave / hand back --------------------------------- */
@@ -78,6 +84,12 @@ static void existing (struct resume_run *r, const char *name, struct ccas_node *
         r->start_names[r->nstarts++] = name;
         return;
     case CCAS_NODE_FAILED:
+        if (p->cfg->slurm.failed_vms == CCAS_CONF_FAILED_KEEP) {
+            snprintf (reason, sizeof (reason), CCAS_POWER_KEPT "the VM failed (%s); kept for inspection",
+                      n->status_message ? n->status_message : "no message");
+            ccas_power_handback (p, name, reason);
+            return;
+        }
         r->release_ids[r->nreleases++] = n->node_id;
         snprintf (reason, sizeof (reason),
                   "ccautoscale: transient: the previous VM failed (%s); released, try again",
@@ -96,7 +108,7 @@ static void sort_name (struct resume_run *r, const char *name)
     struct ccas_power *p = r->p;
     char why[400], reason[600];
     const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (p->snodes, name);
-    struct ccas_bucket *b = ccas_slurm_bucket_of (p->model, p->layout, name, sn, why, sizeof (why));
+    struct ccas_bucket *b = ccas_slurm_node_bucket (p->model, p->layout, name, sn, why, sizeof (why));
     if (!b) {
         ccas_log (LOG_WARNING, "%s: not managed by ccautoscale: %s", name, why);
         ccas_power_handback (p, name,
@@ -112,11 +124,19 @@ static void sort_name (struct resume_run *r, const char *name)
         ccas_power_handback (p, name, reason);
         return;
     }
-    char na[256];
-    long index = 0;
-    ccas_slurm_name_parse (p->layout, name, na, sizeof (na), &index);
+    char stem[256];
+    const char *kept = NULL;
+    long index = -1;
+    if (!ccas_slurm_name_split (name, stem, sizeof (stem), &index) ||
+        !(kept = ccas_cluster_strdup (p->model, stem))) {
+        snprintf (why, sizeof (why), "'%s' cannot be a CycleCloud node name (a '%%', or too long)", name);
+        ccas_power_handback (p, name,
+                             ccas_failure_reason (CCAS_CLASS_PERMANENT, why, reason, sizeof (reason)));
+        return;
+    }
     const struct ccas_resume_job *job = ccas_resume_file_job_of (r->rf, name);
-    r->wants[r->nwants++] = (struct want){name, index, b, NULL, job ? job->job_id : 0};
+    r->wants[r->nwants++] = (struct want){
+        name, kept, index, b, NULL, job ? job->job_id : 0, ccas_slurm_keepalive_has (r->keepalive, name)};
 }
 
 /* A cluster that is not Started: nothing is created or started there, and
@@ -279,6 +299,10 @@ static int cmp_want (const void *pa, const void *pb)
     int c = strcmp (pa_name, pb_name);
     if (c)
         return c;
+    if (a->keep_alive != b->keep_alive)
+        return a->keep_alive ? 1 : -1;
+    if ((c = strcmp (a->stem, b->stem)))
+        return c;
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
@@ -286,25 +310,29 @@ struct set_span {
     size_t first, count; /* into wants */
 };
 
-/* Contiguous names of one bucket and group make one set. */
+/* Names of one bucket and group that differ only in a number counting up
+ * make one set ("<stem>%d" from nameOffset); a name without such a number
+ * is a set of its own, named by nameFormat alone. */
 static size_t make_sets (struct resume_run *r, struct ccas_create_set *sets, struct set_span *spans,
-                         char (*formats)[300])
+                         char (*formats)[300], json_object *keep_alive)
 {
     size_t nsets = 0;
     for (size_t i = 0; i < r->nwants;) {
         const struct want *w = &r->wants[i];
         size_t k = i + 1;
-        while (k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg &&
+        while (w->index >= 0 && k < r->nwants && r->wants[k].bucket == w->bucket && r->wants[k].pg == w->pg &&
+               r->wants[k].keep_alive == w->keep_alive && strcmp (r->wants[k].stem, w->stem) == 0 &&
                r->wants[k].index == r->wants[k - 1].index + 1)
             k++;
-        ccas_slurm_name_format (r->p->layout, w->bucket->na->name, formats[nsets], sizeof (formats[nsets]));
+        snprintf (formats[nsets], sizeof (formats[nsets]), "%s%s", w->stem, w->index >= 0 ? "%d" : "");
         sets[nsets] = (struct ccas_create_set){
             .nodearray = w->bucket->na->name,
             .machine_type = w->bucket->machine_type,
             .placement_group = w->pg ? w->pg->name : NULL,
             .count = (int)(k - i),
             .name_format = formats[nsets],
-            .name_offset = (int)w->index,
+            .name_offset = w->index >= 0 ? (int)w->index : 1,
+            .node_attributes = w->keep_alive ? keep_alive : NULL,
         };
         spans[nsets++] = (struct set_span){i, k - i};
         i = k;
@@ -323,7 +351,7 @@ static void drain_bucket (struct resume_run *r, const struct ccas_bucket *b, con
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
         if (!ccas_slurm_node_powered_down (sn) || ccas_slurm_node_drained (sn) || ccas_slurm_node_down (sn))
             continue;
-        if (ccas_slurm_bucket_of (p->model, p->layout, sn->name, sn, why, sizeof (why)) == b)
+        if (ccas_slurm_node_bucket (p->model, p->layout, sn->name, sn, why, sizeof (why)) == b)
             names[k++] = sn->name;
     }
     ccas_power_update (p, names, k, CCAS_SLURM_DRAIN, reason);
@@ -443,11 +471,8 @@ static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, 
                       size_t nsets)
 {
     for (size_t s = 0; s < nsets; s++) {
-        char first[256], last[256];
-        const struct want *w = &r->wants[spans[s].first];
-        ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset, first, sizeof (first));
-        ccas_slurm_name (r->p->layout, w->bucket->na->name, sets[s].name_offset + sets[s].count - 1, last,
-                         sizeof (last));
+        const char *first = r->wants[spans[s].first].name;
+        const char *last = r->wants[spans[s].first + spans[s].count - 1].name;
         char jobs[200], job[220] = "";
         const char **names = calloc (spans[s].count + 1, sizeof (*names));
         for (size_t i = 0; names && i < spans[s].count; i++)
@@ -455,11 +480,12 @@ static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, 
         if (names && *ccas_power_jobs (r->p, names, spans[s].count, jobs, sizeof (jobs)))
             snprintf (job, sizeof (job), " for %s", jobs);
         free (names);
-        ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s",
+        ccas_power_say (r->p, LOG_NOTICE, "%s %d node%s %s..%s in %s/%s%s%s%s%s",
                         r->p->dry_run ? "would create" : "create", sets[s].count,
                         sets[s].count == 1 ? "" : "s", first, last, sets[s].nodearray, sets[s].machine_type,
                         sets[s].placement_group ? " placement group " : "",
-                        sets[s].placement_group ? sets[s].placement_group : "", job);
+                        sets[s].placement_group ? sets[s].placement_group : "",
+                        sets[s].node_attributes ? " KeepAlive" : "", job);
     }
 }
 
@@ -490,6 +516,18 @@ static void forget_request (struct ccas_power *p, const char *id)
     ccas_state_destroy (st);
 }
 
+/* The names the server may hold VMs for that nobody wants: sync gives them back (giveback.h). */
+static void giveback_wants (struct resume_run *r, const char *why)
+{
+    struct ccas_error err = {""};
+    const char **names = calloc (r->nwants + 1, sizeof (*names));
+    for (size_t i = 0; names && i < r->nwants; i++)
+        names[i] = r->wants[i].name;
+    if (names && ccas_slurm_giveback_add (r->p->cfg->state_dir, names, r->nwants, r->p->now, why, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    free (names);
+}
+
 static void create_all_failed (struct resume_run *r, const struct ccas_error *err)
 {
     char reason[600];
@@ -504,6 +542,9 @@ static void create_all_failed (struct resume_run *r, const struct ccas_error *er
     for (size_t i = 0; i < r->nwants; i++)
         ccas_power_handback (r->p, r->wants[i].name, reason);
     r->p->failures++;
+    /* no answer: the server may have made them after all, and nobody wants them now */
+    if (f->kind != CCAS_FAIL_HTTP)
+        giveback_wants (r, "a create whose answer was lost");
 }
 
 static void create (struct resume_run *r)
@@ -515,12 +556,14 @@ static void create (struct resume_run *r)
     char (*formats)[300] = calloc (r->nwants + 1, sizeof (*formats));
     struct ccas_create_result *res = NULL;
     struct ccas_record_list *made = NULL;
+    json_object *keep_alive = json_object_new_object ();
     char id[64];
 
+    json_object_object_add (keep_alive, "KeepAlive", json_object_new_boolean (true));
     if (!sets || !spans || !formats)
         goto done;
     qsort (r->wants, r->nwants, sizeof (*r->wants), cmp_want);
-    size_t nsets = make_sets (r, sets, spans, formats);
+    size_t nsets = make_sets (r, sets, spans, formats, keep_alive);
     log_sets (r, sets, spans, nsets);
     if (p->dry_run)
         goto done;
@@ -556,6 +599,7 @@ static void create (struct resume_run *r)
     }
     forget_request (p, id);
 done:
+    json_object_put (keep_alive);
     ccas_record_list_destroy (made);
     ccas_create_result_destroy (res);
     free (formats);
@@ -588,6 +632,11 @@ static void start (struct resume_run *r)
         for (size_t i = 0; i < r->nstarts; i++)
             ccas_power_handback (p, r->start_names[i], reason);
         p->failures++;
+        /* no answer: the VMs may be starting, and their nodes are handed back */
+        if (ccas_ccapi_last_failure (p->api)->kind != CCAS_FAIL_HTTP &&
+            ccas_slurm_giveback_add (p->cfg->state_dir, r->start_names, r->nstarts, p->now,
+                                     "a start whose answer was lost", &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
         return;
     }
     for (size_t i = 0; i < r->nstarts; i++) {
@@ -656,8 +705,11 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
         ccas_log (LOG_ERR, "out of memory");
         p->failures++;
     } else {
+        struct ccas_error err = {""};
         ccas_power_requested (p, "resume_requested", names, n);
         log_jobs (rf);
+        if (!(r.keepalive = ccas_slurm_keepalive_load (p->cfg->state_dir, &err)))
+            ccas_log (LOG_WARNING, "%s; no VM is made KeepAlive this run", err.text);
         if (p->model->closed)
             hand_back_closed (&r, names, n);
         for (size_t i = 0; !p->model->closed && i < n; i++)
@@ -671,6 +723,7 @@ int ccas_power_resume (struct ccas_power *p, char **names, size_t n, const struc
     ccas_power_flush (p);
     p->rf = NULL;
     ccas_slurm_names_free (r.asked, r.nasked);
+    ccas_state_destroy (r.keepalive);
     free (r.wants);
     free (r.start_ids);
     free (r.start_names);

@@ -70,4 +70,5 @@ void ccas_slurm_traits_init (struct ccas_slurm_traits *t, unsigned version, cons
     t->cloud_settings_defunct = since_23_11;
     t->sets_cloud_addrs = since_23_11 || ccas_slurm_list_has (params, "cloud_reg_addrs");
     t->live_suspend_exc = version >= CCAS_SLURM_VERSION (23, 2, 0);
+    t->dynamic_topology = version >= CCAS_SLURM_VERSION (25, 11, 0);
 }

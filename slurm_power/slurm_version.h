@@ -38,6 +38,10 @@ struct ccas_slurm_traits {
      * ReconfigFlags=KeepPowerSaveSettings keeps such changes through a
      * reconfigure, where a changed include would not be applied */
     bool live_suspend_exc;
+    /* 25.11+: a node made at run time may be put under a switch of the
+     * topology (NodeName=... Topology=default:<switch>); before, a dynamic
+     * node is in no switch, and TopologyPlugin=topology/tree gives it no job */
+    bool dynamic_topology;
 };
 
 /* Read "25.11.7", "25.11", "slurm 25.11.7" or "25.11.0-0rc1" into

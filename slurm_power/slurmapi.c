@@ -83,8 +83,28 @@ int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_e
               conf->suspend_exc_states ? conf->suspend_exc_states : "");
     out->keep_power_save_settings = conf->reconfig_flags & RECONFIG_KEEP_POWER_SAVE_SETTINGS;
 #endif
+    out->resume_timeout = conf->resume_timeout;
+    snprintf (out->topology_plugin, sizeof (out->topology_plugin), "%s",
+              conf->topology_plugin ? conf->topology_plugin : "");
+    out->boot_time = (double)conf->boot_time;
     slurm_free_ctl_conf (conf);
     return 0;
+}
+
+char *ccas_slurm_suspend_exc_nodes (struct ccas_error *err)
+{
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf ((time_t)0, &conf) != SLURM_SUCCESS || !conf) {
+        ccas_errorf (err, "cannot read slurmctld's configuration: %s", ccas_slurm_last_error ());
+        return NULL;
+    }
+    char *s = strdup (conf->suspend_exc_nodes && strcmp (conf->suspend_exc_nodes, "(null)") != 0
+                          ? conf->suspend_exc_nodes
+                          : "");
+    slurm_free_ctl_conf (conf);
+    if (!s)
+        ccas_errorf (err, "out of memory");
+    return s;
 }
 
 void ccas_slurm_traits_built (struct ccas_slurm_traits *t)
@@ -299,6 +319,7 @@ static void fill_node (struct ccas_slurm_node *out, const node_info_t *ni)
     out->partitions = ni->partitions;
     out->state = ni->node_state;
     out->cpus = ni->cpus;
+    out->port = ni->port;
     out->real_memory = ni->real_memory;
 }
 
@@ -403,6 +424,11 @@ bool ccas_slurm_node_busy (const struct ccas_slurm_node *n)
     return base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED || (n->state & NODE_STATE_COMPLETING);
 }
 
+bool ccas_slurm_node_dynamic (const struct ccas_slurm_node *n)
+{
+    return n->state & NODE_STATE_DYNAMIC_NORM;
+}
+
 bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *feature)
 {
     size_t len = strlen (feature);
@@ -470,6 +496,8 @@ static uint32_t update_state (enum ccas_slurm_update what)
         return NODE_RESUME;
     case CCAS_SLURM_UNDRAIN:
         return NODE_STATE_UNDRAIN;
+    case CCAS_SLURM_POWER_UP:
+        return NODE_STATE_POWER_UP;
     }
     return NO_VAL;
 }
@@ -521,5 +549,27 @@ int ccas_slurm_set_addr (const char *name, const char *addr, const char *hostnam
     msg.node_hostname = (char *)hostname;
     if (slurm_update_node (&msg) != SLURM_SUCCESS)
         return ccas_errorf (err, "slurm update of '%s' address: %s", name, ccas_slurm_last_error ());
+    return 0;
+}
+
+/* ---- dynamic nodes --------------------------------------------------------------------- */
+
+int ccas_slurm_create_nodes (const char *node_line, struct ccas_error *err)
+{
+    update_node_msg_t msg;
+    slurm_init_update_node_msg (&msg);
+    msg.extra = (char *)node_line; /* scontrol create passes the whole line so */
+    if (slurm_create_node (&msg) != SLURM_SUCCESS)
+        return ccas_errorf (err, "slurm create of '%s': %s", node_line, ccas_slurm_last_error ());
+    return 0;
+}
+
+int ccas_slurm_delete_nodes (const char *hostlist, struct ccas_error *err)
+{
+    update_node_msg_t msg;
+    slurm_init_update_node_msg (&msg);
+    msg.node_names = (char *)hostlist;
+    if (slurm_delete_node (&msg) != SLURM_SUCCESS)
+        return ccas_errorf (err, "slurm delete of '%s': %s", hostlist, ccas_slurm_last_error ());
     return 0;
 }

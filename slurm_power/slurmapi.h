@@ -42,6 +42,9 @@ struct ccas_slurm_controller {
     char params[1024];             /* SlurmctldParameters, or "" */
     char suspend_exc_states[256];  /* SuspendExcStates (23.02+), or "" */
     bool keep_power_save_settings; /* ReconfigFlags=KeepPowerSaveSettings (23.02+) */
+    unsigned resume_timeout;       /* ResumeTimeout, seconds */
+    char topology_plugin[64];      /* TopologyPlugin ("topology/tree"), or "" */
+    double boot_time;              /* when slurmctld started (Unix seconds) */
 };
 
 /* Ask slurmctld (one RPC; ccas_slurm_init() first).  Returns 0, or -1 with
@@ -84,6 +87,7 @@ struct ccas_slurm_node {
     const char *partitions;
     uint32_t state; /* node_state bits */
     uint16_t cpus;
+    uint16_t port;        /* slurmd's port (Port=) */
     uint64_t real_memory; /* MB */
 };
 
@@ -106,6 +110,8 @@ bool ccas_slurm_node_down (const struct ccas_slurm_node *n);
 bool ccas_slurm_node_drained (const struct ccas_slurm_node *n); /* drain flag set */
 bool ccas_slurm_node_busy (const struct ccas_slurm_node *n);    /* allocated / mixed / completing */
 bool ccas_slurm_node_has_feature (const struct ccas_slurm_node *n, const char *feature);
+bool ccas_slurm_node_dynamic (
+    const struct ccas_slurm_node *n); /* made at run time (scontrol create, slurmd -Z) */
 
 /* "idle~", "alloc#", "down~" ... like sinfo.  Returns `buf`. */
 const char *ccas_slurm_node_state_text (const struct ccas_slurm_node *n, char *buf, size_t size);
@@ -123,8 +129,9 @@ enum ccas_slurm_update {
     CCAS_SLURM_POWER_DOWN_FORCE, /* give a node back now: requeue its job, power it down */
     CCAS_SLURM_DRAIN,            /* keep a (powered-down) node out of scheduling */
     CCAS_SLURM_DOWN,
-    CCAS_SLURM_RESUME,  /* return a down node to service */
-    CCAS_SLURM_UNDRAIN, /* return a drained (not down) node to service */
+    CCAS_SLURM_RESUME,   /* return a down node to service */
+    CCAS_SLURM_UNDRAIN,  /* return a drained (not down) node to service */
+    CCAS_SLURM_POWER_UP, /* power a (powered-down) node up: slurmctld runs ResumeProgram */
 };
 
 /* Update `hostlist` (an expression or one name).  `reason` may be NULL.
@@ -144,5 +151,22 @@ int ccas_slurm_reconfigure (struct ccas_error *err);
  * reconfigure (Slurm 23.02+).  Returns 1 when done, 0 when this libslurm
  * cannot (22.05: reconfigure instead), -1 with `err`. */
 int ccas_slurm_suspend_exc_update (const char *add, const char *remove, struct ccas_error *err);
+
+/* The running slurmctld's SuspendExcNodes, as it reports it ("" for none).
+ * Caller frees with free(); NULL with `err` when slurmctld does not answer. */
+char *ccas_slurm_suspend_exc_nodes (struct ccas_error *err);
+
+/* ---- dynamic nodes ----------------------------------------------------------------- */
+
+/* Create node records from a slurm.conf node line ("NodeName=f4-[1-3]
+ * State=CLOUD Feature=dyn,Standard_F4s_v2 CPUs=4"), as `scontrol create`
+ * does (22.05+; slurmctld wants select/cons_tres, and State CLOUD or
+ * FUTURE).  Returns 0 or -1 with `err` (Slurm's message). */
+int ccas_slurm_create_nodes (const char *node_line, struct ccas_error *err);
+
+/* Delete the dynamic node records of `hostlist` (`scontrol delete`):
+ * slurmctld refuses a node that runs a job, is in a reservation or is not
+ * dynamic.  Returns 0 or -1 with `err`. */
+int ccas_slurm_delete_nodes (const char *hostlist, struct ccas_error *err);
 
 #endif /* !CCAS_SLURMAPI_H */

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* sync.c: reconcile Slurm and CycleCloud — orphans, failed VMs, addresses, holds.
+/* sync.c: reconcile Slurm and CycleCloud — zombies, failed VMs, addresses, holds, keep-alive.
  *
  * Run by a timer.  One Slurm node read, one status read, one nodes read, and
  * at most one terminate request; Slurm updates are grouped.  It never touches
  * a node whose reason an administrator set: only reasons that start with
  * "ccautoscale:" and Slurm's own "ResumeTimeout reached" and "Not responding"
  * are ours to clear.  It acts only on the VMs of the nodearrays it manages
- * (names.h); anything else in the cluster is left alone.
+ * (names.h, dynamic.h); anything else in the cluster is left alone.
+ *
+ * A VM behind a powered-down node (or one Slurm does not know) is a zombie.
+ * One ccautoscale let go of and could not give back (giveback.h) is
+ * terminated; any other is kept for inspection and its node marked down
+ * (slurm.zombie_vms keep, as the stock azslurm), or terminated (terminate).
+ * A Failed VM is released (slurm.failed_vms release) or kept, its node
+ * drained (keep).
  */
 #include "config.h"
 
@@ -15,8 +22,11 @@
 #include <string.h>
 
 #include "ccapi/failure.h"
+#include "dynamic_nodes.h"
 #include "engine/apply.h"
 #include "engine/report.h"
+#include "giveback.h"
+#include "keepalive.h"
 #include "power.h"
 #include "slurm_version.h"
 #include "util/file.h"
@@ -35,7 +45,11 @@ struct sync_run {
     json_object *boots_now;         /* owned: the same as this run finds them */
     const char **names;             /* scratch list for grouped updates */
     struct ccas_slurm_traits slurm; /* what the slurmctld sync talks to does (slurm_version.h) */
-    bool keep_power_save;           /* its ReconfigFlags has KeepPowerSaveSettings */
+    struct ccas_state *giveback;    /* names whose VMs ccautoscale let go of (giveback.h), or NULL */
+    bool giveback_changed;
+    struct ccas_state *keepalive; /* what keep-alive add and sync put in SuspendExcNodes, or NULL */
+    const char **zombies;         /* nodes to mark down for their zombie VM */
+    size_t nzombies;
 };
 
 static bool ours (const char *reason)
@@ -46,7 +60,20 @@ static bool ours (const char *reason)
 static struct ccas_bucket *bucket_of (struct ccas_power *p, const struct ccas_slurm_node *sn)
 {
     char why[300];
-    return ccas_slurm_bucket_of (p->model, p->layout, sn->name, sn, why, sizeof (why));
+    return ccas_slurm_node_bucket (p->model, p->layout, sn->name, sn, why, sizeof (why));
+}
+
+/* Powered-down nodes whose VM is kept for inspection stay drained (Slurm
+ * clears a drain as it powers a node down); a zombie is down already. */
+static void keep_kept_drained (struct sync_run *r)
+{
+    struct ccas_power *p = r->p;
+    for (size_t i = 0; i < ccas_slurm_nodes_count (p->snodes); i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
+        if (ccas_slurm_node_powered_down (sn) && ccas_power_reason_kept (sn->reason) &&
+            !ccas_slurm_node_drained (sn) && !ccas_slurm_node_down (sn))
+            ccas_power_update (p, &sn->name, 1, CCAS_SLURM_DRAIN, sn->reason);
+    }
 }
 
 /* ---- holds ------------------------------------------------------------------------------------- */
@@ -94,6 +121,12 @@ static void keep_held_drained (struct sync_run *r)
 
 /* ---- VMs ------------------------------------------------------------------------------------------ */
 
+/* Slurm's own reason for a node that stopped answering. */
+static bool not_responding (const char *reason)
+{
+    return reason && strcmp (reason, "Not responding") == 0;
+}
+
 static void terminate_later (struct sync_run *r, const struct ccas_node *n, const char *why)
 {
     if (!n->node_id)
@@ -105,49 +138,127 @@ static void terminate_later (struct sync_run *r, const struct ccas_node *n, cons
 /* A VM sync may act on: of a nodearray ccautoscale manages (names.h), and
  * named as ccautoscale names that nodearray's nodes (<prefix><nodearray>-<n>,
  * within the layout or not: a VM of an autoscaled nodearray unknown to
- * Slurm is an orphan).  Anything else — a login node, a nodearray with
- * autoscale off or disabled in the configuration, a name ccautoscale never
- * gives — is someone else's. */
-static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
+ * Slurm is a zombie), or, in a dynamic nodearray (dynamic.h), named as a
+ * Slurm node of that nodearray — a dynamic VM Slurm does not know may be
+ * registering itself (slurmd -Z), and is left alone unless ccautoscale let
+ * it go.  Anything else — a login node, a nodearray with autoscale off or
+ * disabled in the configuration, a name ccautoscale never gives — is
+ * someone else's. */
+static bool managed_vm (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     char why[300];
     long index;
-    const struct ccas_nodearray *na =
-        ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why, sizeof (why));
-    if (na && !n->nodearray)
-        snprintf (why, sizeof (why), "it has no nodearray (Template)");
-    else if (na && strcmp (n->nodearray, na->name) != 0)
-        snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
-    else if (na)
-        return true;
+    if (ccas_slurm_dynamic_nodearray (r->p->model, n->nodearray)) {
+        const struct ccas_bucket *b =
+            sn ? ccas_slurm_node_bucket (r->p->model, r->p->layout, n->name, sn, why, sizeof (why)) : NULL;
+        if ((b && strcmp (b->na->name, n->nodearray) == 0) ||
+            (!sn && ccas_slurm_giveback_has (r->giveback, n->name)))
+            return true;
+        if (!sn)
+            snprintf (why, sizeof (why), "Slurm has no such node (yet: slurmd -Z registers it)");
+        else if (b)
+            snprintf (why, sizeof (why), "its Slurm node is nodearray '%s''s", b->na->name);
+    } else {
+        const struct ccas_nodearray *na =
+            ccas_slurm_nodearray_of (r->p->model, r->p->layout, n->name, &index, why, sizeof (why));
+        if (na && !n->nodearray)
+            snprintf (why, sizeof (why), "it has no nodearray (Template)");
+        else if (na && strcmp (n->nodearray, na->name) != 0)
+            snprintf (why, sizeof (why), "its name is nodearray '%s''s", na->name);
+        else if (na)
+            return true;
+    }
     ccas_log (LOG_DEBUG, "%s: VM of nodearray '%s' left alone: %s", n->name,
               n->nodearray ? n->nodearray : "?", why);
     return false;
 }
 
-/* The node is powered down (or unknown to Slurm) but its VM is there. */
-static void orphan (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+/* Terminated now: ccautoscale let it go (giveback.h), or slurm.zombie_vms
+ * terminate, or a Failed VM under slurm.failed_vms release. */
+static void reap (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn,
+                  const char *what)
 {
     struct ccas_power *p = r->p;
-    if (n->keep_alive)
+    ccas_power_say (p, LOG_NOTICE, "%s: %s (%s in Slurm): %sterminate", n->name, what,
+                    sn ? "powered down" : "unknown", p->dry_run ? "would " : "");
+    terminate_later (r, n, what);
+    r->rep->orphans++;
+}
+
+/* slurm.zombie_vms keep: the node marked down with a reason that says so
+ * (one update for all, at the end), the VM left as it is.  A node out of
+ * service for someone else's reason keeps it. */
+static void keep_zombie (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
+{
+    struct ccas_power *p = r->p;
+    r->rep->zombies++;
+    if (!sn) {
+        ccas_power_say (p, LOG_WARNING,
+                        "%s: VM %s of nodearray '%s' is not a Slurm node: kept (slurm.zombie_vms keep;"
+                        " 'ccautoscale terminate' gives it back)",
+                        n->name, n->status ? n->status : "?", n->nodearray ? n->nodearray : "?");
         return;
-    if (sn && n->kind == CCAS_NODE_STOPPED) {
+    }
+    if (ccas_slurm_node_down (sn) && (ccas_power_reason_kept (sn->reason) || !ours (sn->reason)))
+        return; /* marked already, or down for someone else's reason */
+    if (sn->reason && !ours (sn->reason) && !not_responding (sn->reason)) {
+        ccas_log (LOG_NOTICE, "%s: zombie VM %s; its reason '%s' is not ccautoscale's: left as it is",
+                  n->name, n->node_id ? n->node_id : "?", sn->reason);
+        return;
+    }
+    ccas_power_say (
+        p, LOG_WARNING, "%s: zombie VM %s (%s behind a powered-down node): %smark the node down, keep the VM",
+        n->name, n->node_id ? n->node_id : "?", n->status ? n->status : "there", p->dry_run ? "would " : "");
+    r->zombies[r->nzombies++] = sn->name;
+}
+
+/* The zombies' nodes down, in one update. */
+static void mark_zombies (struct sync_run *r)
+{
+    ccas_power_update (r->p, r->zombies, r->nzombies, CCAS_SLURM_DOWN,
+                       CCAS_POWER_ZOMBIE
+                       "a VM nobody asked for is there; kept for inspection ('ccautoscale slurm"
+                       " remove-nodes NODE' gives it back)");
+}
+
+/* A VM behind a powered-down node, or one Slurm does not know. */
+static void behind_powered_down (struct sync_run *r, const struct ccas_node *n,
+                                 const struct ccas_slurm_node *sn)
+{
+    struct ccas_power *p = r->p;
+    bool let_go = ccas_slurm_giveback_has (r->giveback, n->name);
+    if (n->keep_alive || ccas_slurm_keepalive_has (r->keepalive, n->name))
+        return;
+    if (sn && n->kind == CCAS_NODE_STOPPED && !let_go) {
         /* deallocated on purpose (suspend_action deallocate, ShutdownPolicy
          * Deallocate): resume starts it again instead of creating a VM */
         ccas_log (LOG_DEBUG, "%s: deallocated VM behind a powered-down node: kept for resume to start",
                   n->name);
         return;
     }
-    ccas_power_say (p, LOG_NOTICE, "%s: orphan VM (%s in Slurm): %sterminate", n->name,
-                    sn ? "powered down" : "unknown", p->dry_run ? "would " : "");
-    terminate_later (r, n, "orphan VM");
-    r->rep->orphans++;
-}
-
-/* Slurm's own reason for a node that stopped answering. */
-static bool not_responding (const char *reason)
-{
-    return reason && strcmp (reason, "Not responding") == 0;
+    if (let_go) {
+        reap (r, n, sn, "VM ccautoscale let go of");
+        return;
+    }
+    if (sn && sn->reason && strncmp (sn->reason, CCAS_POWER_KEPT, strlen (CCAS_POWER_KEPT)) == 0) {
+        ccas_log (LOG_DEBUG, "%s: VM kept for inspection (%s)", n->name, sn->reason);
+        r->rep->failed_kept += n->kind == CCAS_NODE_FAILED;
+        return;
+    }
+    if (n->kind == CCAS_NODE_FAILED) {
+        if (p->cfg->slurm.failed_vms == CCAS_CONF_FAILED_KEEP) {
+            r->rep->failed_kept++;
+            ccas_log (LOG_INFO, "%s: Failed VM behind a powered-down node: kept (slurm.failed_vms keep)",
+                      n->name);
+            return;
+        }
+        reap (r, n, sn, "Failed VM");
+        return;
+    }
+    if (p->cfg->slurm.zombie_vms == CCAS_CONF_ZOMBIE_TERMINATE)
+        reap (r, n, sn, "orphan VM");
+    else
+        keep_zombie (r, n, sn);
 }
 
 /* A VM that failed for want of capacity (Azure's AllocationFailed arrives on
@@ -185,6 +296,24 @@ static void failed_vm (struct sync_run *r, const struct ccas_node *n, const stru
     if (sn->reason && !ours (sn->reason) && !not_responding (sn->reason)) {
         ccas_log (LOG_NOTICE, "%s: VM Failed (%s); its reason '%s' is not ccautoscale's: left as it is",
                   n->name, msg, sn->reason);
+        return;
+    }
+    if (ccas_power_reason_kept (sn->reason)) {
+        r->rep->failed_kept++; /* kept by an earlier pass: counted once, drained already */
+        return;
+    }
+    if (p->cfg->slurm.failed_vms == CCAS_CONF_FAILED_KEEP) {
+        snprintf (reason, sizeof (reason), CCAS_POWER_KEPT "the VM failed (%s); kept for inspection", msg);
+        vm_failure (r, n, booting);
+        r->rep->failed_kept++;
+        ccas_power_say (p, LOG_WARNING, "%s: VM failed %s: %s%s; the VM is kept (slurm.failed_vms keep)",
+                        n->name, booting ? "while powering up" : "after it registered",
+                        p->dry_run ? "would " : "",
+                        booting ? "hand the node back (its job requeued)" : "drain the node");
+        if (booting)
+            ccas_power_handback (p, n->name, reason);
+        else
+            ccas_power_update (p, &n->name, 1, CCAS_SLURM_DRAIN, reason);
         return;
     }
     enum ccas_failure_class cls = vm_failure (r, n, booting);
@@ -262,10 +391,16 @@ static void check_vm (struct sync_run *r, struct ccas_node *n)
     if (n->kind == CCAS_NODE_GOING || !n->name)
         return;
     const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (r->p->snodes, n->name);
-    if (!managed_vm (r, n))
+    if (!managed_vm (r, n, sn))
         return;
+    if (sn && !ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_powering_down (sn) &&
+        ccas_slurm_giveback_has (r->giveback, n->name)) {
+        /* Slurm wants the node again: its VM is its own */
+        ccas_slurm_giveback_forget (r->giveback, n->name);
+        r->giveback_changed = true;
+    }
     if (!sn || ccas_slurm_node_powered_down (sn))
-        orphan (r, n, sn);
+        behind_powered_down (r, n, sn);
     else if (n->kind == CCAS_NODE_FAILED)
         failed_vm (r, n, sn);
     else {
@@ -343,142 +478,135 @@ static void terminate_collected (struct sync_run *r)
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
     } else
-        for (size_t i = 0; i < r->nterm; i++)
+        for (size_t i = 0; i < r->nterm; i++) {
             ccas_report_action (r->term[i].node->kind == CCAS_NODE_FAILED ? "terminated" : "orphan_reaped",
                                 CCAS_ACTION_TERMINATE, r->term[i].node, r->term[i].why, res->operation_id);
+            if (ccas_slurm_giveback_has (r->giveback, r->term[i].node->name)) {
+                ccas_slurm_giveback_forget (r->giveback, r->term[i].node->name); /* given back now */
+                r->giveback_changed = true;
+            }
+        }
     ccas_action_result_destroy (res);
 }
 
-/* The names of the SuspendExcNodes line of the KeepAlive include, expanded
- * (none for "# none", a missing file or one it cannot read). */
-static char **keepalive_names (const char *text, size_t *n)
-{
-    static const char key[] = "SuspendExcNodes=";
-    const char *line = text ? strstr (text, key) : NULL;
-    char expr[8192];
-    *n = 0;
-    if (!line)
-        return NULL;
-    line += strlen (key);
-    snprintf (expr, sizeof (expr), "%.*s", (int)strcspn (line, "\n"), line);
-    return *expr ? ccas_slurm_hostlist_expand (expr, n, NULL) : NULL;
-}
-
-/* Names of `a` that are not in `b`, as a hostlist (NULL for none). */
-static char *names_missing (char **a, size_t na, char **b, size_t nb)
-{
-    const char **out = calloc (na + 1, sizeof (*out));
-    size_t k = 0;
-    for (size_t i = 0; out && i < na; i++) {
-        bool found = false;
-        for (size_t j = 0; j < nb && !found; j++)
-            found = strcmp (a[i], b[j]) == 0;
-        if (!found)
-            out[k++] = a[i];
-    }
-    char *hl = k ? ccas_slurm_hostlist_compress (out, k) : NULL;
-    free (out);
-    return hl;
-}
-
-/* Tell the running slurmctld of a changed set: its SuspendExcNodes changed
- * in place by the names added and removed (23.02+; also what
- * ReconfigFlags=KeepPowerSaveSettings needs, under which a reconfigure
- * would not apply the include), else a reconfigure that reads the include.
- * Returns 0, or -1 (logged) when slurmctld was not told. */
-static int keepalive_apply (struct sync_run *r, const char *old, const char *text)
-{
-    struct ccas_error err = {""};
-    size_t nold = 0, nnew = 0;
-    char **was = keepalive_names (old, &nold), **now = keepalive_names (text, &nnew);
-    char *add = names_missing (now, nnew, was, nold), *remove = names_missing (was, nold, now, nnew);
-    int rc = 0, live = 0;
-    if (r->slurm.live_suspend_exc && (add || remove)) {
-        live = ccas_slurm_suspend_exc_update (add, remove, &err);
-        if (live > 0)
-            ccas_log (LOG_NOTICE, "KeepAlive nodes changed: SuspendExcNodes%s%s%s%s on the running slurmctld",
-                      add ? " += " : "", add ? add : "", remove ? " -= " : "", remove ? remove : "");
-        else if (live < 0)
-            ccas_log (LOG_WARNING, "%s; reconfiguring slurmctld instead", err.text);
-    }
-    if (live == 0 && r->keep_power_save)
-        ccas_log (
-            LOG_WARNING,
-            "slurmctld keeps SuspendExcNodes through a reconfigure (ReconfigFlags=KeepPowerSaveSettings),"
-            " and this libslurm (%s) cannot change it in place: build ccautoscale against the Slurm it talks"
-            " to",
-            ccas_slurm_built_version ());
-    if (live <= 0 && ccas_slurm_reconfigure (&err) < 0) {
-        ccas_log (LOG_ERR, "%s", err.text);
-        rc = -1;
-    }
-    ccas_slurm_names_free (was, nold);
-    ccas_slurm_names_free (now, nnew);
-    free (add);
-    free (remove);
-    return rc;
-}
-
-/* KeepAlive nodes must never be suspended: keep them in SuspendExcNodes,
- * an include of the generated configuration.  Rewritten, and slurmctld
- * told (keepalive_apply), only when the set changes. */
+/* KeepAlive VMs must never be powered down: their nodes go into
+ * SuspendExcNodes (keepalive.h).  Sync takes out only the names it put in
+ * itself ("synced"), once their VM is no longer KeepAlive, and not while
+ * 'slurm keep-alive add' keeps them: the command's names and the
+ * administrator's own stay. */
 static void keep_alive_excluded (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
-    const char *dir = p->cfg->slurm.conf_dir;
-    const char *file = p->cfg->slurm.keepalive_file;
-    char path[4096], *old = NULL;
-    size_t k = 0;
-    if (!dir || !file || !*file)
+    struct ccas_error err = {""};
+    struct ccas_slurm_keepalive_change ch;
+    json_object *synced = NULL;
+    size_t nwant = 0, nremove = 0;
+    if (!r->keepalive)
         return;
-    snprintf (path, sizeof (path), "%s/%s", dir, file);
+    json_object *root = ccas_state_root (r->keepalive);
+    if (!json_object_object_get_ex (root, "synced", &synced) ||
+        !json_object_is_type (synced, json_type_object)) {
+        synced = json_object_new_object ();
+        json_object_object_add (root, "synced", synced);
+    }
+    char **want = calloc (p->model->nexisting + 1, sizeof (*want));
+    char **remove = calloc ((size_t)json_object_object_length (synced) + 1, sizeof (*remove));
+    if (!want || !remove)
+        goto done;
     for (size_t i = 0; i < p->model->nexisting; i++) {
         const struct ccas_node *n = p->model->nodes[i];
-        char na[256];
-        long index;
-        if (n->keep_alive && n->name && ccas_slurm_name_parse (p->layout, n->name, na, sizeof (na), &index) &&
-            ccas_slurm_nodes_find (p->snodes, n->name))
-            r->names[k++] = n->name;
+        const struct ccas_slurm_node *sn = n->name ? ccas_slurm_nodes_find (p->snodes, n->name) : NULL;
+        if (n->keep_alive && sn && n->kind != CCAS_NODE_GOING && managed_vm (r, n, sn))
+            want[nwant++] = (char *)n->name;
     }
-    char *hl = k ? ccas_slurm_hostlist_compress (r->names, k) : NULL;
-    char text[8192];
-    snprintf (text, sizeof (text),
-              "# Written by 'ccautoscale slurm sync': CycleCloud KeepAlive nodes.\n%s%s%s",
-              hl ? "SuspendExcNodes=" : "# none\n", hl ? hl : "", hl ? "\n" : "");
-    free (hl);
-    FILE *f = fopen (path, "r");
-    if (f) {
-        old = calloc (1, sizeof (text));
-        if (old && fread (old, 1, sizeof (text) - 1, f) == 0)
-            old[0] = '\0';
-        fclose (f);
+    json_object_object_foreach (synced, name, v)
+    {
+        bool wanted = false;
+        (void)v;
+        for (size_t i = 0; i < nwant && !wanted; i++)
+            wanted = strcmp (want[i], name) == 0;
+        if (!wanted && !ccas_slurm_keepalive_has (r->keepalive, name))
+            remove[nremove++] = name;
     }
-    bool same = old && strcmp (old, text) == 0;
-    if (same) {
-        free (old);
-        return;
+    if (ccas_slurm_keepalive_change (p, &r->slurm, want, nwant, remove, nremove, &ch, &err) < 0) {
+        ccas_log (LOG_ERR, "SuspendExcNodes: %s", err.text);
+        p->failures++;
     }
-    if (p->dry_run) {
-        fprintf (p->out, "would write %s and tell slurmctld:\n%s", path, text);
-        free (old);
-        return;
-    }
+    r->rep->keepalive_changed = ch.nadded || ch.nremoved || ch.include_written;
+    for (size_t i = 0; i < ch.nadded; i++)
+        json_object_object_add (synced, ch.added[i], json_object_new_double (p->now));
+    for (size_t i = 0; i < ch.nremoved; i++)
+        json_object_object_del (synced, ch.removed[i]);
+    if ((ch.nadded || ch.nremoved) && !p->dry_run && ccas_state_save (r->keepalive, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_slurm_keepalive_change_release (&ch);
+done:
+    free (want);
+    free (remove);
+}
+
+/* slurm.dynamic_delete: the dynamic records 'slurm dynamic add' made go once
+ * Slurm has powered them down and their VM is gone (one Slurm request). */
+static void delete_dynamic_records (struct sync_run *r)
+{
+    struct ccas_power *p = r->p;
     struct ccas_error err = {""};
-    if (ccas_file_write_atomic (path, text, strlen (text), 0644, &err) < 0) {
+    struct ccas_state *st;
+    size_t k = 0;
+    if (!p->cfg->slurm.dynamic_delete)
+        return;
+    if (!(st = ccas_slurm_dynamic_nodes_load (p->cfg->state_dir, &err))) {
+        ccas_log (LOG_WARNING, "%s", err.text);
+        return;
+    }
+    char **names = calloc (ccas_slurm_nodes_count (p->snodes) + 1, sizeof (*names));
+    for (size_t i = 0; names && i < ccas_slurm_nodes_count (p->snodes); i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
+        const struct ccas_node *n = ccas_cluster_find_node (p->model, sn->name);
+        if (ccas_slurm_dynamic_nodes_ours (st, sn->name) && ccas_slurm_node_dynamic (sn) &&
+            ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_powering_down (sn) &&
+            !ccas_slurm_node_down (sn) && !ccas_slurm_node_drained (sn) && (!n || n->kind == CCAS_NODE_GOING))
+            names[k++] = (char *)sn->name;
+    }
+    char *hl = k ? ccas_slurm_hostlist_compress ((const char *const *)names, k) : NULL;
+    if (hl && p->dry_run)
+        fprintf (p->out, "would delete dynamic node records %s (slurm.dynamic_delete)\n", hl);
+    else if (hl && ccas_slurm_delete_nodes (hl, &err) < 0) {
         ccas_log (LOG_ERR, "%s", err.text);
         p->failures++;
-        free (old);
+    } else if (hl) {
+        ccas_log (LOG_NOTICE, "deleted dynamic node records %s: powered down, no VM (slurm.dynamic_delete)",
+                  hl);
+        r->rep->records_deleted += (unsigned)k;
+        if (ccas_slurm_dynamic_nodes_forget (p->cfg->state_dir, names, k, p->now, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
+    }
+    free (hl);
+    free (names);
+    ccas_state_destroy (st);
+}
+
+/* The names ccautoscale let go of whose VM is gone are done with. */
+static void save_giveback (struct sync_run *r)
+{
+    struct ccas_error err = {""};
+    const char *done[256];
+    size_t k = 0;
+    if (!r->giveback)
         return;
+    json_object_object_foreach (ccas_state_root (r->giveback), name, v)
+    {
+        const struct ccas_node *n = ccas_cluster_find_node (r->p->model, name);
+        (void)v;
+        if ((!n || n->kind == CCAS_NODE_GOING) && k < sizeof (done) / sizeof (done[0]))
+            done[k++] = name;
     }
-    r->rep->keepalive_changed = true;
-    ccas_log (LOG_NOTICE, "KeepAlive nodes changed; wrote %s", path);
-    if (keepalive_apply (r, old, text) < 0) {
-        /* the old text back, so that the next run tries again */
-        if (old && ccas_file_write_atomic (path, old, strlen (old), 0644, &err) < 0)
-            ccas_log (LOG_ERR, "%s", err.text);
-        p->failures++;
-    }
-    free (old);
+    for (size_t i = 0; i < k; i++)
+        json_object_object_del (ccas_state_root (r->giveback), done[i]);
+    if ((k || r->giveback_changed) && !r->p->dry_run && ccas_state_save (r->giveback, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
+    ccas_state_destroy (r->giveback);
+    r->giveback = NULL;
 }
 
 /* Create requests a killed resume recorded and never settled: resume names
@@ -560,9 +688,7 @@ static void load_traits (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_slurm_controller ctl;
-    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0)
-        r->keep_power_save = ctl.keep_power_save_settings;
-    else
+    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) < 0)
         ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
                   r->slurm.text);
     if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
@@ -577,9 +703,11 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     memset (rep, 0, sizeof (*rep));
     r.term = calloc (p->model->nexisting + 1, sizeof (*r.term));
     r.names = calloc (nslurm + 1, sizeof (*r.names));
-    if (!r.term || !r.names) {
+    r.zombies = calloc (p->model->nexisting + 1, sizeof (*r.zombies));
+    if (!r.term || !r.names || !r.zombies) {
         free (r.term);
         free (r.names);
+        free (r.zombies);
         return -1;
     }
     if (!p->dry_run) {
@@ -587,17 +715,28 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         ccas_holds_expire (p->pass->policy->holds, p->now, hold_ended, &r);
     }
     load_traits (&r);
+    struct ccas_error err = {""};
+    if (!(r.giveback = ccas_slurm_giveback_load (p->cfg->state_dir, &err)))
+        ccas_log (LOG_WARNING, "%s", err.text);
+    if (!(r.keepalive = ccas_slurm_keepalive_load (p->cfg->state_dir, &err)))
+        ccas_log (LOG_WARNING, "%s", err.text);
     struct ccas_state *boots = load_boots (&r);
     warn_disabled (&r);
     keep_held_drained (&r);
+    keep_kept_drained (&r);
     for (size_t i = 0; i < p->model->nexisting; i++)
         check_vm (&r, p->model->nodes[i]);
     save_boots (&r, boots);
+    mark_zombies (&r);
     terminate_collected (&r);
+    save_giveback (&r);
     return_down_nodes (&r);
     keep_alive_excluded (&r);
+    delete_dynamic_records (&r);
     ccas_power_flush (p);
+    ccas_state_destroy (r.keepalive);
     free (r.term);
     free (r.names);
+    free (r.zombies);
     return p->failures ? -1 : 0;
 }

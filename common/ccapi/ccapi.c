@@ -643,6 +643,21 @@ int ccas_ccapi_node_action (struct ccas_ccapi *api, enum ccas_node_action action
 
 /* ---- scale ----------------------------------------------------------------------------------------- */
 
+int ccas_ccapi_retry_failed (struct ccas_ccapi *api, struct ccas_error *err)
+{
+    char path[512];
+    struct ccas_http_response resp = {0};
+    snprintf (path, sizeof (path), "/cloud/actions/retry/%s", api->cluster);
+    memset (&api->last, 0, sizeof (api->last));
+    api->last.retry_after_s = -1;
+    api->stats.actions++;
+    /* a retry of what is Failed may be asked again: it retries what is still Failed */
+    if (send_request (api, "POST", path, NULL, RETRY_SAFE, &resp, err) < 0)
+        return -1;
+    ccas_http_response_release (&resp);
+    return 0;
+}
+
 int ccas_ccapi_scale (struct ccas_ccapi *api, const char *nodearray, bool by_cores, int64_t total,
                       struct ccas_create_result **out, struct ccas_error *err)
 {

@@ -214,6 +214,14 @@ void ccas_action_result_destroy (struct ccas_action_result *res);
  * "status", "error"}]}.  Takes ownership of `root`. */
 struct ccas_action_result *ccas_action_result_from_json (json_object *root, struct ccas_error *err);
 
+/* ---- retry ------------------------------------------------------------------ */
+
+/* POST /cloud/actions/retry/{c}: CycleCloud retries every Failed node of the
+ * cluster (the action takes no selection).  It is what scalelib's
+ * retry_failed_nodes calls, and not in the REST reference: the answer's body
+ * is not read.  Returns 0 or -1 with `err`. */
+int ccas_ccapi_retry_failed (struct ccas_ccapi *api, struct ccas_error *err);
+
 /* ---- scale ----------------------------------------------------------------- */
 
 /* POST /clusters/{c}/scale/{nodearray}?totalNodeCount=N (by_cores false) or

@@ -45,6 +45,18 @@ enum ccas_conf_serve_auth {
     CCAS_CONF_SERVE_AUTH_TOKEN,            /* its token only */
 };
 
+/* slurm.zombie_vms: what sync does with a VM behind a powered-down node */
+enum ccas_conf_zombie {
+    CCAS_CONF_ZOMBIE_KEEP,      /* mark the node down, keep the VM (azslurm) */
+    CCAS_CONF_ZOMBIE_TERMINATE, /* terminate the VM */
+};
+
+/* slurm.failed_vms: what the Slurm side does with a Failed VM */
+enum ccas_conf_failed {
+    CCAS_CONF_FAILED_RELEASE, /* terminate it, hand its node back */
+    CCAS_CONF_FAILED_KEEP,    /* hand its node back, keep the VM (drained node) */
+};
+
 /* One value of a key that takes a fixed set of them: its name in the file,
  * and the value its enum field then holds. */
 struct ccas_conf_choice {
@@ -122,6 +134,9 @@ struct ccas_config {
         const char *keepalive_file;
         const char *gpu_device_files; /* gres.conf File= pattern, one %d; NULL: not set */
         int gpu_device_first;
+        enum ccas_conf_zombie zombie_vms;
+        enum ccas_conf_failed failed_vms;
+        bool dynamic_delete; /* delete the dynamic records ccautoscale made once powered down */
     } slurm;
 
     struct {

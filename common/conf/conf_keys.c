@@ -31,6 +31,20 @@ static const struct ccas_conf_choice serve_auths[] = {
 };
 _Static_assert(sizeof (enum ccas_conf_serve_auth) == sizeof (int), "serve.auth is written as int");
 
+static const struct ccas_conf_choice zombie_policies[] = {
+    {"keep", CCAS_CONF_ZOMBIE_KEEP},
+    {"terminate", CCAS_CONF_ZOMBIE_TERMINATE},
+    {NULL, 0},
+};
+_Static_assert(sizeof (enum ccas_conf_zombie) == sizeof (int), "slurm.zombie_vms is written as int");
+
+static const struct ccas_conf_choice failed_policies[] = {
+    {"release", CCAS_CONF_FAILED_RELEASE},
+    {"keep", CCAS_CONF_FAILED_KEEP},
+    {NULL, 0},
+};
+_Static_assert(sizeof (enum ccas_conf_failed) == sizeof (int), "slurm.failed_vms is written as int");
+
 /* the field a key is read into: of struct ccas_config, or for a key under
  * "nodearrays.*." of struct ccas_nodearray_config */
 #define F(member) offsetof (struct ccas_config, member)
@@ -194,8 +208,9 @@ const struct config_key ccas_conf_keys_table[] = {
      "this base",
      F (slurm.node_port_base)},
     {"slurm.keepalive_file", KEY_STRING, "\"ccautoscale_keepalive.conf\"", UNBOUNDED, NULL, 0,
-     "file in slurm.conf_dir, included by ccautoscale.conf, where sync keeps SuspendExcNodes for KeepAlive "
-     "nodes (\"\" turns it off)",
+     "file in slurm.conf_dir, included by ccautoscale.conf, where sync and 'slurm keep-alive' keep the "
+     "running SuspendExcNodes (CycleCloud KeepAlive nodes, the command's and the administrator's own) "
+     "through a restart (\"\" turns it off)",
      F (slurm.keepalive_file)},
     {"slurm.gpu_device_files", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
      "gres.conf File= of a VM's GPUs, %d standing for each GPU's number (Slurm 25.11 drops a GPU without "
@@ -206,6 +221,20 @@ const struct config_key ccas_conf_keys_table[] = {
     {"slurm.gpu_device_first", KEY_INT, "0", 0, 100000, NULL, 0,
      "the number of a VM's first GPU in slurm.gpu_device_files (AMD's /dev/dri/renderD%d: 128)",
      F (slurm.gpu_device_first)},
+    {"slurm.zombie_vms", KEY_ENUM, "\"keep\"", UNBOUNDED, zombie_policies, 0,
+     "a VM nobody asked to give back behind a powered-down node: keep marks the node down with a reason and "
+     "keeps the VM for inspection (as azslurm); terminate gives it back.  A VM ccautoscale was asked to give "
+     "back and could not is terminated either way",
+     F (slurm.zombie_vms)},
+    {"slurm.failed_vms", KEY_ENUM, "\"release\"", UNBOUNDED, failed_policies, 0,
+     "a Failed VM behind a node Slurm wants: release terminates it and hands the node back (its job is "
+     "requeued, the node tried afresh); keep hands the node back too but keeps the VM, the node drained, "
+     "until 'slurm retry-failed' or a terminate",
+     F (slurm.failed_vms)},
+    {"slurm.dynamic_delete", KEY_BOOL, "false", UNBOUNDED, NULL, 0,
+     "delete the dynamic node records 'slurm dynamic add' made once Slurm powers them down and their VM is "
+     "gone (the stock azslurm never deletes a record: it is reused by the next job)",
+     F (slurm.dynamic_delete)},
 
     /* group: Circuit breaker */
     {"breaker", KEY_SECTION, "{}", UNBOUNDED, NULL, 0,

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "dynamic.h"
 #include "model/test/fixture.h"
 #include "names.h"
 #include "slurmapi.h"
@@ -344,8 +345,9 @@ static void test_bucket_of (void **state)
 }
 
 /* A Slurm dynamic node, of any name, belongs to the dynamic nodearray
- * whose feature it has; its machine type is the feature naming one (in any
- * case), else the nodearray's first. */
+ * whose feature it has (as Slurm, in its case); its machine type is the
+ * feature naming one (in any case), else the nodearray's first.  The stock
+ * template's dynamic nodearray, through dynamic.c. */
 static void test_dynamic_bucket_of (void **state)
 {
     (void)state;
@@ -356,25 +358,20 @@ static void test_dynamic_bucket_of (void **state)
     w.l = ccas_slurm_layout_create (w.c);
     struct ccas_bucket *f2 = fx_bucket (w.c, "dynamic", "Standard_F2s_v2");
     struct ccas_bucket *f4 = fx_bucket (w.c, "dynamic", "Standard_F4s_v2");
-    assert_ptr_equal (
-        ccas_slurm_dynamic_bucket_of (w.c, w.l, "f4-1", "dyn,Standard_F4s_v2", why, sizeof (why)), f4);
-    assert_ptr_equal (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "standard_f4s_v2,DYN", why, sizeof (why)),
-                      f4);
-    assert_ptr_equal (
-        ccas_slurm_dynamic_bucket_of (w.c, w.l, "mycluster-dyn-node-test", "dyn", why, sizeof (why)), f2);
-    assert_ptr_equal (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "dyn,Standard_F8s_v2", why, sizeof (why)),
-                      f2);
-    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "Standard_F2s_v2,cloud", why, sizeof (why)));
-    assert_string_equal (why,
-                         "'x': no nodearray's dynamic feature is among its features 'Standard_F2s_v2,cloud'");
-    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", NULL, why, sizeof (why)));
-    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "x", "dyna", why, sizeof (why)));
+    assert_ptr_equal (ccas_slurm_dynamic_bucket (w.c, "dyn,Standard_F4s_v2", why, sizeof (why)), f4);
+    assert_ptr_equal (ccas_slurm_dynamic_bucket (w.c, "standard_f4s_v2,dyn", why, sizeof (why)), f4);
+    assert_ptr_equal (ccas_slurm_dynamic_bucket (w.c, "dyn", why, sizeof (why)), f2);
+    assert_ptr_equal (ccas_slurm_dynamic_bucket (w.c, "dyn,Standard_F8s_v2", why, sizeof (why)), f2);
+    assert_null (ccas_slurm_dynamic_bucket (w.c, "Standard_F2s_v2,cloud", why, sizeof (why)));
+    assert_string_equal (why, "features 'Standard_F2s_v2,cloud' hold no nodearray's slurm.dynamic_feature");
+    assert_null (ccas_slurm_dynamic_bucket (w.c, NULL, why, sizeof (why)));
+    assert_null (ccas_slurm_dynamic_bucket (w.c, "dyna", why, sizeof (why)));
     world_free (&w);
 
     w.cfg = fx_config ("{\"nodearrays\": {\"dynamic\": {\"enabled\": false}}}");
     w.c = fx_cluster (w.cfg, "stock-slurm-cluster.json", NULL, NULL);
     w.l = ccas_slurm_layout_create (w.c);
-    assert_null (ccas_slurm_dynamic_bucket_of (w.c, w.l, "f4-1", "dyn", why, sizeof (why)));
+    assert_null (ccas_slurm_dynamic_bucket (w.c, "dyn", why, sizeof (why)));
     assert_string_equal (why,
                          "nodearray 'dynamic' is disabled in the configuration (nodearrays.dynamic.enabled)");
     world_free (&w);

@@ -58,6 +58,7 @@ static void test_traits_by_release (void **state)
     assert_false (t.sets_cloud_addrs);
     assert_false (t.cloud_settings_defunct);
     assert_false (t.live_suspend_exc);
+    assert_false (t.dynamic_topology);
     /* 22.05 sets the addresses itself only when told to */
     ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (22, 5, 8), "idle_on_node_suspend,cloud_reg_addrs");
     assert_true (t.sets_cloud_addrs);
@@ -75,9 +76,12 @@ static void test_traits_by_release (void **state)
     assert_true (t.reconfigure_applies_nodes);
     assert_true (t.sets_cloud_addrs);
     assert_true (t.cloud_settings_defunct);
+    ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (25, 5, 8), NULL);
+    assert_false (t.dynamic_topology);
     ccas_slurm_traits_init (&t, CCAS_SLURM_VERSION (25, 11, 7), "power_save_interval=1");
     assert_string_equal (t.text, "25.11.7");
     assert_true (t.reconfigure_applies_nodes && t.sets_cloud_addrs && t.live_suspend_exc);
+    assert_true (t.dynamic_topology);
 }
 
 /* A word of a Slurm list: whole, in any case, alone or with a value. */

@@ -342,7 +342,8 @@ if [ "${BENCH_ONLY:-}" = serve ]; then
 elif why=$(slurm_prereqs); then
     "$GEN/gen-cluster" slurmbench 1 1 0 10000 | jq '.nodearrays[0].nodearray.MachineType = "Standard_F2s_v2"' >scluster.json
     SLURM_VM_HOOKS=0 CCSIM_BOOT_DELAY=1 SLURM_SUSPEND_TIME=3600 \
-        slurm_start "$TEST_TMP/scluster.json" 'del(.slurm.node_port_base) | .slurm.max_nodes = 10000 | .logging.level = "warning"' ||
+        slurm_start "$TEST_TMP/scluster.json" 'del(.slurm.node_port_base) | .slurm.max_nodes = 10000 | .logging.level = "warning"
+            | .slurm.zombie_vms = "terminate"' ||
         { cat "$TEST_TMP/ccsim.out"; exit 1; }
     export CCAUTOSCALE_CONFIG=$CCAS_CONF
     sv="Slurm $SLURM_TEST_VERSION"
@@ -451,7 +452,8 @@ elif why=$(slurm_prereqs); then
             "$(extra "$(field resumeloud cpu_ms)" "$(field resumequiet cpu_ms)")" %
     fi
     # sync over 10,000 Slurm nodes, each with a VM that Slurm thinks is powered down;
-    # a real sync gives them all back, so each of its three runs gets 10,000 new VMs
+    # a real sync gives them all back (slurm.zombie_vms terminate, set above: the default
+    # keeps them), so each of its three runs gets 10,000 new VMs
     : >sync.runs
     for i in 1 2 3; do
         wait_for 60 sh -c "test \$(curl -s '$CCSIM_URL/ccsim/state' | jq '.nodes | length') = 0"

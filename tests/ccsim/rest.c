@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rest.c: the CycleCloud cluster API — status, nodes, create, node actions, scale, operations. */
+/* rest.c: the CycleCloud cluster API — status, nodes, create, node actions, scale, operations, retry. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -487,6 +487,28 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
     reply_json (r, 202, out);
 }
 
+/* ---- retry ---------------------------------------------------------------------------------------- */
+
+/* POST /cloud/actions/retry/{cluster}: every Failed node boots again (the
+ * fault that failed it is spent), as CycleCloud's retry of a failed node
+ * does; no selection, no body in the answer beyond an empty object. */
+static void retry_failed (const char *cluster, struct reply *r)
+{
+    if (strcmp (cluster, sim.cluster_name) != 0) {
+        reply_error (r, 404, "NotFound", "no cluster named %s", cluster);
+        return;
+    }
+    for (size_t i = 0; i < sim.nnodes; i++) {
+        struct sim_node *n = sim.nodes[i];
+        if (n->phase != PH_FAILED)
+            continue;
+        n->fail_on_boot = false;
+        n->hang = false;
+        sim_node_start (n);
+    }
+    reply_json (r, 200, json_object_new_object ());
+}
+
 /* ---- routing -------------------------------------------------------------------------------------- */
 
 static void operations (const char *method, const char *rest, const char *query, struct reply *r)
@@ -518,6 +540,13 @@ void sim_rest (const char *method, const char *url, const char *query, const cha
     bool get = strcmp (method, "GET") == 0, post = strcmp (method, "POST") == 0;
     if (strncmp (url, "/operations/", 12) == 0) {
         operations (method, url + 12, query, r);
+        return;
+    }
+    if (strncmp (url, "/cloud/actions/retry/", 21) == 0) {
+        if (!post)
+            reply_error (r, 405, "MethodNotAllowed", "%s is not allowed here", method);
+        else
+            retry_failed (url + 21, r);
         return;
     }
     if (sscanf (url, "/clusters/%255[^/]/%63[^/]/%63s", cluster, what, action) < 2) {

@@ -114,7 +114,8 @@ slurm_free_port () {
 # NodeAddr is reset to the node name at power-down, so srun's nodes are
 # found by name (cloud_dns; the names resolve through the private hosts
 # file), and SuspendProgram runs up to power_save_interval (10 s by default)
-# after a forced power-down.  SLURM_EXTRA_CONF: more lines, for one test.
+# after a forced power-down.  SLURM_EXTRA_CONF: more lines, for one test;
+# SLURM_TOPOLOGY_PLUGIN: another TopologyPlugin than topology/tree.
 slurm_version_conf () {
     if slurm_since 23.11; then
         echo "SlurmctldParameters=idle_on_node_suspend,cloud_dns,power_save_interval=1"
@@ -166,7 +167,7 @@ ResumeTimeout=${SLURM_RESUME_TIMEOUT:-40}
 SuspendTimeout=5
 SuspendTime=${SLURM_SUSPEND_TIME:-10}
 $(slurm_version_conf)
-TopologyPlugin=topology/tree
+TopologyPlugin=${SLURM_TOPOLOGY_PLUGIN:-topology/tree}
 Include $SLURM_TEST_DIR/ccautoscale.conf
 CONF
 }

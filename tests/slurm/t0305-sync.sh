@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # sync: a Failed VM behind a powering-up node is released and the job requeued;
-# an orphan VM (its Slurm node powered down) is terminated; KeepAlive is kept
+# a zombie VM (its Slurm node powered down) is kept and the node marked down
+# (slurm.zombie_vms keep), or terminated (terminate); KeepAlive is kept
 # and in SuspendExcNodes (from 23.02 changed on the running slurmctld, which
 # ReconfigFlags=KeepPowerSaveSettings, set here on such a Slurm, needs: a
 # reconfigure would not apply the include); the VMs of nodearrays
@@ -43,14 +44,23 @@ test_expect_success 'the job then runs on a fresh VM' '
     slurm_wait_job "$(cat jobid)" COMPLETED 150
 ' || slurm_dump
 
-test_expect_success 'an orphan VM (Slurm node powered down) is terminated by sync' '
+test_expect_success 'a zombie VM (its Slurm node powered down) is kept, its node marked down; terminate gives it back' '
     wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
     ccsim_post /ccsim/nodes "{\"Name\": \"htc-4\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Hooks\": false}" >/dev/null &&
     test "$(slurm_node_state htc-4)" = "idle~" &&
-    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json &&
-    cat sync.json &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && cat sync.json &&
+    jq -e ".orphans_terminated == 0 and .zombies_kept == 1" sync.json &&
+    test "$(ccsim_node_count)" = 1 &&
+    slurm_node_is htc-4 "down~" &&
+    slurm_node_reason htc-4 | grep -q "^ccautoscale: zombie: " &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".zombies_kept == 1 and .orphans_terminated == 0" sync.json &&
+    test "$(ccsim_node_count)" = 1 &&
+    jq ".slurm.zombie_vms = \"terminate\"" "$CCAS_CONF" >zt && chmod 600 zt &&
+    "$CCAS" -c zt slurm sync --json >sync.json && cat sync.json &&
     jq -e ".orphans_terminated == 1" sync.json &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
+    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".nodes_returned == 1" sync.json &&
+    wait_for 30 slurm_node_is htc-4 "idle~"
 ' || slurm_dump
 
 test_expect_success 'a KeepAlive orphan is kept, and listed in SuspendExcNodes' '
@@ -83,14 +93,15 @@ test_expect_success 'a KeepAlive node whose VM is gone leaves SuspendExcNodes' '
 test_expect_success 'sync --dry-run changes nothing' '
     ccsim_post /ccsim/nodes "{\"Name\": \"htc-6\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Hooks\": false}" >/dev/null &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --dry-run >dry.out && cat dry.out &&
-    test_grep "htc-6: orphan VM" dry.out &&
+    test_grep "htc-6: zombie VM" dry.out &&
+    test_grep "would mark down htc-6: ccautoscale: zombie:" dry.out &&
     test "$(ccsim_node_count)" = 2
 '
 
 test_expect_success 'VMs of nodearrays ccautoscale does not manage survive sync (autoscale off; disabled)' '
     ccsim_post /ccsim/nodes "{\"Name\": \"login-1\", \"Template\": \"login\", \"MachineType\": \"Standard_D4s_v3\", \"Hooks\": false}" >/dev/null &&
     ccsim_post /ccsim/nodes "{\"Name\": \"hpc-1\", \"Template\": \"hpc\", \"MachineType\": \"Standard_HB120rs_v3\", \"Hooks\": false}" >/dev/null &&
-    jq ".nodearrays.hpc.enabled = false" "$CCAS_CONF" >c2 && chmod 600 c2 &&
+    jq ".nodearrays.hpc.enabled = false | .slurm.zombie_vms = \"terminate\"" "$CCAS_CONF" >c2 && chmod 600 c2 &&
     "$CCAS" -c c2 slurm sync --json >sync.json && cat sync.json &&
     jq -e ".orphans_terminated == 1" sync.json &&
     wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | sort | join(\\\" \\\")\")\" = \"hpc-1 htc-5 login-1\""

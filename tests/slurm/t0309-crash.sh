@@ -42,7 +42,8 @@ fresh_log () {
 }
 
 test_expect_success 'start Slurm (no slurmd: VMs are records)' '
-    SLURM_VM_HOOKS=0 SLURM_SUSPEND_TIME=3600 slurm_start "$top_srcdir/tests/slurm/cluster.json" &&
+    SLURM_VM_HOOKS=0 SLURM_SUSPEND_TIME=3600 slurm_start "$top_srcdir/tests/slurm/cluster.json" \
+        ".slurm.zombie_vms = \"terminate\"" &&
     export CCAUTOSCALE_CONFIG=$CCAS_CONF
 ' || slurm_dump
 

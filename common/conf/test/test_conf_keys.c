@@ -551,6 +551,10 @@ static void test_enum_values_read_to_their_enum (void **state)
         {"slurm.suspend_action", "deallocate", CCAS_ACTION_DEALLOCATE},
         {"serve.auth", "address_or_token", CCAS_CONF_SERVE_AUTH_ADDRESS_OR_TOKEN},
         {"serve.auth", "token", CCAS_CONF_SERVE_AUTH_TOKEN},
+        {"slurm.zombie_vms", "keep", CCAS_CONF_ZOMBIE_KEEP},
+        {"slurm.zombie_vms", "terminate", CCAS_CONF_ZOMBIE_TERMINATE},
+        {"slurm.failed_vms", "release", CCAS_CONF_FAILED_RELEASE},
+        {"slurm.failed_vms", "keep", CCAS_CONF_FAILED_KEEP},
     };
     const size_t ncases = sizeof (cases) / sizeof (cases[0]);
     (void)state;
@@ -561,9 +565,11 @@ static void test_enum_values_read_to_their_enum (void **state)
         struct ccas_config *cfg = ccas_conf_from_json (minimal_with (cases[i].key, text), "e.json", &err);
         if (!cfg)
             fail_msg ("%s = %s: %s", cases[i].key, text, err.text);
-        int by_name = strcmp (cases[i].key, "logging.level") == 0 ? (int)cfg->logging.level
-                      : strcmp (cases[i].key, "serve.auth") == 0  ? (int)cfg->serve.auth
-                                                                  : (int)cfg->slurm.suspend_action;
+        int by_name = strcmp (cases[i].key, "logging.level") == 0      ? (int)cfg->logging.level
+                      : strcmp (cases[i].key, "serve.auth") == 0       ? (int)cfg->serve.auth
+                      : strcmp (cases[i].key, "slurm.zombie_vms") == 0 ? (int)cfg->slurm.zombie_vms
+                      : strcmp (cases[i].key, "slurm.failed_vms") == 0 ? (int)cfg->slurm.failed_vms
+                                                                       : (int)cfg->slurm.suspend_action;
         if (by_name != cases[i].want)
             fail_msg ("%s = %s: reads %d, not %d", cases[i].key, text, by_name, cases[i].want);
         size_t t = 0;
