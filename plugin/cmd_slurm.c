@@ -311,14 +311,17 @@ static const struct cmd_option sync_options[] = {
 
 const struct cmd_help help_slurm_sync = {
     .synopsis = "slurm sync [--dry-run] [--json]",
-    .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, addresses, capacity holds",
+    .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, cut resumes, addresses, holds",
     .description = "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
                    "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
                    "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
                    "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
                    "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
                    "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
-                   "up, the node is handed back.  Sets NodeAddr and NodeHostname from the VMs' private\n"
+                   "up, the node is handed back.  Resumes the nodes Slurm is powering up that have no VM\n"
+                   "(a resume cut short: on an HA pair, the controller that ran it died, and the other\n"
+                   "never runs ResumeProgram for them again), as the resume program would.  Sets NodeAddr "
+                   "and NodeHostname from the VMs' private\n"
                    "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
                    "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
                    "for the breaker once, when it is first\n"
@@ -373,6 +376,7 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "orphans_terminated", json_object_new_int ((int)rep.orphans));
         json_object_object_add (o, "failed_released", json_object_new_int ((int)rep.failed_released));
+        json_object_object_add (o, "nodes_resumed", json_object_new_int ((int)rep.resumed));
         json_object_object_add (o, "addresses_set", json_object_new_int ((int)rep.addresses_set));
         json_object_object_add (o, "nodes_returned", json_object_new_int ((int)rep.returned));
         json_object_object_add (o, "nodes_held", json_object_new_int ((int)rep.held));
@@ -382,10 +386,9 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         cli_print_json (o);
         json_object_put (o);
     } else if (!dry_run)
-        printf ("orphans terminated %u, failed VMs released %u, addresses set %u, nodes returned %u, nodes "
-                "held %u,"
-                " capacity windows ended %u%s\n",
-                rep.orphans, rep.failed_released, rep.addresses_set, rep.returned, rep.held,
+        printf ("orphans terminated %u, failed VMs released %u, nodes resumed %u, addresses set %u, nodes"
+                " returned %u, nodes held %u, capacity windows ended %u%s\n",
+                rep.orphans, rep.failed_released, rep.resumed, rep.addresses_set, rep.returned, rep.held,
                 rep.released_holds, rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
     return rc;
 }

@@ -140,6 +140,7 @@ int ccas_power_resume_fail (struct ccas_power *p, char **names, size_t n);
 
 struct ccas_sync_report {
     unsigned orphans, failed_released, addresses_set, returned, held, released_holds;
+    unsigned resumed;       /* nodes powering up with no VM, resumed (a resume cut short) */
     bool keepalive_changed; /* SuspendExcNodes rewritten and slurmctld reconfigured */
 };
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sync.c: reconcile Slurm and CycleCloud — orphans, failed VMs, addresses, holds.
+/* sync.c: reconcile Slurm and CycleCloud — orphans, failed VMs, cut resumes, addresses, holds.
  *
  * Run by a timer.  One Slurm node read, one status read, one nodes read, and
  * at most one terminate request; Slurm updates are grouped.  It never touches
@@ -321,6 +321,45 @@ static void return_down_nodes (struct sync_run *r)
     r->rep->returned += (unsigned)k;
 }
 
+/* Nodes Slurm is powering up that have no VM (none, or a deallocated one),
+ * while no resume runs — sync holds the lock the resume program takes:
+ * a resume that was cut short or never ran.  On an HA pair that is a
+ * controller that died during a resume: the other takes over with the
+ * nodes powering up and never runs ResumeProgram for them again, so
+ * without this their jobs wait for ResumeTimeout.  They are resumed here as
+ * the resume program would resume them (ccas_power_resume: VMs by name, so
+ * never twice).  A resume program that slurmctld started and that waits for
+ * the lock finds the VMs there and leaves them alone.  Only nodes of the
+ * nodearrays ccautoscale manages. */
+static void resume_interrupted (struct sync_run *r)
+{
+    struct ccas_power *p = r->p;
+    size_t n = ccas_slurm_nodes_count (p->snodes), k = 0;
+    char **names = calloc (n + 1, sizeof (*names));
+    if (!names) {
+        ccas_log (LOG_ERR, "out of memory");
+        p->failures++;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
+        const struct ccas_node *vm = ccas_cluster_find_node (p->model, sn->name);
+        if (ccas_slurm_node_powering_up (sn) && (!vm || vm->kind == CCAS_NODE_STOPPED) && bucket_of (p, sn))
+            names[k++] = (char *)sn->name; /* borrowed from p->snodes, which outlives the resume */
+    }
+    if (k) {
+        char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, k);
+        ccas_power_say (p, LOG_NOTICE,
+                        "%s: powering up in Slurm with no VM and no resume running (a resume cut short, or"
+                        " the controller that ran it gone): %sresume %s",
+                        hl ? hl : "?", p->dry_run ? "would " : "", k == 1 ? "it" : "them");
+        free (hl);
+        ccas_power_resume (p, names, k, NULL);
+        r->rep->resumed += (unsigned)k;
+    }
+    free (names);
+}
+
 static void terminate_collected (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
@@ -594,6 +633,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         check_vm (&r, p->model->nodes[i]);
     save_boots (&r, boots);
     terminate_collected (&r);
+    resume_interrupted (&r);
     return_down_nodes (&r);
     keep_alive_excluded (&r);
     ccas_power_flush (p);
