@@ -69,9 +69,15 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
  * name back itself where it can).  CycleCloud is asked through
  * ccas_power_client().  Unless a dry run, the
  * lock and state_dir must be writable: an error names the path and the
- * user the program runs as (SlurmUser, rarely root). */
+ * user the program runs as (SlurmUser, rarely root), or asks whether the
+ * storage is mounted (errno is then a storage error). */
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err);
+
+/* errno `errnum` says that storage is missing or failing (not mounted,
+ * read-only, gone stale, full) rather than a permission: a state_dir or
+ * lock_file on shared storage that is briefly unavailable. */
+bool ccas_power_storage_error (int errnum);
 
 /* Use a configuration and client that the caller owns (the ccautoscale
  * command): ccas_power_detach() then releases only what the run made. */
