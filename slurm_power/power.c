@@ -125,6 +125,19 @@ static int check_state_dir (const char *dir, struct ccas_error *err)
     return 0;
 }
 
+struct ccas_state *ccas_power_requests (const struct ccas_power *p, struct ccas_error *err)
+{
+    struct ccas_state_salvage sv;
+    struct ccas_state *st = ccas_state_load_salvage (p->cfg->state_dir, "requests", &sv, err);
+    if (st && sv.broken)
+        ccas_log (LOG_WARNING,
+                  "%s/requests.json did not parse (%zu bytes: cut short by a crash during a write?): kept as"
+                  " %s; %zu pending create request%s read back, settled by request id; a VM of one lost with"
+                  " the rest is found by its name, and sync terminates it if Slurm does not want it",
+                  p->cfg->state_dir, sv.bytes, sv.aside, sv.kept, sv.kept == 1 ? "" : "s");
+    return st;
+}
+
 struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
 {
     struct ccas_ccapi_opts ao;

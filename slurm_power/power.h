@@ -79,6 +79,14 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
  * lock_file on shared storage that is briefly unavailable. */
 bool ccas_power_storage_error (int errnum);
 
+/* state_dir/requests.json, the create requests sent and not yet settled
+ * (resume records one before it sends a create, sync settles those left by
+ * a run that died).  A file cut short is salvaged (ccas_state_load_salvage:
+ * the whole entries read back, the file kept aside, a warning logged); one
+ * of a newer format is refused.  Caller frees with ccas_state_destroy(). */
+struct ccas_state;
+struct ccas_state *ccas_power_requests (const struct ccas_power *p, struct ccas_error *err);
+
 /* Use a configuration and client that the caller owns (the ccautoscale
  * command): ccas_power_detach() then releases only what the run made. */
 int ccas_power_attach (struct ccas_power *p, const char *prog, struct ccas_config *cfg,

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,7 +526,7 @@ static void keep_alive_excluded (struct sync_run *r)
 static void settle_requests (struct ccas_power *p)
 {
     struct ccas_error err = {""};
-    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
+    struct ccas_state *st = ccas_power_requests (p, &err);
     if (!st || ccas_apply_reconcile (p->api, st, &err) < 0)
         ccas_log (LOG_WARNING, "settling earlier create requests: %s", err.text);
     ccas_state_destroy (st);
@@ -536,7 +537,8 @@ static struct ccas_state *load_boots (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
-    if (!st && !r->p->dry_run) {
+    /* (a newer ccautoscale's file is left as it is) */
+    if (!st && errno != ENOTSUP && !r->p->dry_run) {
         /* bookkeeping, not configuration: kept aside, and started afresh */
         char path[4096], bad[4200];
         snprintf (path, sizeof (path), "%s/slurm_boots.json", r->p->cfg->state_dir);
