@@ -336,7 +336,7 @@ validate() {
 int main(void)
 {
     long v = slurm_api_version(); /* from libslurm.so: its API, not the release */
-    printf("%d.%d.%d api %ld.%ld.%ld\n", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+    printf("%d.%02d.%d api %ld.%ld.%ld\n", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
            SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER),
            SLURM_VERSION_MAJOR(v), SLURM_VERSION_MINOR(v), SLURM_VERSION_MICRO(v));
     return 0;
