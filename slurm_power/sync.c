@@ -265,7 +265,11 @@ static void check_vm (struct sync_run *r, struct ccas_node *n)
     const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (r->p->snodes, n->name);
     if (!managed_vm (r, n))
         return;
-    if (!sn || ccas_slurm_node_powered_down (sn))
+    /* A job on a node Slurm calls powered down: the node's state is older
+     * than its VM — an HA takeover loads nodes from StateSaveLocation,
+     * which slurmctld rewrites only now and then (up to 5 minutes), jobs
+     * sooner — so the VM is the job's, not an orphan. */
+    if (!sn || (ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_busy (sn)))
         orphan (r, n, sn);
     else if (n->kind == CCAS_NODE_FAILED)
         failed_vm (r, n, sn);
