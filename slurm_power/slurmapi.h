@@ -42,6 +42,8 @@ struct ccas_slurm_controller {
     char params[1024];             /* SlurmctldParameters, or "" */
     char suspend_exc_states[256];  /* SuspendExcStates (23.02+), or "" */
     bool keep_power_save_settings; /* ReconfigFlags=KeepPowerSaveSettings (23.02+) */
+    unsigned controllers;          /* SlurmctldHost lines: 2 or more for an HA pair */
+    unsigned slurmctld_timeout;    /* SlurmctldTimeout: seconds before a backup takes over */
 };
 
 /* Ask slurmctld (one RPC; ccas_slurm_init() first).  Returns 0, or -1 with

@@ -37,6 +37,9 @@ struct sync_run {
     const char **names;             /* scratch list for grouped updates */
     struct ccas_slurm_traits slurm; /* what the slurmctld sync talks to does (slurm_version.h) */
     bool keep_power_save;           /* its ReconfigFlags has KeepPowerSaveSettings */
+    double ha_window;               /* an HA pair: how long a VM must stay an orphan (else 0) */
+    json_object *orphans_seen;      /* borrowed: name -> {vm, since} of the orphans found before */
+    json_object *orphans_now;       /* owned: the same as this pass finds them */
 };
 
 static bool ours (const char *reason)
@@ -126,6 +129,45 @@ static bool managed_vm (struct sync_run *r, const struct ccas_node *n)
     return false;
 }
 
+/* On an HA pair, whether orphan VM `n` has been one long enough to be
+ * terminated.  After a takeover the controller's nodes come from
+ * StateSaveLocation, where slurmctld writes them only now and then: a node
+ * the other controller resumed just before it died can be powered down in
+ * this one's view, with its job pending, until its slurmd registers again
+ * (seconds once the VM is up).  So a VM is an orphan only when two passes
+ * at least ha_window apart find it one (its id the same), and never while
+ * it boots. */
+static bool orphan_long_enough (struct sync_run *r, const struct ccas_node *n)
+{
+    json_object *was = NULL, *vm = NULL, *since = NULL;
+    if (r->ha_window <= 0)
+        return true;
+    if (n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_NEW) {
+        ccas_log (LOG_INFO, "%s: VM booting behind a powered-down node: left until it is up (HA pair)",
+                  n->name);
+        return false;
+    }
+    double first = r->p->now;
+    if (json_object_object_get_ex (r->orphans_seen, n->name, &was) &&
+        json_object_object_get_ex (was, "vm", &vm) && json_object_object_get_ex (was, "since", &since) &&
+        strcmp (json_object_get_string (vm), n->node_id) == 0)
+        first = json_object_get_double (since);
+    if (r->p->now - first >= r->ha_window)
+        return true;
+    if (r->orphans_now) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "vm", json_object_new_string (n->node_id));
+        json_object_object_add (o, "since", json_object_new_double (first));
+        json_object_object_add (r->orphans_now, n->name, o);
+    }
+    ccas_power_say (
+        r->p, LOG_NOTICE,
+        "%s: orphan VM (powered down in Slurm) for %.0f s: terminated if still one after %.0f s (HA"
+        " pair: after a takeover the controller's view of a node can be older than its VM)",
+        n->name, r->p->now - first, r->ha_window);
+    return false;
+}
+
 /* The node is powered down (or unknown to Slurm) but its VM is there. */
 static void orphan (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
@@ -139,6 +181,8 @@ static void orphan (struct sync_run *r, const struct ccas_node *n, const struct 
                   n->name);
         return;
     }
+    if (!n->node_id || !orphan_long_enough (r, n))
+        return;
     ccas_power_say (p, LOG_NOTICE, "%s: orphan VM (%s in Slurm): %sterminate", n->name,
                     sn ? "powered down" : "unknown", p->dry_run ? "would " : "");
     terminate_later (r, n, "orphan VM");
@@ -562,6 +606,49 @@ static struct ccas_state *load_boots (struct sync_run *r)
     return st;
 }
 
+/* The orphans an HA pair's earlier passes found (orphan_long_enough). */
+static struct ccas_state *load_orphans (struct sync_run *r)
+{
+    struct ccas_error err = {""};
+    struct ccas_state_salvage sv;
+    if (r->ha_window <= 0)
+        return NULL;
+    struct ccas_state *st = ccas_state_load_salvage (r->p->cfg->state_dir, "slurm_orphans", &sv, &err);
+    if (!st) {
+        ccas_log (LOG_WARNING, "%s; orphans are left this pass", err.text);
+        r->ha_window = 1e9; /* no record of when they were found: none is old enough */
+        return NULL;
+    }
+    r->orphans_seen = ccas_state_root (st);
+    r->orphans_now = json_object_new_object ();
+    return st;
+}
+
+static void save_orphans (struct sync_run *r, struct ccas_state *st)
+{
+    struct ccas_error err = {""};
+    if (st && !r->p->dry_run) {
+        /* the file holds this pass's orphans, no others (json-c's foreach
+         * takes the next entry before the body: deleting this one is safe) */
+        json_object *root = ccas_state_root (st);
+        json_object_object_foreach (root, name, was)
+        {
+            (void)was;
+            if (!json_object_object_get_ex (r->orphans_now, name, NULL))
+                json_object_object_del (root, name);
+        }
+        json_object_object_foreach (r->orphans_now, key, now)
+        {
+            json_object_object_add (root, key, json_object_get (now));
+        }
+        if (ccas_state_save (st, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
+    }
+    json_object_put (r->orphans_now);
+    r->orphans_now = NULL;
+    ccas_state_destroy (st);
+}
+
 static void save_boots (struct sync_run *r, struct ccas_state *st)
 {
     struct ccas_error err = {""};
@@ -605,9 +692,11 @@ static void load_traits (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_slurm_controller ctl;
-    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0)
+    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0) {
         r->keep_power_save = ctl.keep_power_save_settings;
-    else
+        if (ctl.controllers > 1)
+            r->ha_window = 2.0 * ctl.slurmctld_timeout + 10;
+    } else
         ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
                   r->slurm.text);
     if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
@@ -633,11 +722,13 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     }
     load_traits (&r);
     struct ccas_state *boots = load_boots (&r);
+    struct ccas_state *orphans = load_orphans (&r);
     warn_disabled (&r);
     keep_held_drained (&r);
     for (size_t i = 0; i < p->model->nexisting; i++)
         check_vm (&r, p->model->nodes[i]);
     save_boots (&r, boots);
+    save_orphans (&r, orphans);
     terminate_collected (&r);
     resume_interrupted (&r);
     return_down_nodes (&r);
