@@ -190,7 +190,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         double wait = p->cfg->slurm.lock_timeout;
         errno = 0;
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
-            return on_storage (err, errno);
+            return as_whom (err, errno); /* (lock.c asks about the mount itself) */
         if (check_state_dir (p->cfg->state_dir, err) < 0)
             return -1;
         /* counters accumulate under the lock, so no run's update is lost */
