@@ -378,8 +378,10 @@ static void return_down_nodes (struct sync_run *r)
  * without this their jobs wait for ResumeTimeout.  They are resumed here as
  * the resume program would resume them (ccas_power_resume: VMs by name, so
  * never twice).  A resume program that slurmctld started and that waits for
- * the lock finds the VMs there and leaves them alone.  Only nodes of the
- * nodearrays ccautoscale manages. */
+ * the lock finds the VMs there and leaves them alone.  Only nodes with a
+ * job on them, of the nodearrays ccautoscale manages: an HA takeover also
+ * loads nodes powering up long ago from a stale save, their VMs since
+ * suspended, and those wait for no job. */
 static void resume_interrupted (struct sync_run *r)
 {
     struct ccas_power *p = r->p;
@@ -393,7 +395,8 @@ static void resume_interrupted (struct sync_run *r)
     for (size_t i = 0; i < n; i++) {
         const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
         const struct ccas_node *vm = ccas_cluster_find_node (p->model, sn->name);
-        if (ccas_slurm_node_powering_up (sn) && (!vm || vm->kind == CCAS_NODE_STOPPED) && bucket_of (p, sn))
+        if (ccas_slurm_node_powering_up (sn) && ccas_slurm_node_busy (sn) &&
+            (!vm || vm->kind == CCAS_NODE_STOPPED) && bucket_of (p, sn))
             names[k++] = (char *)sn->name; /* borrowed from p->snodes, which outlives the resume */
     }
     if (k) {
