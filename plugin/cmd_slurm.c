@@ -312,30 +312,29 @@ static const struct cmd_option sync_options[] = {
 const struct cmd_help help_slurm_sync = {
     .synopsis = "slurm sync [--dry-run] [--json]",
     .summary = "reconcile Slurm and CycleCloud: orphans, failed VMs, cut resumes, addresses, holds",
-    .description =
-        "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
-        "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
-        "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
-        "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
-        "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
-        "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
-        "up, the node is handed back.  Resumes the nodes Slurm is powering up for a job that\n"
-        "have no VM (a resume cut short: on an HA pair, the controller that ran it died, and\n"
-        "the other never runs ResumeProgram for them again), as the resume program would.  Sets NodeAddr "
-        "and NodeHostname from the VMs' private\n"
-        "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
-        "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
-        "for the breaker once, when it is first\n"
-        "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
-        "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
-        "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes (an include it\n"
-        "rewrites; from Slurm 23.02 the running slurmctld's SuspendExcNodes is changed in place,\n"
-        "which ReconfigFlags=KeepPowerSaveSettings needs; before, slurmctld is reconfigured).\n"
-        "Only reasons\n"
-        "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
-        "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
-        "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
-        "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
+    .description = "Run by the ccautoscale-sync timer (every minute).  It acts only on the VMs of the\n"
+                   "nodearrays it manages (see 'slurm conf'); a login node or any other VM is left alone.\n"
+                   "Terminates orphans (VMs whose Slurm node is powered down or unknown), but keeps a\n"
+                   "deallocated VM of a powered-down node for resume to start.  Releases Failed VMs\n"
+                   "whatever their node's state, unless a job runs there: behind a node powering up it is\n"
+                   "a boot failure (the breaker counts it) and the job is requeued; behind a node that is\n"
+                   "up, the node is handed back.  Resumes the nodes Slurm is powering up for a job that\n"
+                   "have no VM (a resume cut short: on an HA pair, the controller that ran it died, and\n"
+                   "the other never runs ResumeProgram for them again), as the resume program would.\n"
+                   "Sets NodeAddr and NodeHostname from the VMs' private\n"
+                   "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
+                   "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
+                   "for the breaker once, when it is first\n"
+                   "found registered, keeps the nodes of buckets in a capacity window drained and returns\n"
+                   "them when the window ends, returns down~ nodes whose VM is gone and hands back DOWN\n"
+                   "ones whose VM vanished, and keeps KeepAlive nodes in SuspendExcNodes (an include it\n"
+                   "rewrites; from Slurm 23.02 the running slurmctld's SuspendExcNodes is changed in place,\n"
+                   "which ReconfigFlags=KeepPowerSaveSettings needs; before, slurmctld is reconfigured).\n"
+                   "Only reasons\n"
+                   "that start with 'ccautoscale:', and Slurm's 'ResumeTimeout reached' and 'Not\n"
+                   "responding', are cleared; nodes an administrator took out stay out.  It holds the lock\n"
+                   "the programs slurmctld runs wait for, so it asks CycleCloud with their limits\n"
+                   "(slurm.connect_timeout, slurm.request_timeout, slurm.retries).",
     .options = sync_options,
     .examples = "$ ccautoscale slurm sync --dry-run",
     .see_also = "ccautoscale-resume(8), ccautoscale-slurm-conf(8)",
