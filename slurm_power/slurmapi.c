@@ -33,7 +33,7 @@ int ccas_slurm_init (struct ccas_error *err)
 
 void ccas_slurm_fini (void)
 {
-    if (initialised)
+    if (initialised && COMPAT_SLURM_FINI)
         slurm_fini ();
     initialised = false;
 }
