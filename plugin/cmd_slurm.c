@@ -364,7 +364,11 @@ const struct cmd_help help_slurm_sync = {
         "state, unless a job runs there: behind a node powering up it is a boot failure (the\n"
         "breaker counts it) and the job is requeued; behind a node that is up, the node is\n"
         "drained, then handed back; with keep, the node is handed back or drained and the VM\n"
-        "kept.  Sets NodeAddr and NodeHostname from the VMs' private\n"
+        "kept.  Resumes the nodes Slurm is powering up for a job that have no VM (a resume cut\n"
+        "short: on an HA pair, the controller that ran it died, and the other never runs\n"
+        "ResumeProgram for them again), as the resume program would.  On an HA pair a VM is\n"
+        "taken for a zombie only after it stayed one for 2 x SlurmctldTimeout + 10 s.  Sets NodeAddr and "
+        "NodeHostname from the VMs' private\n"
         "IPs (slurm.set_node_addr) unless slurmctld sets them itself when a node registers\n"
         "(Slurm 23.11 and later, or SlurmctldParameters=cloud_reg_addrs), counts a node's boot\n"
         "for the breaker once, when it is first\n"
@@ -419,6 +423,7 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         json_object *o = json_object_new_object ();
         json_object_object_add (o, "orphans_terminated", json_object_new_int ((int)rep.orphans));
         json_object_object_add (o, "failed_released", json_object_new_int ((int)rep.failed_released));
+        json_object_object_add (o, "nodes_resumed", json_object_new_int ((int)rep.resumed));
         json_object_object_add (o, "addresses_set", json_object_new_int ((int)rep.addresses_set));
         json_object_object_add (o, "nodes_returned", json_object_new_int ((int)rep.returned));
         json_object_object_add (o, "nodes_held", json_object_new_int ((int)rep.held));
@@ -431,12 +436,12 @@ int cmd_slurm_sync (struct cli *cli, int argc, char **argv)
         cli_print_json (o);
         json_object_put (o);
     } else if (!dry_run)
-        printf (
-            "orphans terminated %u, zombies kept %u, failed VMs released %u, kept %u, addresses set %u,"
-            " nodes returned %u, nodes held %u, capacity windows ended %u, dynamic records deleted %u%s\n",
-            rep.orphans, rep.zombies, rep.failed_released, rep.failed_kept, rep.addresses_set, rep.returned,
-            rep.held, rep.released_holds, rep.records_deleted,
-            rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
+        printf ("orphans terminated %u, zombies kept %u, failed VMs released %u, kept %u, nodes resumed %u,"
+                " addresses set %u, nodes returned %u, nodes held %u, capacity windows ended %u, dynamic"
+                " records deleted %u%s\n",
+                rep.orphans, rep.zombies, rep.failed_released, rep.failed_kept, rep.resumed,
+                rep.addresses_set, rep.returned, rep.held, rep.released_holds, rep.records_deleted,
+                rep.keepalive_changed ? ", SuspendExcNodes updated" : "");
     return rc;
 }
 

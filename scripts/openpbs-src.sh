@@ -125,6 +125,8 @@ ensure_pkgs () {
 
 # exit 2, naming the path, when there is no tarball
 need_tarball () {
+    # none beside the checkout: the pinned upstream archive, downloaded once (exit 2 offline)
+    [ -n "$tarball" ] || tarball=$("$here/fetch-tarball.sh" openpbs) || exit $?
     if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
         local want=${tarball:-$(realpath -m "$here/../../shared/vendor")/openpbs-*.tar.xz}
         echo "$prog: OpenPBS source tarball not found: $want (set CCAS_OPENPBS_TARBALL to its path)" >&2

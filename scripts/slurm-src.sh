@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# slurm-src.sh: build Slurm from the vendored source tarball into a private
-# prefix named after its version, tarball hash and build options, so that
-# ccautoscale can be built and tested against the Slurm it talks to.
-#   scripts/slurm-src.sh build|prefix|status|--help
+# slurm-src.sh: build Slurm from a source tarball (vendored, or downloaded and
+# checked by fetch-tarball.sh) into a private prefix named after its version,
+# tarball hash and build options, so that ccautoscale can be built and tested
+# against the Slurm it talks to.
+#   scripts/slurm-src.sh build|prefix|status|fetch [VERSION|TARBALL]; list; --help
 set -eu
 
 me=slurm-src.sh
 top=$(cd "$(dirname "$0")/.." && pwd -P)
-vendor_dir="$(cd "$top/.." && pwd -P)/shared/vendor"
+vendor_dir=${CCAS_VENDOR_DIR:-"$(cd "$top/.." && pwd -P)/shared/vendor"}
 deps_dir=${CCAS_DEPS_DIR:-/opt/ccautoscale-deps}
 case $deps_dir in /*) ;; *) deps_dir=$PWD/$deps_dir ;; esac # configure wants it absolute
 # libmunge-dev: Slurm 25.11's configure stops without munge.h (unless
@@ -37,7 +38,8 @@ STAMP=.ccas-complete
 
 usage() {
     cat <<EOF
-Usage: scripts/$me build|prefix|status|--help
+Usage: scripts/$me build|prefix|status|fetch [VERSION | TARBALL]
+       scripts/$me list | --help
 
 Builds Slurm from source for ccautoscale's tests.  ccautoscale must be
 compiled against the Slurm it talks to: Debian 12's libslurm (22.05) cannot
@@ -52,12 +54,25 @@ Commands
            cores (make runs under nice -n 10); about 85 MB installed, plus a
            temporary build tree in \${TMPDIR:-/tmp} that is removed at the end.
   prefix   Print the prefix the tarball maps to, built or not.
-  status   Say whether that prefix holds a complete build, and its version.
+  status   Say whether that prefix holds a complete build, and its version
+           (never downloads).
+  fetch    Print the path of the tarball, downloading it if it is not here.
+  list     The releases this script knows: vendored, downloaded, built.
 
-The tarball
-  \$CCAS_SLURM_TARBALL, or else the newest slurm-*.tar.xz (by version) in
-  ../shared/vendor beside the checkout, here:
+Which Slurm
+  No argument: \$CCAS_SLURM_TARBALL, or else the newest slurm-*.tar.xz (by
+  version) in ../shared/vendor beside the checkout (\$CCAS_VENDOR_DIR if
+  set), here:
     $vendor_dir
+  else the newest known release (as for VERSION).
+  VERSION (24.05.8), or a release series (24.05: its newest): the tarball of
+  that version in ../shared/vendor, else one downloaded before into
+    $deps_dir/src
+  else, for a release this script knows (list), downloaded from SchedMD
+  (https://download.schedmd.com/slurm/slurm-VERSION.tar.bz2) and checked
+  against a pinned hash by scripts/fetch-tarball.sh (see there).
+  TARBALL: a path, or a file name in one of those two directories
+  (slurm-24.05.8.tar.xz).
 
 The prefix
   \${CCAS_DEPS_DIR:-/opt/ccautoscale-deps}/slurm-VERSION-TARHASH-OPTHASH
@@ -87,7 +102,8 @@ What is built
 
 Using the result
   P=\$(scripts/$me prefix)
-  PKG_CONFIG_PATH=\$P/lib/pkgconfig pkg-config --cflags --libs slurm
+  ./configure --with-slurm=\$P
+  PKG_CONFIG_PATH=\$P/lib/pkgconfig pkg-config --cflags --libs slurm   (23.11 and later)
   ./configure CPPFLAGS=-I\$P/include LDFLAGS="-L\$P/lib -Wl,-rpath,\$P/lib"
   libslurm.so is not in the loader's cache: link with -Wl,-rpath,\$P/lib.
   Daemons and commands: \$P/sbin/slurmctld, \$P/sbin/slurmd, \$P/bin/sinfo ...
@@ -95,8 +111,10 @@ Using the result
 Exit status
   0  done (build: built or already built; status: built)
   1  failure (status: not built); 130/143 when interrupted
-  2  no tarball found.  Callers skip loudly on 2 outside CI, and fail
-     on it when CI=true, so that CI never silently tests less.
+  2  no tarball found, and none could be downloaded (the message says
+     what to download and where to put it).  Callers skip loudly on 2
+     outside CI, and fail on it when CI=true, so that CI never silently
+     tests less.
 EOF
 }
 
@@ -105,23 +123,79 @@ die() {
     exit 1
 }
 
-# The tarball, or exit 2 with what was looked for.
+# The tarball, or exit 2 with what was looked for.  $want: the command's
+# argument ("" for the default, a version, a series or a tarball).
+# $may_fetch: 1 to download a known tarball missing here (fetch-tarball.sh).
 tarball_missing=0
-find_tarball() {
-    if [ -n "${CCAS_SLURM_TARBALL:-}" ]; then
-        tarball=$CCAS_SLURM_TARBALL
-        [ -f "$tarball" ] && return 0
-        printf '%s: CCAS_SLURM_TARBALL=%s: no such file\n' "$me" "$tarball" >&2
-    else
-        tarball=$(for f in "$vendor_dir"/slurm-*.tar.xz; do
-            [ -f "$f" ] && printf '%s\n' "$f"
-        done | sort -V | tail -n 1)
-        [ -n "$tarball" ] && return 0
-        printf '%s: no Slurm source tarball: looked for %s/slurm-*.tar.xz\n' "$me" "$vendor_dir" >&2
-    fi
-    printf '%s: set CCAS_SLURM_TARBALL=/path/to/slurm-X.Y.Z.tar.xz\n' "$me" >&2
+want=""
+may_fetch=1
+missing() {
     tarball_missing=1
     exit 2
+}
+
+# The newest (by version) of the files named by the patterns in $@.
+newest() {
+    for f in "$@"; do
+        [ -f "$f" ] && printf '%s\n' "$f"
+    done | sort -V | tail -n 1
+}
+
+# The known version that $1 (25.11.7, or a series: 25.11) names, from
+# fetch-tarball.sh's list: the newest of the series.
+known_version() {
+    "$top/scripts/fetch-tarball.sh" --list | awk '{ print $1 }' | sed -n 's/^slurm-//p' |
+        awk -v w="$1" 'w == "" || $0 == w || index($0, w ".") == 1' | sort -V | tail -n 1
+}
+
+find_tarball() {
+    case $want in
+    '')
+        if [ -n "${CCAS_SLURM_TARBALL:-}" ]; then
+            tarball=$CCAS_SLURM_TARBALL
+            [ -f "$tarball" ] && return 0
+            printf '%s: CCAS_SLURM_TARBALL=%s: no such file\n' "$me" "$tarball" >&2
+            missing
+        fi
+        tarball=$(newest "$vendor_dir"/slurm-*.tar.xz)
+        [ -n "$tarball" ] && return 0
+        series=$(known_version "" | cut -d. -f1-2)
+        ;;
+    */* | *.tar.*)
+        tarball=$want
+        case $want in */*) ;; *) tarball=$(newest "$vendor_dir/$want" "$deps_dir/src/$want") ;; esac
+        [ -f "$tarball" ] && return 0
+        printf '%s: %s: no such tarball (looked in %s and %s)\n' "$me" "$want" "$vendor_dir" "$deps_dir/src" >&2
+        missing
+        ;;
+    *[!0-9.]* | .* | *. | *..*)
+        die "'$want': not a Slurm version (25.11.7, or a series: 25.11), nor a tarball (slurm-25.11.7.tar.xz)"
+        ;;
+    *) series=$want ;;
+    esac
+    # a version or a series: the vendored tarball, else one downloaded before
+    tarball=$(newest "$vendor_dir/slurm-$series".tar.* "$vendor_dir/slurm-$series".*.tar.* \
+        "$deps_dir/src/slurm-$series".tar.xz "$deps_dir/src/slurm-$series".*.tar.xz)
+    [ -n "$tarball" ] && return 0
+    v=$(known_version "$series")
+    if [ -z "$v" ]; then
+        printf '%s: no Slurm %s source tarball in %s, and none known to download (scripts/fetch-tarball.sh --list)\n' \
+            "$me" "$series" "$vendor_dir" >&2
+        printf '%s: set CCAS_SLURM_TARBALL=/path/to/slurm-X.Y.Z.tar.xz, or pass its path\n' "$me" >&2
+        missing
+    fi
+    if [ "$may_fetch" = 0 ]; then
+        printf '%s: Slurm %s is not downloaded yet (scripts/%s fetch %s)\n' "$me" "$v" "$me" "$v" >&2
+        missing
+    fi
+    rc=0
+    tarball=$("$top/scripts/fetch-tarball.sh" "slurm-$v") || rc=$?
+    [ "$rc" = 0 ] && return 0
+    if [ "$rc" = 2 ]; then
+        printf '%s: or put slurm-%s.tar.xz in %s, or set CCAS_SLURM_TARBALL to its path\n' "$me" "$v" "$vendor_dir" >&2
+        missing
+    fi
+    exit 1
 }
 
 # "Major: 25" ... in the META file of an unpacked tree, or of the tarball.
@@ -242,12 +316,18 @@ patch_source() {
 # After make install: the library, pkg-config, the daemons and a test program.
 validate() {
     [ -f "$prefix/lib/libslurm.so" ] || die "validate: $prefix/lib/libslurm.so is missing"
-    pc=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs slurm) ||
-        die "validate: PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs slurm failed"
-    case $pc in
-    *"-I$prefix/include"*) ;;
-    *) die "validate: pkg-config slurm gives '$pc', not -I$prefix/include" ;;
-    esac
+    if [ -f "$prefix/lib/pkgconfig/slurm.pc" ]; then
+        pc=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs slurm) ||
+            die "validate: PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs slurm failed"
+        case $pc in
+        *"-I$prefix/include"*) ;;
+        *) die "validate: pkg-config slurm gives '$pc', not -I$prefix/include" ;;
+        esac
+    else
+        # before 23.11 Slurm installs no slurm.pc (--enable-pkgconfig is
+        # 23.11's); ./configure --with-slurm=PREFIX then uses include and lib
+        pc="-I$prefix/include -L$prefix/lib -lslurm"
+    fi
     v=$("$prefix/sbin/slurmctld" -V) || die "validate: $prefix/sbin/slurmctld -V failed"
     [ "$v" = "slurm $version" ] || die "validate: slurmctld -V says '$v', expected 'slurm $version'"
     cat >"$work/t.c" <<'EOF'
@@ -256,7 +336,7 @@ validate() {
 int main(void)
 {
     long v = slurm_api_version(); /* from libslurm.so: its API, not the release */
-    printf("%d.%d.%d api %ld.%ld.%ld\n", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+    printf("%d.%02d.%d api %ld.%ld.%ld\n", SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
            SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER),
            SLURM_VERSION_MAJOR(v), SLURM_VERSION_MINOR(v), SLURM_VERSION_MICRO(v));
     return 0;
@@ -351,7 +431,33 @@ cmd_build() {
     echo "$me: built Slurm $version in $(($(date +%s) - t0)) s: $prefix ($(du -sh "$prefix" | cut -f1))"
 }
 
-case ${1:-} in
+cmd_fetch() {
+    compute_prefix
+    echo "$tarball"
+}
+
+# The known releases: vendored, downloaded, built.
+cmd_list() {
+    "$top/scripts/fetch-tarball.sh" --list | sed -n 's/^slurm-\([^ ]*\) \(.*\)/\1 \2/p' |
+        while read -r v url; do
+            where=""
+            [ -f "$vendor_dir/slurm-$v.tar.xz" ] && where="vendored"
+            [ -f "$deps_dir/src/slurm-$v.tar.xz" ] && where="${where:+$where, }downloaded"
+            built=""
+            for d in "$deps_dir/slurm-$v"-*; do
+                [ -f "$d/$STAMP" ] && built="built: $d"
+            done
+            printf '%-9s %s\n' "$v" "${where:-not here ($url)}${built:+; $built}"
+        done
+}
+
+cmd=${1:-}
+[ $# -le 2 ] || {
+    usage >&2
+    exit 1
+}
+want=${2:-}
+case $cmd in
 build)
     trap on_exit EXIT
     trap 'exit 130' INT
@@ -359,7 +465,9 @@ build)
     cmd_build
     ;;
 prefix) trap on_exit EXIT; cmd_prefix ;;
-status) trap on_exit EXIT; cmd_status ;;
+status) trap on_exit EXIT; may_fetch=0; cmd_status ;;
+fetch) trap on_exit EXIT; cmd_fetch ;;
+list) cmd_list ;;
 -h | --help | help) usage ;;
 *)
     usage >&2

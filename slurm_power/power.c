@@ -54,10 +54,10 @@ static void open_logging (struct ccas_power *p, const struct ccas_power_opts *o)
 }
 
 /* slurmctld runs the programs as SlurmUser, rarely root: a file they cannot
- * use is an administrator's chown away, so say who they run as. */
+ * write is most often a permission problem, which the error then says. */
 static int as_whom (struct ccas_error *err, int errnum)
 {
-    if (errnum == EACCES || errnum == EPERM || errnum == EROFS) {
+    if (errnum == EACCES || errnum == EPERM) {
         const struct passwd *pw = getpwuid (geteuid ());
         size_t len = strlen (err->text);
         snprintf (err->text + len, sizeof (err->text) - len,
@@ -69,18 +69,71 @@ static int as_whom (struct ccas_error *err, int errnum)
     return -1;
 }
 
+/* The lock and state_dir: a permission (as_whom), or storage that is not
+ * there or not writable — on an HA pair, the shared file system. */
+static int on_storage (struct ccas_error *err, int errnum)
+{
+    if (ccas_power_storage_error (errnum)) {
+        size_t len = strlen (err->text);
+        snprintf (err->text + len, sizeof (err->text) - len,
+                  " (is the file system holding it mounted and writable? an HA pair keeps state_dir and"
+                  " lock_file on storage both controllers share)");
+    }
+    return as_whom (err, errnum);
+}
+
+bool ccas_power_storage_error (int errnum)
+{
+    switch (errnum) {
+    case ENOENT:
+    case EROFS:
+    case EIO:
+    case ESTALE:
+    case ENOTCONN:
+    case ETIMEDOUT:
+    case ENODEV:
+    case ENOSPC:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Every run writes the state (holds, breakers, requests, events), so a
- * state_dir it cannot write is found before CycleCloud is asked anything. */
+ * state_dir it cannot write is found before CycleCloud is asked anything.
+ * It is made if missing, but not its parent: a missing parent is most
+ * likely shared storage that is not mounted, and a state_dir made on the
+ * local disk there would split the state of an HA pair in two. */
 static int check_state_dir (const char *dir, struct ccas_error *err)
 {
+    char parent[4096];
+    snprintf (parent, sizeof (parent), "%s", dir);
+    const char *up = dirname (parent);
+    if (access (dir, F_OK) < 0 && errno == ENOENT && access (up, F_OK) < 0 && errno == ENOENT) {
+        ccas_errorf (err, "state_dir '%s': its parent '%s' does not exist", dir, up);
+        return on_storage (err, ENOENT);
+    }
     if (ccas_file_make_dirs (dir, err) < 0)
-        return as_whom (err, errno);
+        return on_storage (err, errno);
     if (access (dir, W_OK | X_OK) < 0) {
         int e = errno;
         ccas_errorf (err, "state_dir '%s': cannot write there: %s", dir, strerror (e));
-        return as_whom (err, e);
+        return on_storage (err, e);
     }
     return 0;
+}
+
+struct ccas_state *ccas_power_requests (const struct ccas_power *p, struct ccas_error *err)
+{
+    struct ccas_state_salvage sv;
+    struct ccas_state *st = ccas_state_load_salvage (p->cfg->state_dir, "requests", &sv, err);
+    if (st && sv.broken)
+        ccas_log (LOG_WARNING,
+                  "%s/requests.json did not parse (%zu bytes: cut short by a crash during a write?): kept as"
+                  " %s; %zu pending create request%s read back, settled by request id; a VM of one lost with"
+                  " the rest is found by its name, and sync terminates it if Slurm does not want it",
+                  p->cfg->state_dir, sv.bytes, sv.aside, sv.kept, sv.kept == 1 ? "" : "s");
+    return st;
 }
 
 struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas_error *err)
@@ -137,7 +190,7 @@ int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_p
         double wait = p->cfg->slurm.lock_timeout;
         errno = 0;
         if (!(p->lock = ccas_lock_acquire (p->cfg->lock_file, prog, wait, err)))
-            return as_whom (err, errno);
+            return as_whom (err, errno); /* (lock.c asks about the mount itself) */
         if (check_state_dir (p->cfg->state_dir, err) < 0)
             return -1;
         /* counters accumulate under the lock, so no run's update is lost */

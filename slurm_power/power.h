@@ -73,9 +73,23 @@ struct ccas_ccapi *ccas_power_client (const struct ccas_config *cfg, struct ccas
  * name back itself where it can).  CycleCloud is asked through
  * ccas_power_client().  Unless a dry run, the
  * lock and state_dir must be writable: an error names the path and the
- * user the program runs as (SlurmUser, rarely root). */
+ * user the program runs as (SlurmUser, rarely root), or asks whether the
+ * storage is mounted (errno is then a storage error). */
 int ccas_power_open (struct ccas_power *p, const char *prog, const struct ccas_power_opts *o,
                      struct ccas_error *err);
+
+/* errno `errnum` says that storage is missing or failing (not mounted,
+ * read-only, gone stale, full) rather than a permission: a state_dir or
+ * lock_file on shared storage that is briefly unavailable. */
+bool ccas_power_storage_error (int errnum);
+
+/* state_dir/requests.json, the create requests sent and not yet settled
+ * (resume records one before it sends a create, sync settles those left by
+ * a run that died).  A file cut short is salvaged (ccas_state_load_salvage:
+ * the whole entries read back, the file kept aside, a warning logged); one
+ * of a newer format is refused.  Caller frees with ccas_state_destroy(). */
+struct ccas_state;
+struct ccas_state *ccas_power_requests (const struct ccas_power *p, struct ccas_error *err);
 
 /* Use a configuration, client and lock that the caller owns (the
  * ccautoscale command; `lock` may be NULL only for a dry run):
@@ -160,6 +174,7 @@ struct ccas_sync_report {
     unsigned zombies;         /* VMs kept behind powered-down nodes (slurm.zombie_vms keep) */
     unsigned failed_kept;     /* Failed VMs kept (slurm.failed_vms keep) */
     unsigned records_deleted; /* dynamic node records deleted (slurm.dynamic_delete) */
+    unsigned resumed;         /* nodes powering up with no VM, resumed (a resume cut short) */
     bool keepalive_changed;   /* SuspendExcNodes or its include changed */
 };
 int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep);

@@ -111,18 +111,21 @@ static int open_failed (char **names, size_t n, const struct ccas_resume_file *r
                         const struct ccas_error *err)
 {
     int code = errno == EWOULDBLOCK ? EXIT_BUSY : EXIT_CONFIG;
+    /* busy, or shared storage briefly gone: the same names may be resumed again soon */
+    bool transient = code == EXIT_BUSY || ccas_power_storage_error (errno);
     fprintf (stderr, PROG ": %s\n", err->text);
 #if defined(POWER_RESUME)
     {
         char reason[600];
-        ccas_failure_reason (code == EXIT_BUSY ? CCAS_CLASS_TRANSIENT : CCAS_CLASS_PERMANENT, err->text,
-                             reason, sizeof (reason));
+        ccas_failure_reason (transient ? CCAS_CLASS_TRANSIENT : CCAS_CLASS_PERMANENT, err->text, reason,
+                             sizeof (reason));
         ccas_power_handback_all (PROG, names, n, rf, reason);
     }
 #else
     (void)names;
     (void)n;
     (void)rf;
+    (void)transient;
 #endif
     return code;
 }

@@ -491,7 +491,7 @@ static void log_sets (struct resume_run *r, const struct ccas_create_set *sets, 
 
 static int record_request (struct ccas_power *p, const char *id, size_t nsets, struct ccas_error *err)
 {
-    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", err);
+    struct ccas_state *st = ccas_power_requests (p, err);
     if (!st)
         return -1;
     json_object *rec = json_object_new_object ();
@@ -507,12 +507,11 @@ static int record_request (struct ccas_power *p, const char *id, size_t nsets, s
 static void forget_request (struct ccas_power *p, const char *id)
 {
     struct ccas_error err = {""};
-    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
-    if (st) {
+    struct ccas_state *st = ccas_power_requests (p, &err);
+    if (st)
         json_object_object_del (ccas_state_root (st), id);
-        if (ccas_state_save (st, &err) < 0)
-            ccas_log (LOG_WARNING, "%s", err.text);
-    }
+    if (!st || ccas_state_save (st, &err) < 0)
+        ccas_log (LOG_WARNING, "%s", err.text);
     ccas_state_destroy (st);
 }
 

@@ -81,4 +81,16 @@ extern int slurm_reconfigure (void);
 #define COMPAT_POWER_SAVE_UPDATES 0
 #endif
 
+/* 23.02: slurm_fini() unloads the select plugin, whose fini calls
+ * cr_fini_global_core_data(), a libcommon function that libslurm.so does
+ * not export (only libslurmfull does, which Slurm's own commands link):
+ * every libslurm client died of a symbol lookup error at exit, after its
+ * work.  It is not called there; the process ends right after anyway.
+ * 22.05 and 23.11 and later clients end cleanly (the slurm-matrix suite). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0) && SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 11, 0)
+#define COMPAT_SLURM_FINI 0
+#else
+#define COMPAT_SLURM_FINI 1
+#endif
+
 #endif /* !CCAS_SLURM_COMPAT_H */

@@ -33,7 +33,7 @@ int ccas_slurm_init (struct ccas_error *err)
 
 void ccas_slurm_fini (void)
 {
-    if (initialised)
+    if (initialised && COMPAT_SLURM_FINI)
         slurm_fini ();
     initialised = false;
 }
@@ -78,6 +78,8 @@ int ccas_slurm_controller_load (struct ccas_slurm_controller *out, struct ccas_e
         return ccas_errorf (err, "cannot read slurmctld's configuration: %s", ccas_slurm_last_error ());
     snprintf (out->version, sizeof (out->version), "%s", conf->version ? conf->version : "");
     snprintf (out->params, sizeof (out->params), "%s", conf->slurmctld_params ? conf->slurmctld_params : "");
+    out->controllers = conf->control_cnt;
+    out->slurmctld_timeout = conf->slurmctld_timeout;
 #if COMPAT_POWER_SAVE_UPDATES
     snprintf (out->suspend_exc_states, sizeof (out->suspend_exc_states), "%s",
               conf->suspend_exc_states ? conf->suspend_exc_states : "");

@@ -21,7 +21,8 @@ struct ccas_slurm_nodes;
 /* Initialise libslurm (once per process).  Returns 0 or -1 with `err`. */
 int ccas_slurm_init (struct ccas_error *err);
 
-/* Release libslurm's configuration (for leak checkers). */
+/* Release libslurm's configuration (for leak checkers; not with 23.02's
+ * libslurm, which cannot: slurm_compat.h). */
 void ccas_slurm_fini (void);
 
 /* slurm_strerror() of the error the last failed libslurm call left.  Static. */
@@ -45,6 +46,8 @@ struct ccas_slurm_controller {
     unsigned resume_timeout;       /* ResumeTimeout, seconds */
     char topology_plugin[64];      /* TopologyPlugin ("topology/tree"), or "" */
     double boot_time;              /* when slurmctld started (Unix seconds) */
+    unsigned controllers;          /* SlurmctldHost lines: 2 or more for an HA pair */
+    unsigned slurmctld_timeout;    /* SlurmctldTimeout: seconds before a backup takes over */
 };
 
 /* Ask slurmctld (one RPC; ccas_slurm_init() first).  Returns 0, or -1 with

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sync.c: reconcile Slurm and CycleCloud — zombies, failed VMs, addresses, holds, keep-alive.
+/* sync.c: reconcile Slurm and CycleCloud — zombies, failed VMs, cut resumes, addresses, holds, keep-alive.
  *
  * Run by a timer.  One Slurm node read, one status read, one nodes read, and
  * at most one terminate request; Slurm updates are grouped.  It never touches
@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,9 @@ struct sync_run {
     struct ccas_state *keepalive; /* what keep-alive add and sync put in SuspendExcNodes, or NULL */
     const char **zombies;         /* nodes to mark down for their zombie VM */
     size_t nzombies;
+    double ha_window;          /* an HA pair: how long a VM must stay an orphan (else 0) */
+    json_object *orphans_seen; /* borrowed: name -> {vm, since} of the orphans found before */
+    json_object *orphans_now;  /* owned: the same as this pass finds them */
 };
 
 static bool ours (const char *reason)
@@ -173,6 +177,45 @@ static bool managed_vm (struct sync_run *r, const struct ccas_node *n, const str
     return false;
 }
 
+/* On an HA pair, whether orphan VM `n` has been one long enough to be
+ * terminated.  After a takeover the controller's nodes come from
+ * StateSaveLocation, where slurmctld writes them only now and then: a node
+ * the other controller resumed just before it died can be powered down in
+ * this one's view, with its job pending, until its slurmd registers again
+ * (seconds once the VM is up).  So a VM is an orphan only when two passes
+ * at least ha_window apart find it one (its id the same), and never while
+ * it boots. */
+static bool orphan_long_enough (struct sync_run *r, const struct ccas_node *n)
+{
+    json_object *was = NULL, *vm = NULL, *since = NULL;
+    if (r->ha_window <= 0)
+        return true;
+    if (n->kind == CCAS_NODE_BOOTING || n->kind == CCAS_NODE_NEW) {
+        ccas_log (LOG_INFO, "%s: VM booting behind a powered-down node: left until it is up (HA pair)",
+                  n->name);
+        return false;
+    }
+    double first = r->p->now;
+    if (json_object_object_get_ex (r->orphans_seen, n->name, &was) &&
+        json_object_object_get_ex (was, "vm", &vm) && json_object_object_get_ex (was, "since", &since) &&
+        strcmp (json_object_get_string (vm), n->node_id) == 0)
+        first = json_object_get_double (since);
+    if (r->p->now - first >= r->ha_window)
+        return true;
+    if (r->orphans_now) {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "vm", json_object_new_string (n->node_id));
+        json_object_object_add (o, "since", json_object_new_double (first));
+        json_object_object_add (r->orphans_now, n->name, o);
+    }
+    ccas_power_say (
+        r->p, LOG_NOTICE,
+        "%s: orphan VM (powered down in Slurm) for %.0f s: terminated if still one after %.0f s (HA"
+        " pair: after a takeover the controller's view of a node can be older than its VM)",
+        n->name, r->p->now - first, r->ha_window);
+    return false;
+}
+
 /* Terminated now: ccautoscale let it go (giveback.h), or slurm.zombie_vms
  * terminate, or a Failed VM under slurm.failed_vms release. */
 static void reap (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn,
@@ -236,6 +279,11 @@ static void behind_powered_down (struct sync_run *r, const struct ccas_node *n,
                   n->name);
         return;
     }
+    /* On an HA pair a VM is taken for a zombie only once it has been one
+     * long enough (orphan_long_enough): after a takeover this controller's
+     * view of a node can be older than its VM. */
+    if (!n->node_id || !orphan_long_enough (r, n))
+        return;
     if (let_go) {
         reap (r, n, sn, "VM ccautoscale let go of");
         return;
@@ -399,7 +447,11 @@ static void check_vm (struct sync_run *r, struct ccas_node *n)
         ccas_slurm_giveback_forget (r->giveback, n->name);
         r->giveback_changed = true;
     }
-    if (!sn || ccas_slurm_node_powered_down (sn))
+    /* A job on a node Slurm calls powered down: the node's state is older
+     * than its VM — an HA takeover loads nodes from StateSaveLocation,
+     * which slurmctld rewrites only now and then (up to 5 minutes), jobs
+     * sooner — so the VM is the job's, not a zombie. */
+    if (!sn || (ccas_slurm_node_powered_down (sn) && !ccas_slurm_node_busy (sn)))
         behind_powered_down (r, n, sn);
     else if (n->kind == CCAS_NODE_FAILED)
         failed_vm (r, n, sn);
@@ -454,6 +506,48 @@ static void return_down_nodes (struct sync_run *r)
     }
     ccas_power_return (p, r->names, k);
     r->rep->returned += (unsigned)k;
+}
+
+/* Nodes Slurm is powering up that have no VM (none, or a deallocated one),
+ * while no resume runs — sync holds the lock the resume program takes:
+ * a resume that was cut short or never ran.  On an HA pair that is a
+ * controller that died during a resume: the other takes over with the
+ * nodes powering up and never runs ResumeProgram for them again, so
+ * without this their jobs wait for ResumeTimeout.  They are resumed here as
+ * the resume program would resume them (ccas_power_resume: VMs by name, so
+ * never twice).  A resume program that slurmctld started and that waits for
+ * the lock finds the VMs there and leaves them alone.  Only nodes with a
+ * job on them, of the nodearrays ccautoscale manages: an HA takeover also
+ * loads nodes powering up long ago from a stale save, their VMs since
+ * suspended, and those wait for no job. */
+static void resume_interrupted (struct sync_run *r)
+{
+    struct ccas_power *p = r->p;
+    size_t n = ccas_slurm_nodes_count (p->snodes), k = 0;
+    char **names = calloc (n + 1, sizeof (*names));
+    if (!names) {
+        ccas_log (LOG_ERR, "out of memory");
+        p->failures++;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_at (p->snodes, i);
+        const struct ccas_node *vm = ccas_cluster_find_node (p->model, sn->name);
+        if (ccas_slurm_node_powering_up (sn) && ccas_slurm_node_busy (sn) &&
+            (!vm || vm->kind == CCAS_NODE_STOPPED) && bucket_of (p, sn))
+            names[k++] = (char *)sn->name; /* borrowed from p->snodes, which outlives the resume */
+    }
+    if (k) {
+        char *hl = ccas_slurm_hostlist_compress ((const char *const *)names, k);
+        ccas_power_say (p, LOG_NOTICE,
+                        "%s: powering up in Slurm with no VM and no resume running (a resume cut short, or"
+                        " the controller that ran it gone): %sresume %s",
+                        hl ? hl : "?", p->dry_run ? "would " : "", k == 1 ? "it" : "them");
+        free (hl);
+        ccas_power_resume (p, names, k, NULL);
+        r->rep->resumed += (unsigned)k;
+    }
+    free (names);
 }
 
 static void terminate_collected (struct sync_run *r)
@@ -614,7 +708,7 @@ static void save_giveback (struct sync_run *r)
 static void settle_requests (struct ccas_power *p)
 {
     struct ccas_error err = {""};
-    struct ccas_state *st = ccas_state_load (p->cfg->state_dir, "requests", &err);
+    struct ccas_state *st = ccas_power_requests (p, &err);
     if (!st || ccas_apply_reconcile (p->api, st, &err) < 0)
         ccas_log (LOG_WARNING, "settling earlier create requests: %s", err.text);
     ccas_state_destroy (st);
@@ -625,7 +719,8 @@ static struct ccas_state *load_boots (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_state *st = ccas_state_load (r->p->cfg->state_dir, "slurm_boots", &err);
-    if (!st && !r->p->dry_run) {
+    /* (a newer ccautoscale's file is left as it is) */
+    if (!st && errno != ENOTSUP && !r->p->dry_run) {
         /* bookkeeping, not configuration: kept aside, and started afresh */
         char path[4096], bad[4200];
         snprintf (path, sizeof (path), "%s/slurm_boots.json", r->p->cfg->state_dir);
@@ -643,6 +738,49 @@ static struct ccas_state *load_boots (struct sync_run *r)
         r->boots_seen = NULL;
     r->boots_now = json_object_new_object ();
     return st;
+}
+
+/* The orphans an HA pair's earlier passes found (orphan_long_enough). */
+static struct ccas_state *load_orphans (struct sync_run *r)
+{
+    struct ccas_error err = {""};
+    struct ccas_state_salvage sv;
+    if (r->ha_window <= 0)
+        return NULL;
+    struct ccas_state *st = ccas_state_load_salvage (r->p->cfg->state_dir, "slurm_orphans", &sv, &err);
+    if (!st) {
+        ccas_log (LOG_WARNING, "%s; orphans are left this pass", err.text);
+        r->ha_window = 1e9; /* no record of when they were found: none is old enough */
+        return NULL;
+    }
+    r->orphans_seen = ccas_state_root (st);
+    r->orphans_now = json_object_new_object ();
+    return st;
+}
+
+static void save_orphans (struct sync_run *r, struct ccas_state *st)
+{
+    struct ccas_error err = {""};
+    if (st && !r->p->dry_run) {
+        /* the file holds this pass's orphans, no others (json-c's foreach
+         * takes the next entry before the body: deleting this one is safe) */
+        json_object *root = ccas_state_root (st);
+        json_object_object_foreach (root, name, was)
+        {
+            (void)was;
+            if (!json_object_object_get_ex (r->orphans_now, name, NULL))
+                json_object_object_del (root, name);
+        }
+        json_object_object_foreach (r->orphans_now, key, now)
+        {
+            json_object_object_add (root, key, json_object_get (now));
+        }
+        if (ccas_state_save (st, &err) < 0)
+            ccas_log (LOG_WARNING, "%s", err.text);
+    }
+    json_object_put (r->orphans_now);
+    r->orphans_now = NULL;
+    ccas_state_destroy (st);
 }
 
 static void save_boots (struct sync_run *r, struct ccas_state *st)
@@ -688,7 +826,10 @@ static void load_traits (struct sync_run *r)
 {
     struct ccas_error err = {""};
     struct ccas_slurm_controller ctl;
-    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) < 0)
+    if (ccas_slurm_traits_load (&r->slurm, &ctl, &err) == 0) {
+        if (ctl.controllers > 1)
+            r->ha_window = 2.0 * ctl.slurmctld_timeout + 10;
+    } else
         ccas_log (LOG_WARNING, "%s; assuming Slurm %s, the libslurm ccautoscale was built against", err.text,
                   r->slurm.text);
     if (r->slurm.sets_cloud_addrs && r->p->cfg->slurm.set_node_addr)
@@ -721,6 +862,7 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
     if (!(r.keepalive = ccas_slurm_keepalive_load (p->cfg->state_dir, &err)))
         ccas_log (LOG_WARNING, "%s", err.text);
     struct ccas_state *boots = load_boots (&r);
+    struct ccas_state *orphans = load_orphans (&r);
     warn_disabled (&r);
     keep_held_drained (&r);
     keep_kept_drained (&r);
@@ -728,8 +870,10 @@ int ccas_power_sync (struct ccas_power *p, struct ccas_sync_report *rep)
         check_vm (&r, p->model->nodes[i]);
     save_boots (&r, boots);
     mark_zombies (&r);
+    save_orphans (&r, orphans);
     terminate_collected (&r);
     save_giveback (&r);
+    resume_interrupted (&r);
     return_down_nodes (&r);
     keep_alive_excluded (&r);
     delete_dynamic_records (&r);

@@ -8,7 +8,7 @@
 # namespace (tests/lib/openpbs.sh), so no two may share one.  The ranges,
 # one hundred a suite:
 #   t00xx cli    t01xx pbs    t02xx openpbs    t03xx slurm
-#   t04xx slurm-ha (kept for that suite)    t05xx cyclecloud
+#   t04xx slurm-ha    t05xx cyclecloud    t06xx scripts
 # A new suite takes the next free hundred here.  Prints each problem; exit 1
 # if any.
 set -u
@@ -21,6 +21,7 @@ range () {
     slurm) echo 03 ;;
     slurm-ha) echo 04 ;;
     cyclecloud) echo 05 ;;
+    scripts) echo 06 ;;
     *) echo "" ;;
     esac
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* failpoint.c: SIGKILL at a named point when CCAUTOSCALE_FAILPOINT asks for it. */
+/* failpoint.c: SIGKILL (or SIGSTOP) at a named point when CCAUTOSCALE_FAILPOINT asks for it. */
 #include "config.h"
 
 #include <signal.h>
@@ -13,10 +13,12 @@
 void ccas_failpoint (const char *name)
 {
     static const char *spec;
-    static bool read;
+    static bool read, stop;
     static long hits;
     if (!read) {
+        const char *action = getenv ("CCAUTOSCALE_FAILPOINT_ACTION");
         spec = getenv ("CCAUTOSCALE_FAILPOINT");
+        stop = action && strcmp (action, "stop") == 0;
         read = true;
     }
     if (!spec || !*spec)
@@ -25,8 +27,14 @@ void ccas_failpoint (const char *name)
     if (strlen (name) != n || strncmp (spec, name, n) != 0)
         return;
     long want = spec[n] == '@' ? strtol (spec + n + 1, NULL, 10) : 1;
-    if (++hits < want)
-        return;
+    if (++hits < want || (stop && hits > want))
+        return; /* a stopped process, continued, stops once only */
+    if (stop) {
+        ccas_log (LOG_NOTICE, "failpoint %s: stopping this process (CCAUTOSCALE_FAILPOINT_ACTION=stop)",
+                  name);
+        raise (SIGSTOP);
+        return; /* continued: on as if nothing happened */
+    }
     ccas_log (LOG_NOTICE, "failpoint %s: killing this process (CCAUTOSCALE_FAILPOINT)", name);
     raise (SIGKILL);
 }

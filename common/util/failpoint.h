@@ -5,7 +5,10 @@
  *
  * CCAUTOSCALE_FAILPOINT=NAME[@N] kills the process with SIGKILL (no cleanup,
  * no atexit, as a power cut would) the Nth time (default the first) it
- * passes point NAME.  Unset, a failpoint costs one branch.  The points:
+ * passes point NAME.  With CCAUTOSCALE_FAILPOINT_ACTION=stop it stops there
+ * instead (SIGSTOP, locks held): a test then kills the whole host it stands
+ * in for — a controller's slurmctld with the program it ran — at that step.
+ * Unset, a failpoint costs one branch.  The points:
  *   create:before-send    the requestId is on disk, the create not yet sent
  *   create:after-reply    the server answered; nothing recorded about it yet
  *   action:before-send    a start, shutdown, deallocate or terminate not yet sent

@@ -45,7 +45,12 @@ struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double t
         fd = open (path, O_RDONLY | O_NOFOLLOW |
                              O_CLOEXEC); /* another user's (root's sync made it): flock needs no write */
     if (fd < 0) {
-        ccas_errorf (err, "%s: cannot open lock file: %s", path, strerror (errno));
+        /* not there, or read-only: most often a shared file system (an HA
+         * pair's /sched) that is not mounted, or mounted read-only */
+        bool storage = errno == ENOENT || errno == EROFS || errno == ESTALE || errno == EIO ||
+                       errno == ENOTCONN || errno == ETIMEDOUT || errno == ENODEV;
+        ccas_errorf (err, "%s: cannot open lock file: %s%s", path, strerror (errno),
+                     storage ? " (is the file system holding it mounted and writable?)" : "");
         return NULL;
     }
     double deadline = ccas_clock_monotonic () + timeout;

@@ -15,8 +15,10 @@ struct ccas_lock;
 /* Take the lock at `path`, waiting up to `timeout` seconds (0: try once).
  * `who` names the caller in the file ("ccautoscale-resume").  Returns the lock
  * (release with ccas_lock_release()), or NULL with `err`, e.g.
- * "/run/ccautoscale.lock: held by pid 4242 (ccautoscale-resume) for 31 s".
- * errno is EWOULDBLOCK when the lock was busy. */
+ * "/run/ccautoscale.lock: held by pid 4242 (ccautoscale-resume) for 31 s";
+ * a file that cannot be opened because its file system is not there or is
+ * read-only says to check the mount.  errno is EWOULDBLOCK when the lock
+ * was busy, else the error of opening or locking the file. */
 struct ccas_lock *ccas_lock_acquire (const char *path, const char *who, double timeout,
                                      struct ccas_error *err);
 

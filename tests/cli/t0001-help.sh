@@ -70,7 +70,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
         test_equal "$(complete_words ccautoscale breaker "")" "list reset" &&
         test_equal "$(complete_words ccautoscale pbs "")" "analyze autoscale demand install-hook" &&
         test_equal "$(complete_words ccautoscale -c x.json slurm "")" \
-            "accounting-info conf demand dynamic keep-alive remove-nodes retry-failed sync wait-for-resume"
+            "accounting-info conf demand dynamic import-azslurm keep-alive remove-nodes retry-failed sync wait-for-resume"
     '
 else
     test_skip 'bash completion completes commands, subcommands and options' 'bash-completion is not installed'

@@ -23,7 +23,7 @@ vm_is () {
 }
 
 giveback () {
-    jq -r "keys | join(\" \")" "$(jq -r .state_dir "$CCAS_CONF")/slurm_giveback.json" 2>/dev/null
+    jq -r "del(.ccautoscale_format) | keys | join(\" \")" "$(jq -r .state_dir "$CCAS_CONF")/slurm_giveback.json" 2>/dev/null
 }
 
 test_expect_success 'start Slurm (zombies kept, the default)' '

@@ -93,6 +93,7 @@ static json_object *read_state (const struct world *w, const char *name)
     json_object *o = ccas_json_load_file (path, 1 << 20, &err);
     if (!o)
         fail_msg ("%s", err.text);
+    json_object_object_del (o, CCAS_STATE_FORMAT_KEY); /* what a state file is, not what it holds */
     return o;
 }
 

@@ -137,10 +137,51 @@ static void test_killed_before_rename (void **state)
     rmdir (dir);
 }
 
+/* CCAUTOSCALE_FAILPOINT_ACTION=stop: the process stops at the point (a test
+ * kills it there, with the host it stands in for) and, continued, goes on. */
+static void test_stop (void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal (pipe (fds), 0);
+    pid_t pid = fork ();
+    assert_true (pid >= 0);
+    if (pid == 0) {
+        close (fds[0]);
+        setenv ("CCAUTOSCALE_FAILPOINT", "create:before-send@2", 1);
+        setenv ("CCAUTOSCALE_FAILPOINT_ACTION", "stop", 1);
+        for (int i = 0; i < 3; i++) {
+            ccas_failpoint ("create:before-send");
+            char c = 'x';
+            if (write (fds[1], &c, 1) != 1)
+                _exit (2);
+        }
+        _exit (0);
+    }
+    close (fds[1]);
+    int status = 0;
+    assert_int_equal (waitpid (pid, &status, WUNTRACED), pid);
+    assert_true (WIFSTOPPED (status) && WSTOPSIG (status) == SIGSTOP);
+    char buf[8];
+    assert_int_equal (read (fds[0], buf, sizeof (buf)), 1); /* stopped at the second pass */
+    assert_int_equal (kill (pid, SIGCONT), 0);
+    int n = 0;
+    char c;
+    while (read (fds[0], &c, 1) == 1)
+        n++;
+    close (fds[0]);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    assert_int_equal (n, 2);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_specs),
+        /* before test_killed_before_rename, which passes a point in this
+         * process: children forked after it inherit "read, unset" */
+        cmocka_unit_test (test_stop),
         cmocka_unit_test (test_killed_before_rename),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * someone else put in the directory (root's sync writes into SlurmUser's). */
 #include "config.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +132,116 @@ static void test_unreadable_path (void **state)
     unlink (file);
 }
 
+static void spill (const char *path, const char *text)
+{
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fputs (text, f);
+    fclose (f);
+}
+
+/* The format goes first into every file and is not part of the document;
+ * a file written before it existed (format 1 without the key) reads the same. */
+static void test_format_written_first (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    char path[128];
+    snprintf (path, sizeof (path), "%s/requests.json", dir);
+    spill (path, "{\"r1\": {\"time\": 5}}");
+    struct ccas_state *st = ccas_state_load (dir, "requests", &err);
+    assert_non_null (st);
+    assert_int_equal (json_object_object_length (ccas_state_root (st)), 1);
+    json_object_object_add (ccas_state_root (st), "r2", json_object_new_int (2));
+    assert_int_equal (ccas_state_save (st, &err), 0);
+    ccas_state_destroy (st);
+    assert_string_equal (slurp (path), "{\"ccautoscale_format\":1,\"r1\":{\"time\":5},\"r2\":2}");
+    st = ccas_state_load (dir, "requests", &err);
+    assert_non_null (st);
+    assert_int_equal (json_object_object_length (ccas_state_root (st)), 2);
+    assert_false (json_object_object_get_ex (ccas_state_root (st), CCAS_STATE_FORMAT_KEY, NULL));
+    ccas_state_destroy (st);
+    unlink (path);
+}
+
+/* A newer ccautoscale's file is refused, with a message, and left as it is
+ * (here, and by the salvaging loader, even when it is cut short). */
+static void test_newer_format_refused (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_state_salvage sv;
+    char path[128];
+    const char *newer = "{\"ccautoscale_format\":2,\"r1\":{\"how\":\"else\"}}";
+    snprintf (path, sizeof (path), "%s/requests.json", dir);
+    spill (path, newer);
+    errno = 0;
+    assert_null (ccas_state_load (dir, "requests", &err));
+    assert_int_equal (errno, ENOTSUP);
+    assert_non_null (strstr (err.text, "requests.json: written by a newer ccautoscale (state format 2;"
+                                       " this one reads up to 1): refusing to read or replace it"));
+    assert_null (ccas_state_load_salvage (dir, "requests", &sv, &err));
+    assert_non_null (strstr (err.text, "newer ccautoscale"));
+    assert_string_equal (slurp (path), newer);
+    const char *cut = "{\"ccautoscale_format\":3,\"r1\":{\"how\":";
+    spill (path, cut);
+    assert_null (ccas_state_load_salvage (dir, "requests", &sv, &err));
+    assert_non_null (strstr (err.text, "state format 3"));
+    assert_string_equal (slurp (path), cut);
+    spill (path, "{\"ccautoscale_format\":\"two\"}");
+    assert_null (ccas_state_load (dir, "requests", &err));
+    assert_non_null (strstr (err.text, "ccautoscale_format: expected a format number, not '\"two\"'"));
+    unlink (path);
+}
+
+/* A file cut short (a crash of the NFS server during a write) is an error
+ * for ccas_state_load; the salvaging loader reads back the entries before
+ * the cut, keeps the file aside and writes what it read back. */
+static void test_truncated_salvaged (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_state_salvage sv;
+    char path[128];
+    const char *cut = "{\"ccautoscale_format\":1,\"r1\":{\"time\":1,\"sets\":[\"a,b\"]},"
+                      "\"r2\":{\"time\":2},\"r3\":{\"ti";
+    snprintf (path, sizeof (path), "%s/requests.json", dir);
+    spill (path, cut);
+    errno = 0;
+    assert_null (ccas_state_load (dir, "requests", &err));
+    assert_int_equal (errno, EBADMSG);
+    assert_non_null (strstr (err.text, "truncated JSON"));
+    struct ccas_state *st = ccas_state_load_salvage (dir, "requests", &sv, &err);
+    assert_non_null (st);
+    assert_true (sv.broken);
+    assert_int_equal (sv.kept, 2);
+    assert_int_equal (sv.bytes, strlen (cut));
+    assert_string_equal (slurp (sv.aside), cut);
+    json_object *r1 = NULL;
+    assert_true (json_object_object_get_ex (ccas_state_root (st), "r1", &r1));
+    assert_string_equal (json_object_to_json_string_ext (r1, JSON_C_TO_STRING_PLAIN),
+                         "{\"time\":1,\"sets\":[\"a,b\"]}");
+    ccas_state_destroy (st);
+    assert_string_equal (
+        slurp (path),
+        "{\"ccautoscale_format\":1,\"r1\":{\"time\":1,\"sets\":[\"a,b\"]},\"r2\":{\"time\":2}}");
+    unlink (sv.aside);
+    /* a whole file is not touched; an empty one (cut at once) reads back nothing */
+    st = ccas_state_load_salvage (dir, "requests", &sv, &err);
+    assert_non_null (st);
+    assert_false (sv.broken);
+    ccas_state_destroy (st);
+    spill (path, "");
+    st = ccas_state_load_salvage (dir, "requests", &sv, &err);
+    assert_non_null (st);
+    assert_true (sv.broken);
+    assert_int_equal (sv.kept, 0);
+    assert_int_equal (json_object_object_length (ccas_state_root (st)), 0);
+    ccas_state_destroy (st);
+    unlink (sv.aside);
+    unlink (path);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +249,9 @@ int main (void)
         cmocka_unit_test (test_no_write_through_links),
         cmocka_unit_test (test_dead_temporaries_removed),
         cmocka_unit_test (test_unreadable_path),
+        cmocka_unit_test (test_format_written_first),
+        cmocka_unit_test (test_newer_format_refused),
+        cmocka_unit_test (test_truncated_salvaged),
     };
     snprintf (dir, sizeof (dir), "/tmp/ccas-state.XXXXXX");
     if (!mkdtemp (dir))
