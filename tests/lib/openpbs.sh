@@ -164,14 +164,13 @@ install_hook () {
 }
 
 passes_until () {
-    local limit=$1 start
+    local limit=$1
     shift
-    start=$(date +%s)
-    until "$@" >/dev/null 2>&1; do
-        [ $(($(date +%s) - start)) -lt "$limit" ] || { echo "not so after ${limit}s: $*" >&2; return 1; }
-        pbs_pass >/dev/null 2>&1 || true
-        sleep 2
-    done
+    WAIT_FOR_INTERVAL=2 wait_for "$limit" pass_unless "$@"
+}
+
+pass_unless () {  # CMD holds, or a pass runs and it fails
+    "$@" || { pbs_pass >/dev/null 2>&1; false; }
 }
 
 made_in () {

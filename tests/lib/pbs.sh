@@ -8,6 +8,7 @@
 #   pbs_reset                  start again from nothing (same cluster and config)
 #   pbs_pass                   one `ccautoscale pbs autoscale` (output in pass.out, exit status kept)
 #   pbs_node_state NAME        the node's PBS state ("" when PBS has no such node)
+#   ccsim_wait_ready           wait until every VM ccsim has is Ready
 
 FAKEPBS_BIN=$top_srcdir/tests/pbs/fakepbs
 CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
@@ -69,5 +70,9 @@ pbs_node_state () {
 
 # wait until every VM ccsim has is Ready (booted)
 ccsim_wait_ready () {
-    wait_for "${1:-30}" sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq '[.nodes[] | select(.Status != \"Ready\")] | length')\" = 0"
+    wait_for 120 ccsim_all_ready
+}
+
+ccsim_all_ready () {
+    test "$(ccsim_get /ccsim/state | jq '[.nodes[] | select(.Status != "Ready")] | length')" = 0
 }

@@ -84,18 +84,21 @@ test_expect_success 'a VM that fails after it joined: its job is requeued, the n
 '
 
 # A two-node job: the idle VM left from above and one new.  The pass is
-# held in its create while pbs_server restarts; right after, every node reads
-# state-unknown,down with a last_state_change_time from before, and the idle
-# VM must still count as capacity (it did not: each such pass made the
-# whole demand again).
+# held in its create while pbs_server restarts, and gets its answer once the
+# new server answers; right after, every node reads state-unknown,down with a
+# last_state_change_time from before, and the idle VM must still count as
+# capacity (it did not: each such pass made the whole demand again).
 test_expect_success 'pbs_server restarted during a pass: the pass ends; nodes reading down after the restart are not made again' '
     ccsim_delete /ccsim/requests >/dev/null &&
     test_equal "$(vms | wc -w)" 1 "VMs before" &&
     j6=$(qsub_as -l select=2:ncpus=2 -l place=scatter -- /bin/sleep 2) &&
-    ccsim_hold_answer "/nodes/create" 6000 "$OPENPBS" run "$CCAS" pbs autoscale &&
-    in_pbs qterm -t quick && sleep 1 && in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
+    ccsim_hold_answer "/nodes/create" "$OPENPBS" run "$CCAS" pbs autoscale &&
+    server=$(cat "$OPENPBS_STATE/home/server_priv/server.lock") && test -n "$server" &&
+    in_pbs qterm -t quick && pbs_wait 60 pid_gone "$server" &&
+    in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
+    pbs_wait 60 in_pbs qstat -B &&
+    ccsim_release &&
     { wait "$held_pid"; echo "the held pass exited $?"; cat held.out; true; } &&
-    pbs_wait 20 in_pbs qstat -B &&
     pbs_nodes_json | jq -r "[.nodes[] | .state] | join(\" \")" &&
     pbs_pass && pbs_pass &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made (one, for the job'"'"'s second node)" &&

@@ -24,7 +24,7 @@ calls () {
 test_expect_success 'start ccsim and the fake PBS (idle_timeout 3 s)' '
     pbs_start "" ".idle_timeout = 3 | .default_resources = [{select: {\"node.nodearray\": \"execute\"}, name: \"ngpus\", value: 4000001, divide: 2}]" &&
     fakepbs qsub -l select=1:ncpus=2 >/dev/null && fakepbs qsub -l select=1:ncpus=2 >/dev/null &&
-    pbs_pass && ccsim_wait_ready 20 &&
+    pbs_pass && ccsim_wait_ready &&
     test_equal "$(ccsim_node_count)" 2 "VMs"
 '
 
@@ -85,7 +85,7 @@ test_expect_success 'a draining node is never put back online, even with new wor
 '
 
 test_expect_success 'a node offline by the administrator is never drained, deleted or put online' '
-    ccsim_wait_ready 20 && pbs_pass &&
+    ccsim_wait_ready && pbs_pass &&
     node=$(fakepbs state | jq -r "[.nodes | keys[]][0]") && test -n "$node" &&
     "$TEST_TMP/pbsbin/pbsnodes" -o "$node" -C "bad DIMM, ticket 42" &&
     fakepbs finish 3.fakeserver && sleep 4 && pbs_pass && pbs_pass &&

@@ -44,14 +44,14 @@ consistent () {
 
 # a node that ran a job and sat idle past idle_timeout: the pass drained it
 drained_node () {
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 && pbs_pass &&
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready && pbs_pass &&
     test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
     fakepbs finish 1.fakeserver && sleep 3 && pbs_pass &&
     test_equal "$(pbs_node_state execute-1)" offline "drained"
 }
 
 settle () {  # the hook's next passes, until the VMs booted and joined
-    pbs_pass && ccsim_wait_ready 20 && pbs_pass && pbs_pass
+    pbs_pass && ccsim_wait_ready && pbs_pass && pbs_pass
 }
 
 test_expect_success 'killed while recording its create request: files whole, and the next pass creates once' '
@@ -89,7 +89,7 @@ test_expect_success 'killed after the create was answered: nothing is created tw
 '
 
 test_expect_success 'killed between a node'"'"'s creation and its one set (resources, marker, online): offline, and the next pass joins it whole' '
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 &&
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready &&
     killed_at pbs:join-before-marker &&
     test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .comment, .resources_available.ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
         "offline ccautoscale: joining none" "created offline, not joined" &&

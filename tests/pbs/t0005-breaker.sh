@@ -50,7 +50,7 @@ test_expect_success 'breaker reset needs exactly one nodearray; breaker list tak
 test_expect_success 'breaker reset: creating starts again' '
     "$CCAS" breaker reset execute | grep "closed" &&
     ccsim_delete /ccsim/faults >/dev/null &&
-    pbs_pass && ccsim_wait_ready 20 &&
+    pbs_pass && ccsim_wait_ready &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Status == \"Ready\")] | length")" 1 "VMs that booted" &&
     "$CCAS" breaker list --json | jq -e ".execute.open == false"
 '
