@@ -3,7 +3,8 @@
 #
 #   pbs_start [CLUSTER_FILE] [jq expression for the config]
 #       starts ccsim, puts qstat, pbsnodes, qmgr and qalter in $TEST_TMP/pbsbin, writes
-#       $CCAS_CONF with pbs.bin_dir pointing there; exports FAKEPBS_STATE
+#       $CCAS_CONF with pbs.bin_dir pointing there (idle_timeout an hour: an idle node
+#       stays until a test shortens it); exports FAKEPBS_STATE
 #   fakepbs ARGS...            the test's hand on the fake server (qsub, sched, finish, fail, state)
 #   pbs_reset                  start again from nothing (same cluster and config)
 #   pbs_pass                   one `ccautoscale pbs autoscale` (output in pass.out, exit status kept)
@@ -26,7 +27,7 @@ pbs_start () {
     ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-1}" &&
     CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json &&
     CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
-        ".pbs = {bin_dir: \"$TEST_TMP/pbsbin\", command_timeout: 10} | .logging.level = \"debug\" | $extra" &&
+        ".pbs = {bin_dir: \"$TEST_TMP/pbsbin\", command_timeout: 10} | .logging.level = \"debug\" | .idle_timeout = 3600 | $extra" &&
     fakepbs_site_resources
 }
 
