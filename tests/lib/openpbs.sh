@@ -7,7 +7,9 @@
 #                              OpenPBS cannot run here, saying why
 #   openpbs_start [JQ]         a fresh PBS server in its own network namespace,
 #                              ccsim inside it (the VMs' hooks start and stop
-#                              moms), $CCAS_CONF for both (JQ edits it); the
+#                              moms), $CCAS_CONF for both (JQ edits it; its
+#                              idle_timeout is an hour, so that nodes stay
+#                              until a test shortens it); the
 #                              server's own node is taken offline so that jobs
 #                              run only on the VMs; everything is stopped when
 #                              the test ends, however it ends
@@ -137,7 +139,7 @@ openpbs_start () {
     CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$CCAS_CONF &&
     CCSIM_CLUSTER_FILE=$OPENPBS_CLUSTER ccsim_write_config "$CCAS_CONF" \
         ".pbs = {bin_dir: \"$OPENPBS_PREFIX/bin\", command_timeout: 20, hook_freq: 5, hook_timeout: 60}
-         | .logging.level = \"debug\" | .idle_timeout = 10 | .boot_timeout = 120 | $extra"
+         | .logging.level = \"debug\" | .idle_timeout = 3600 | .boot_timeout = 120 | $extra"
 }
 
 pbs_pass () {
