@@ -5,16 +5,21 @@
 # moms would not fit this machine); what is measured is the pass, PBS's
 # commands, and the hook inside pbs_server:
 #   - 100 VMs becoming Ready: joined by how many qmgr calls (target: a
-#     handful, not 4 a node);
+#     handful, not 4 a node; it gates);
 #   - a pass over 1,000 queued jobs (array subjobs) and 200 vnodes: wall time
-#     less the time spent in PBS's commands (target: < 0.5 s);
+#     less the time spent in PBS's commands (target: < 0.5 s; a time, which
+#     gates with BENCH_STRICT=1);
 #   - the hook's own time per pass inside pbs_server (target: below its
-#     alarm).
+#     alarm; a time too).
 # Needs root and OpenPBS built (scripts/openpbs-src.sh build); else skipped.
+
+hook_passes_past () {  # the server log holds $1 hook passes or more
+    [ "$(server_log "ccautoscale: pass done in" | wc -l)" -ge "$1" ]
+}
 
 openpbs_bench () {
     local why qmgr_calls
-    OPENPBS_TEST_NS=ccastbench OPENPBS_TEST_ADDR=10.254.99.1
+    OPENPBS_TEST_NS=${OPENPBS_TEST_NS:-ccastbench} OPENPBS_TEST_ADDR=${OPENPBS_TEST_ADDR:-10.254.99.1}
     . "$top_srcdir/tests/lib/openpbs.sh"
     if ! why=$(
         openpbs_unavailable () { echo "$1"; exit 1; }
@@ -43,7 +48,7 @@ openpbs_bench () {
 
     # 100 VMs become Ready, then one pass joins them all
     qsub_as -J 1-200 -l select=1:ncpus=1 -- /bin/true >/dev/null &&
-    pbs_pass >/dev/null && wait_for 60 vms_ready_are 100 &&
+    pbs_pass >/dev/null && wait_for 300 vms_ready_are 100 &&
     : >"$TEST_TMP/obin/calls.log" && pbs_pass >/dev/null || { echo "bench: the join pass failed" >&2; missed=$((missed + 1)); }
     qmgr_calls=$(grep -c "^qmgr$" "$TEST_TMP/obin/calls.log")
     figure "OpenPBS: 100 VMs Ready, one pass: joins done" "$(jq '[.pbs.join[] | select(.outcome == "done")] | length' pass.out)" ""
@@ -52,7 +57,7 @@ openpbs_bench () {
 
     # 200 vnodes and 1,000 queued subjobs (200 more, then 600 the 200-VM cap leaves unmatched)
     qsub_as -J 1-200 -l select=1:ncpus=1 -- /bin/true >/dev/null && pbs_pass >/dev/null &&
-    wait_for 60 vms_ready_are 200 &&
+    wait_for 300 vms_ready_are 200 &&
     pbs_pass >/dev/null && qsub_as -J 1-600 -l select=1:ncpus=1 -- /bin/true >/dev/null &&
     test_equal "$(our_nodes | wc -w)" 200 && pbs_pass >/dev/null ||
         { echo "bench: could not set up 200 vnodes and 1,000 jobs" >&2; missed=$((missed + 1)); }
@@ -70,18 +75,20 @@ openpbs_bench () {
     figure "OpenPBS pass (1,000 queued jobs, 200 vnodes): PBS's commands" \
         "$(jq -s 'map(.wall_ms) | min | . * 10 | round / 10' opass.cmd)" ms
     figure "OpenPBS pass: PBS commands run" "$(jq -s '.[0].commands' opass.cmd)" ""
-    target "OpenPBS pass (1,000 queued jobs, 200 vnodes) less PBS's commands: wall" "$own" -le 500 ms
+    target_time "OpenPBS pass (1,000 queued jobs, 200 vnodes) less PBS's commands: wall" "$own" -le 500 ms
 
-    # the hook inside pbs_server: its passes' own time, against its alarm
-    hook_enable true && sleep 12 && hook_enable false
-    local hook_s alarm
+    # the hook inside pbs_server: its passes' own time, against its alarm;
+    # two passes of it (the hook runs every hook_freq seconds)
+    local hook_s alarm passes
+    passes=$(server_log "ccautoscale: pass done in" | wc -l)
+    hook_enable true && wait_for 120 hook_passes_past $((passes + 2)) && hook_enable false
     hook_s=$(server_log "ccautoscale: pass done in" | sed 's/.*pass done in \([0-9.]*\) s.*/\1/' | sort -n | tail -n 1)
     alarm=$(in_pbs qmgr -c "list hook ccautoscale" | sed -n 's/^ *alarm = //p')
     if [ -z "$hook_s" ]; then
         echo "bench: no hook pass reported its time in the server log" >&2
         missed=$((missed + 1))
     else
-        target "OpenPBS hook: a pass inside pbs_server (1,000 jobs, 200 vnodes), the slowest; alarm ${alarm} s" \
+        target_time "OpenPBS hook: a pass inside pbs_server (1,000 jobs, 200 vnodes), the slowest; alarm ${alarm} s" \
             "$hook_s" -le "${alarm:-0}" s
     fi
     openpbs_stop

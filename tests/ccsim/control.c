@@ -98,6 +98,7 @@ static void faults (const char *method, const char *body, struct reply *r)
     }
     if (strcmp (method, "DELETE") == 0) {
         sim_faults_clear ();
+        sim.released++; /* and the answers they hold back go now */
         reply_json (r, 200, json_object_new_object ());
         return;
     }
@@ -202,6 +203,23 @@ static void cluster_control (const char *method, const char *body, struct reply 
     reply_json (r, 200, o);
 }
 
+/* A new boot_delay; a shorter one also brings forward the next step of the
+ * VMs under way (booting, terminating, deallocating), so that a test that
+ * held them in a step with a long delay lets them go. */
+static void set_boot_delay (double delay)
+{
+    double now = sim_now ();
+    sim.boot_delay = delay;
+    for (size_t i = 0; i < sim.nnodes; i++) {
+        struct sim_node *n = sim.nodes[i];
+        double step = n->phase == PH_TERMINATING || n->phase == PH_DEALLOCATING
+                          ? (delay / 4 > 0.1 ? delay / 4 : 0.1)
+                          : delay / 2;
+        if (n->next > now + step)
+            n->next = now + step;
+    }
+}
+
 static void set_string (char **slot, json_object *v)
 {
     free (*slot);
@@ -239,7 +257,7 @@ void sim_control (const char *method, const char *url, const char *query, const 
         reply_json (r, 200, json_object_new_object ());
     } else if (strcmp (path, "/config") == 0 && strcmp (method, "POST") == 0) {
         json_object *b = body ? json_tokener_parse (body) : NULL;
-        sim.boot_delay = ccas_json_double (b, "boot_delay", sim.boot_delay);
+        set_boot_delay (ccas_json_double (b, "boot_delay", sim.boot_delay));
         json_object_put (b);
         reply_json (r, 200, json_object_new_object ());
     } else

@@ -67,8 +67,9 @@ static void usage (FILE *f)
                 "  --tls-cert PEM, --tls-key PEM  serve HTTPS\n"
                 "  -v, --verbose        log each request to stderr\n\n"
                 "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
-                "/ccsim/faults, POST /ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes,\n"
-                "POST /ccsim/hooks, POST /ccsim/config, GET/POST /ccsim/cluster.  See ccsim(1).\n\n"
+                "/ccsim/faults (DELETE also ends the latencies and hangs under way), POST\n"
+                "/ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes, POST /ccsim/hooks, POST\n"
+                "/ccsim/config, GET/POST /ccsim/cluster.  See ccsim(1).\n\n"
                 "Example:\n"
                 "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
 }
@@ -129,9 +130,20 @@ static enum MHD_Result send_reply (struct MHD_Connection *c, struct reply *r)
     return rc;
 }
 
+static unsigned released (void)
+{
+    pthread_mutex_lock (&sim.lock);
+    unsigned r = sim.released;
+    pthread_mutex_unlock (&sim.lock);
+    return r;
+}
+
+/* A fault's wait: `ms`, or less when ccsim stops or a test clears the faults
+ * (DELETE /ccsim/faults lets what they hold go at once). */
 static void sleep_ms (long ms)
 {
-    while (ms > 0 && !sim.stopping) {
+    unsigned held = released ();
+    while (ms > 0 && !sim.stopping && released () == held) {
         long step = ms > 100 ? 100 : ms;
         struct timespec ts = {0, step * 1000000L};
         nanosleep (&ts, NULL);

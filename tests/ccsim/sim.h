@@ -157,6 +157,7 @@ struct sim {
     char *state_dir;
     bool dirty;
     volatile bool stopping;
+    unsigned released; /* bumped by DELETE /ccsim/faults: held answers and hangs end */
     unsigned created, terminated;
 };
 

@@ -10,7 +10,7 @@ test_expect_success 'start ccsim with the small cluster and two nodes' '
     ccsim_start "$CCSIM_CLUSTERS/small.json" --boot-delay 0.2 &&
     ccsim_write_config "$CCAUTOSCALE_CONFIG" &&
     ccsim_post /clusters/test/nodes/create "{\"sets\": [{\"nodearray\": \"htc\", \"count\": 2}]}" >/dev/null &&
-    wait_for 5 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") = 2"
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") = 2"
 '
 
 test_expect_success 'buckets prints one row per bucket' '

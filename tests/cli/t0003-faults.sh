@@ -33,12 +33,14 @@ test_expect_success '429 with Retry-After is honoured' '
     test "$(ccsim_requests /status | wc -l)" = 2
 '
 
+# "at once": the run takes well under the 120 s it was asked to wait (not a
+# time of its own, which a busy machine stretches)
 test_expect_success 'a Retry-After longer than retry_after_max is not retried: it fails at once, saying so' '
     reset &&
     ccsim_fault "{\"kind\": \"http\", \"status\": 429, \"retry_after\": 120, \"match\": \"/status\", \"count\": 1}" &&
     start=$(date +%s) &&
     test_expect_code 3 "$CCAS" buckets --json >/dev/null 2>err &&
-    test $(($(date +%s) - start)) -lt 10 &&
+    test $(($(date +%s) - start)) -lt 60 &&
     test_grep "429: .*Retry-After 120 s is longer than retry_after_max 30 s: not retried" err &&
     test "$(ccsim_requests /status | wc -l)" = 1
 '
@@ -136,7 +138,7 @@ test_expect_success 'a create refused with 400 does not stop the same pass from 
     jq -e ".create[0].outcome == \"failed\" and .create[0].class == \"permanent\"" refused.json &&
     jq -e ".terminate[0].name == \"$failed\" and .terminate[0].outcome == \"done\"" refused.json &&
     test_equal "$(ccsim_requests "POST .*/nodes/terminate" | wc -l)" 1 "terminate requests" &&
-    wait_for 20 sh -c "! curl -s $CCSIM_URL/ccsim/state | jq -e \"any(.nodes[]; .Name == \\\"$failed\\\")\"" &&
+    wait_for 60 sh -c "! curl -s $CCSIM_URL/ccsim/state | jq -e \"any(.nodes[]; .Name == \\\"$failed\\\")\"" &&
     ! node_exists "$failed"
 '
 

@@ -94,13 +94,14 @@ test_expect_success 'usage errors exit 1 with a hint' '
 
 RESUME=$(test_program "$top_builddir/slurm_power/ccautoscale-resume")
 if [ -x "$RESUME" ]; then
+    # "at once": by the count from the brackets ("more than the N names"),
+    # before libslurm builds a name; after, its message would be "N names,
+    # more than the N" (slurm_power/slurmapi.c)
     test_expect_success 'a hostlist standing for millions of names is refused at once, before libslurm builds it' '
         printf "ClusterName=t\nSlurmctldHost=localhost\nNodeName=htc-[1-2] State=CLOUD\n" >min.conf &&
-        start=$(date +%s) &&
         test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" \
             "htc-[1-65536,100001-165536,200001-265536,300001-365536,400001-465536,500001-565536,600001-665536,700001-765536,800001-865536,900001-965536,1000001-1065536,1100001-1165536,1200001-1265536,1300001-1365536,1400001-1465536,1500001-1565536,1600001-1600001]" 2>err &&
-        test $(($(date +%s) - start)) -lt 3 &&
-        grep "more than the 1048576 names one call may name" err &&
+        grep ": more than the 1048576 names one call may name" err &&
         test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2000000]" 2>err &&
         grep "a range of more than 65536 names" err &&
         test_expect_code 1 env SLURM_CONF="$TEST_TMP/min.conf" "$RESUME" "htc-[1-2][1-2000][1-2000]" 2>err &&

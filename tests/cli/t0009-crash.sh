@@ -95,7 +95,7 @@ test_expect_success 'a failed VM: killed before and after its terminate is sent;
     test_equal "$(ccsim_get /ccsim/state | jq -r --arg n "$victim" "[.nodes[] | select(.Name == \$n)] | length")" 1 "victim still there" &&
     : >"$TEST_TMP/ccautoscale.log" && killed_at action:after-reply &&
     "$CCAS" demand --jobs "$TEST_TMP/jobs.json" --apply >after.out 2>&1 &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq -r --arg n \"$victim\" \"[.nodes[] | select(.Name == \\\$n)] | length\") = 0" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq -r --arg n \"$victim\" \"[.nodes[] | select(.Name == \\\$n)] | length\") = 0" &&
     settled 5 &&
     ccsim_acted_once terminate "$victim"
 '

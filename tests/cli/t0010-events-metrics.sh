@@ -65,7 +65,7 @@ print(\"parsed\", sum(len(f.samples) for f in fams.values()), \"samples\")" "$PR
 '
 
 test_expect_success 'a later run sees the nodes Ready: latencies observed, counters add up across runs' '
-    wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") = 4" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\") = 4" &&
     apply &&
     test_equal "$(metric ccautoscale_resume_latency_seconds_count)" 4 "latencies observed" &&
     test_equal "$(metric "ccautoscale_runs_total{program=\"ccautoscale demand\",result=\"ok\"}")" 2 "runs" &&

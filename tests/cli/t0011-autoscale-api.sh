@@ -40,7 +40,7 @@ names_of () {  # names of the nodes of dynamic array $1 (set $2), one a line
 }
 
 gone () {  # wait until node $1 is no longer in ccsim
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq '[.nodes[] | select(.Name == \"$1\")] | length') = 0"
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq '[.nodes[] | select(.Name == \"$1\")] | length') = 0"
 }
 
 test_expect_success 'update --dry-run checks and plans the request; it records and creates nothing' '
@@ -193,11 +193,13 @@ test_expect_success 'two sets naming one nodearray: each holds it at its own tar
 test_expect_success 'expiry: a request not repeated holds nothing; its nodes may stop and nothing is made up' '
     fresh &&
     echo "[{\"Name\": \"htc\", \"TargetCount\": 2}]" >req.json &&
-    "$CCAS" autoscale update --expiration 6 req.json >out &&
+    "$CCAS" autoscale update --expiration 3600 req.json >out &&
     test_equal "$(ccsim_node_count)" 2 "nodes" &&
     set -- $(nodes .Name | tr -d \") &&
     test_expect_code 8 "$CCAS" autostop --node "$1" >refused &&
-    wait_for 20 sh -c "\"$CCAS\" autoscale show --json | jq -e \".request_sets[0].live | not\"" &&
+    # the request, repeated to live one second more, then not repeated
+    "$CCAS" autoscale update --expiration 1 req.json >out &&
+    wait_for 60 sh -c "\"$CCAS\" autoscale show --json | jq -e \".request_sets[0].live | not\"" &&
     "$CCAS" autoscale show >show &&
     test_grep "expired" show &&
     "$CCAS" autostop --node "$1" >granted &&
@@ -214,7 +216,7 @@ test_expect_success 'autostop by instance id; KeepAlive refused; an unknown node
     "$CCAS" autoscale update req.json >/dev/null &&
     ccsim_post /clusters/test/nodes/create "{\"requestId\": \"by-hand\", \"sets\": [{\"nodearray\": \"gpu\", \"count\": 2,
         \"nodeAttributes\": {\"KeepAlive\": true}}]}" >/dev/null &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.InstanceId != null)] | length\") = 2" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.InstanceId != null)] | length\") = 2" &&
     set -- $(nodes .InstanceId | tr -d \") &&
     test_expect_code 8 "$CCAS" autostop --instance "$1" >keep &&
     test_grep "KeepAlive" keep &&

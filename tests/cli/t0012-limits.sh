@@ -79,7 +79,7 @@ test_expect_success 'ccsim refuses past a quota: added 0 and a message saying wh
 
 test_expect_success 'a create naming no machine type goes to the first bucket that can satisfy it' '
     names=$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Template == \"east\") | \"--name \" + .Name") &&
-    "$CCAS" terminate $names --wait=20 >/dev/null &&
+    "$CCAS" terminate $names --wait=120 >/dev/null &&
     ccsim_post /clusters/quota/nodes/create "{\"requestId\": \"first-fit\", \"sets\": [{\"nodearray\": \"east\", \"count\": 2}]}" >res.json &&
     jq -e ".sets[0].added == 2" res.json &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"east\") | .MachineType] | unique | join(\" \")")" \

@@ -9,10 +9,13 @@
 #   ccsim_made; ccsim_acted [ACTION]               # names the log's creates made / actions were carried out on
 #   ccsim_made_once "NAME..."                      # the log's creates made exactly these, each once
 #   ccsim_acted_once ACTION "NAME..."              # the log's ACTIONs (""; any) were carried out on exactly these, each once
-#   ccsim_hold_answer PATH MS COMMAND [ARGS...]    # start COMMAND; return once ccsim holds back its answer on PATH ($held_pid)
+#   ccsim_hold_answer PATH COMMAND [ARGS...]       # start COMMAND; return once ccsim holds back its answer on PATH ($held_pid)
+#   ccsim_release                                  # let every held answer go (and clear every fault)
 #   ccsim_kill_in_flight PATH COMMAND [ARGS...]     # SIGKILL COMMAND while ccsim holds back its answer on PATH
 #   ccsim_state_whole                              # every state file of ccsim_write_config's state_dir parses
+#   ccsim_holds_end                                # every capacity window in that state_dir ends now
 #   ccsim_write_config FILE [jq expression]        # a ccautoscale config for this ccsim (mode 0600)
+#   ccsim_config_update FILE JQ                    # change that config in place, atomically
 
 CCSIM_BIN=${CCSIM:-$top_builddir/tests/ccsim/ccsim}
 CCSIM_CLUSTERS=${CCSIM_CLUSTERS:-$top_srcdir/tests/ccsim/clusters}
@@ -25,21 +28,22 @@ ccsim_start () {
     "$CCSIM_BIN" --cluster "$cluster" --port-file "$portfile" "$@" >"$TEST_TMP/ccsim.out" 2>&1 &
     CCSIM_PID=$!
     test_at_exit "kill_pid $CCSIM_PID"
-    local i=0
-    while [ ! -s "$portfile" ]; do
-        if ! kill -0 "$CCSIM_PID" 2>/dev/null || [ $i -ge 100 ]; then
-            echo "ccsim did not start:" >&2
-            cat "$TEST_TMP/ccsim.out" >&2
-            return 1
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
+    WAIT_FOR_INTERVAL=0.1 wait_for 60 ccsim_started_ "$portfile"
+    if [ ! -s "$portfile" ]; then
+        echo "ccsim did not start:" >&2
+        cat "$TEST_TMP/ccsim.out" >&2
+        return 1
+    fi
     local scheme=http
     case " $* " in *" --tls-cert "*) scheme=https ;; esac
     CCSIM_PORT=$(cat "$portfile")
     CCSIM_URL=$scheme://127.0.0.1:$CCSIM_PORT
     export CCSIM_URL CCSIM_PID CCSIM_PORT
+}
+
+# ccsim wrote its port, or died trying
+ccsim_started_ () {
+    [ -s "$1" ] || ! kill -0 "$CCSIM_PID" 2>/dev/null
 }
 
 ccsim_stop () {
@@ -111,14 +115,22 @@ ccsim_acted_once () {
 
 # Start COMMAND in the background (its pid in $held_pid, its output in
 # held.out) and return once ccsim has carried out its request to PATH and
-# holds the answer back for MS ms (a latency "after": the request log shows
-# the request at once).  The log must hold no earlier request to PATH.
+# holds the answer back (a latency "after": the request log shows the
+# request at once).  The answer is held until ccsim_release, so the test
+# looks at the program waiting for as long as it needs (the client's
+# request_timeout, 60 s from ccsim_write_config, is the limit).  The log must
+# hold no earlier request to PATH.
 ccsim_hold_answer () {
-    local path=$1 ms=$2
-    shift 2
-    ccsim_fault "{\"kind\": \"latency\", \"ms\": $ms, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
+    local path=$1
+    shift
+    ccsim_fault "{\"kind\": \"latency\", \"ms\": 3600000, \"when\": \"after\", \"match\": \"$path\", \"count\": 1}" &&
     { "$@" >held.out 2>&1 & held_pid=$!; } &&
-    wait_for 10 ccsim_logged_once "$path"
+    wait_for 60 ccsim_logged_once "$path"
+}
+
+# Every answer ccsim holds back goes now; every fault is cleared with them.
+ccsim_release () {
+    ccsim_delete /ccsim/faults >/dev/null
 }
 
 # ccsim's request log holds exactly one request whose path matches PATH (a
@@ -133,8 +145,9 @@ ccsim_logged_once () {
 ccsim_kill_in_flight () {
     local path=$1
     shift
-    ccsim_hold_answer "$path" 5000 "$@" &&
-    kill -KILL "$held_pid" && { wait "$held_pid"; true; }
+    ccsim_hold_answer "$path" "$@" &&
+    kill -KILL "$held_pid" && { wait "$held_pid"; true; } &&
+    ccsim_release
 }
 
 ccsim_state_whole () {
@@ -145,6 +158,17 @@ ccsim_state_whole () {
     done
 }
 
+# Capacity windows: a test holds a bucket back with a long
+# capacity_failure_backoff for as long as it looks at it held, then ends the
+# window here, as if its time had passed.  Under the lock, as a run takes it
+# to change the file.
+ccsim_holds_end () {
+    flock "$TEST_TMP/lock" sh -c 'f=$1/state/holds.json; [ ! -e "$f" ] ||
+        { jq --argjson now "$(date +%s)" "map_values(.until = \$now)" "$f" >"$f.tmp" && mv "$f.tmp" "$f"; }' sh "$TEST_TMP"
+}
+
+# The timeouts are generous (a busy machine is slow; a test of a timeout sets
+# its own), so that a held answer is not mistaken for a lost one.
 ccsim_write_config () {
     local file=$1 extra=${2:-.}
     local name
@@ -153,6 +177,14 @@ ccsim_write_config () {
         '{url: $url, username: "admin", password: "s3cret-pw", cluster_name: $name,
           state_dir: ($dir + "/state"), lock_file: ($dir + "/lock"),
           logging: {syslog: false, file: ($dir + "/ccautoscale.log")},
-          connect_timeout: 2, request_timeout: 5}' | jq "$extra" >"$file"
+          connect_timeout: 10, request_timeout: 60}' | jq "$extra" >"$file"
     chmod 600 "$file"
+}
+
+# Change a configuration ccsim_write_config wrote: the JQ expression applied
+# to it, written beside it and renamed over it (a run reading it meanwhile
+# sees the old file or the new one, never half), mode 0600 kept.
+ccsim_config_update () {
+    local file=$1
+    jq "$2" "$file" >"$file.tmp" && chmod 600 "$file.tmp" && mv "$file.tmp" "$file"
 }

@@ -8,7 +8,9 @@
 #                              OpenPBS cannot run here, saying why
 #   openpbs_start [JQ]         a fresh PBS server in its own network namespace,
 #                              ccsim inside it (the VMs' hooks start and stop
-#                              moms), $CCAS_CONF for both (JQ edits it); the
+#                              moms), $CCAS_CONF for both (JQ edits it; its
+#                              idle_timeout is an hour, so that nodes stay
+#                              until a test shortens it); the
 #                              server's own node is taken offline so that jobs
 #                              run only on the VMs; everything is stopped when
 #                              the test ends, however it ends
@@ -139,7 +141,7 @@ openpbs_start () {
     CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$CCAS_CONF &&
     CCSIM_CLUSTER_FILE=$OPENPBS_CLUSTER ccsim_write_config "$CCAS_CONF" \
         ".pbs = {bin_dir: \"$OPENPBS_PREFIX/bin\", command_timeout: 20, hook_freq: 5, hook_timeout: 60}
-         | .logging.level = \"debug\" | .idle_timeout = 10 | .boot_timeout = 120 | $extra"
+         | .logging.level = \"debug\" | .idle_timeout = 3600 | .boot_timeout = 120 | $extra"
 }
 
 pbs_pass () {
@@ -166,14 +168,13 @@ install_hook () {
 }
 
 passes_until () {
-    local limit=$1 start
+    local limit=$1
     shift
-    start=$(date +%s)
-    until "$@" >/dev/null 2>&1; do
-        [ $(($(date +%s) - start)) -lt "$limit" ] || { echo "not so after ${limit}s: $*" >&2; return 1; }
-        pbs_pass >/dev/null 2>&1 || true
-        sleep 2
-    done
+    WAIT_FOR_INTERVAL=2 wait_for "$limit" pass_unless "$@"
+}
+
+pass_unless () {  # CMD holds, or a pass runs and it fails
+    "$@" || { pbs_pass >/dev/null 2>&1; false; }
 }
 
 made_in () {

@@ -3,11 +3,13 @@
 #
 #   pbs_start [CLUSTER_FILE] [jq expression for the config]
 #       starts ccsim, puts qstat, pbsnodes, qmgr and qalter in $TEST_TMP/pbsbin, writes
-#       $CCAS_CONF with pbs.bin_dir pointing there; exports FAKEPBS_STATE
+#       $CCAS_CONF with pbs.bin_dir pointing there (idle_timeout an hour: an idle node
+#       stays until a test shortens it); exports FAKEPBS_STATE
 #   fakepbs ARGS...            the test's hand on the fake server (qsub, sched, finish, fail, state)
 #   pbs_reset                  start again from nothing (same cluster and config)
 #   pbs_pass                   one `ccautoscale pbs autoscale` (output in pass.out, exit status kept)
 #   pbs_node_state NAME        the node's PBS state ("" when PBS has no such node)
+#   ccsim_wait_ready           wait until every VM ccsim has is Ready
 
 FAKEPBS_BIN=$top_srcdir/tests/pbs/fakepbs
 CCAS=$(test_program "$top_builddir/plugin/ccautoscale")
@@ -25,7 +27,7 @@ pbs_start () {
     ccsim_start "$cluster" --boot-delay "${CCSIM_BOOT_DELAY:-1}" &&
     CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$TEST_TMP/autoscale.json &&
     CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$CCAS_CONF" \
-        ".pbs = {bin_dir: \"$TEST_TMP/pbsbin\", command_timeout: 10} | .logging.level = \"debug\" | $extra" &&
+        ".pbs = {bin_dir: \"$TEST_TMP/pbsbin\", command_timeout: 10} | .logging.level = \"debug\" | .idle_timeout = 3600 | $extra" &&
     fakepbs_site_resources
 }
 
@@ -69,5 +71,9 @@ pbs_node_state () {
 
 # wait until every VM ccsim has is Ready (booted)
 ccsim_wait_ready () {
-    wait_for "${1:-30}" sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq '[.nodes[] | select(.Status != \"Ready\")] | length')\" = 0"
+    wait_for 120 ccsim_all_ready
+}
+
+ccsim_all_ready () {
+    test "$(ccsim_get /ccsim/state | jq '[.nodes[] | select(.Status != "Ready")] | length')" = 0
 }

@@ -8,7 +8,8 @@
 #   slurm_node_state NAME     -> idle~, alloc#, down~ ... (sinfo's short form)
 #   slurm_node_reason NAME
 #   slurm_node_is NAME STATE [REASON] -> true if sinfo's short state (and reason) are so
-#   slurm_wait_job ID STATE SECONDS
+#   slurm_job_is ID STATE
+#   slurm_wait_job ID STATE SECONDS  (wait_for slurm_job_is, saying what the job is at when it gives up)
 #   slurm_vms                 -> the VM names in ccsim, sorted, on one line
 #   slurm_vm_status NAME      -> the ccsim Status of VM NAME ("" if there is none)
 #   slurm_sync [ARGS]         -> ccautoscale slurm sync --json into sync.json, shown
@@ -163,7 +164,7 @@ SuspendProgram=$SLURM_PROGRAMS/ccautoscale-suspend
 ResumeFailProgram=$SLURM_PROGRAMS/ccautoscale-resume-fail
 ResumeRate=0
 SuspendRate=0
-ResumeTimeout=${SLURM_RESUME_TIMEOUT:-40}
+ResumeTimeout=${SLURM_RESUME_TIMEOUT:-120}
 SuspendTimeout=5
 SuspendTime=${SLURM_SUSPEND_TIME:-10}
 $(slurm_version_conf)
@@ -193,18 +194,19 @@ slurm_programs_running () {
 }
 
 slurm_stop () {
-    local f i
+    local f
     [ -n "${SLURM_CTLD_PID:-}" ] && kill_pid "$SLURM_CTLD_PID"
     for f in "$SLURM_TEST_DIR"/vm/*.pid; do
         [ -e "$f" ] && kill_pid "$(cat "$f")"
     done
     # a program finishing after the test's directory went would make its
     # state_dir again (an empty directory left in TMPDIR): wait for them
-    for i in $(seq 50); do
-        slurm_programs_running || break
-        sleep 0.1
-    done
+    WAIT_FOR_INTERVAL=0.1 wait_for 30 slurm_programs_gone 2>/dev/null
     return 0
+}
+
+slurm_programs_gone () {
+    ! slurm_programs_running
 }
 
 slurm_start () {
@@ -238,7 +240,7 @@ slurm_start () {
     "$top_srcdir/tests/slurm/with-hosts" "$SLURM_TEST_DIR/hosts" \
         slurmctld -D -i -f "$SLURM_CONF" >"$SLURM_TEST_DIR/log/slurmctld.out" 2>&1 &
     SLURM_CTLD_PID=$!
-    wait_for 20 sinfo -h || { cat "$SLURM_TEST_DIR/log/slurmctld.log" >&2; return 1; }
+    wait_for 60 sinfo -h || { cat "$SLURM_TEST_DIR/log/slurmctld.log" >&2; return 1; }
 }
 
 slurm_job_state () {
@@ -277,18 +279,17 @@ slurm_sync () {
         cat sync.json
 }
 
+slurm_job_is () {
+    [ "$(slurm_job_state "$1")" = "$2" ]
+}
+
 slurm_wait_job () {
-    local id=$1 state=$2 limit=$3 start
-    start=$(date +%s)
-    while [ "$(slurm_job_state "$id")" != "$state" ]; do
-        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
-            echo "job $id: $(slurm_job_state "$id") after ${limit}s, wanted $state" >&2
-            scontrol show job "$id" >&2
-            slurm_node_states >&2
-            return 1
-        fi
-        sleep 1
-    done
+    WAIT_FOR_INTERVAL=1 wait_for "$3" slurm_job_is "$1" "$2" || {
+        echo "job $1: $(slurm_job_state "$1"), wanted $2"
+        scontrol show job "$1"
+        slurm_node_states
+        return 1
+    } >&2
 }
 
 # Show what happened (for a failing test's log).

@@ -148,7 +148,14 @@ EOF
 }
 
 # Wait up to $1 seconds for the command in the remaining arguments to
-# succeed, trying again every WAIT_FOR_INTERVAL seconds (default 0.2).
+# succeed, trying again every WAIT_FOR_INTERVAL seconds (default 0.2).  This
+# is how a test waits, and the only way: for an event (a state reached, a line
+# logged, a process gone), never for a guessed number of seconds.  The bound
+# only says when to give up, so it is generous — a machine busy with other
+# work is several times slower, and a wait that ends with its event costs
+# nothing more.  What a test then inspects must stay so until it has looked:
+# hold it (a long idle_timeout, capacity window or held answer, ended when
+# the test is done), do not race it.
 wait_for () {
     local limit=$1 start
     shift
@@ -162,14 +169,15 @@ wait_for () {
     done
 }
 
-# Kill a process by pid: TERM, a short wait, then KILL.  Never by name.
+# Kill a process by pid: TERM, up to 10 s for it to exit, then KILL.  Never
+# by name.
 kill_pid () {
-    local pid=$1 i
+    local pid=$1
     [ -n "$pid" ] || return 0
     kill -TERM "$pid" 2>/dev/null || return 0
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
+    WAIT_FOR_INTERVAL=0.1 wait_for 10 pid_gone "$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
+pid_gone () {
+    ! kill -0 "$1" 2>/dev/null
 }

@@ -64,15 +64,15 @@ test_expect_success 'install-hook again: idempotent (the same settings, exit 0, 
 '
 
 test_expect_success 'the hook runs inside pbs_server (its real pbs module) and runs a pass every freq seconds' '
-    wait_for 30 grep -q "pbs: 0 queued jobs" "$TEST_TMP/ccautoscale.log" &&
+    wait_for 120 grep -q "pbs: 0 queued jobs" "$TEST_TMP/ccautoscale.log" &&
     grep -c "pbs: 0 queued jobs" "$TEST_TMP/ccautoscale.log" >passes &&
-    sleep 6 && test "$(grep -c "pbs: 0 queued jobs" "$TEST_TMP/ccautoscale.log")" -gt "$(cat passes)"
+    wait_for 120 sh -c "test \$(grep -c \"pbs: 0 queued jobs\" \"$TEST_TMP/ccautoscale.log\") -gt $(cat passes)"
 '
 
 test_expect_success 'a node the site had, without group_id, still runs jobs after install-hook' '
     in_pbs qmgr -c "set node vm state -= offline" &&
     id=$(qsub_as -l select=1:ncpus=1 -- /bin/true) &&
-    wait_jobs_done 30 "$id" &&
+    wait_jobs_done 120 "$id" &&
     test_equal "$(job_exit "$id")" 0 "exit status" &&
     job_json "$id" | jq -e ".Jobs[].exec_vnode == \"(vm:ncpus=1)\"" &&
     in_pbs qmgr -c "set node vm state += offline"

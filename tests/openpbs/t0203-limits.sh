@@ -16,7 +16,7 @@ reason_of () {  # the unmatched reason of a job in demand.json
 }
 
 test_expect_success 'setup: OpenPBS, ccsim, install-hook, the hook off (passes by hand)' '
-    openpbs_start ".idle_timeout = 600" && install_hook && hook_enable false
+    openpbs_start && install_hook && hook_enable false
 '
 
 test_expect_success 'queue max_run [u:PBS_GENERIC=2]: five one-core jobs make one VM, not three' '
@@ -30,7 +30,7 @@ test_expect_success 'queue max_run [u:PBS_GENERIC=2]: five one-core jobs make on
 '
 
 test_expect_success 'the five run to completion on that one VM, two at a time, and nothing more is made' '
-    passes_until 120 jobs_done $(cat ids) &&
+    passes_until 300 jobs_done $(cat ids) &&
     for id in $(cat ids); do test_equal "$(job_exit "$id")" 0 "exit status of $id" || return 1; done &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made in all" &&
     in_pbs qmgr -c "unset queue workq max_run"
@@ -42,14 +42,14 @@ no_jobs () {  # nothing of the user's left in PBS but finished jobs
 
 test_expect_success 'server max_run_res.ncpus [o:PBS_ALL=3]: counts what runs, then what is queued, in order' '
     in_pbs qmgr -c "set server max_run_res.ncpus = [o:PBS_ALL=3]" &&
-    a=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 60) &&
-    pbs_wait 30 job_is "$a" R &&
+    a=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 3600) &&
+    pbs_wait 120 job_is "$a" R &&
     b=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 1) && c=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
     ccas pbs demand --json >demand.json &&
     reason_of "$b" | grep "PBS will not start it: server vm max_run_res.ncpus \[o:PBS_ALL=3\]: 2 ncpus in use" &&
     test_equal "$(reason_of "$c")" matched "the third job (one more cpu fits the limit)" &&
     in_pbs qdel "$a" "$b" "$c" && in_pbs qmgr -c "unset server max_run_res.ncpus" &&
-    pbs_wait 30 no_jobs
+    pbs_wait 120 no_jobs
 '
 
 test_expect_success 'max_queued: qsub refuses the job beyond it, so there is nothing to make a node for' '
@@ -58,7 +58,7 @@ test_expect_success 'max_queued: qsub refuses the job beyond it, so there is not
     test_expect_code 1 qsub_as -l select=1:ncpus=1 -- /bin/true 2>qsub.err &&
     grep "would exceed queue .*per-user limit" qsub.err &&
     test_equal "$(jobs_of | jq "[.[] | select(.value.job_state != \"F\")] | length")" 1 "jobs PBS has" &&
-    in_pbs qdel "$(cat ids.q)"; in_pbs qmgr -c "unset queue workq max_queued" && pbs_wait 30 no_jobs
+    in_pbs qdel "$(cat ids.q)"; in_pbs qmgr -c "unset queue workq max_queued" && pbs_wait 120 no_jobs
 '
 
 test_expect_success 'a stopped queue: its jobs make no nodes, with the reason' '
@@ -85,7 +85,7 @@ test_expect_success 'defaults reach the demand as PBS applies them: a queue defa
     ccas pbs analyze --job "$w" >analyze.out && grep "chunk 1: 1 x .*\"ncpus\":2" analyze.out &&
     test_equal "$(jq -r --arg id "$h" "[.jobs[] | select(.id == \$id) | .nodes[] | .nodearray // .name] | join(\" \")" demand.json)" \
         "hpc hpc" "nodes of the hpcq job (one a node: scatter:excl)" &&
-    passes_until 120 jobs_done "$h" "$w" &&
+    passes_until 300 jobs_done "$h" "$w" &&
     test_equal "$(job_exit "$h") $(job_exit "$w")" "0 0" "exit statuses" &&
     test_equal "$(job_json "$h" | jq -r ".Jobs[].exec_vnode" | tr "+" "\n" | grep -c "^(hpc-")" 2 "hpcq job on two hpc nodes" &&
     test_equal "$(made_in hpc)" 2 "hpc VMs made"

@@ -5,7 +5,10 @@
 # capacity, then replaced after boot_timeout: never the whole demand made
 # again), the pass killed with SIGKILL mid-join, a VM that fails after it
 # joined, pbs_server restarted during a pass, and CycleCloud out of capacity.
-# Passes are run by hand (the hook is off).
+# Passes are run by hand (the hook is off).  What a test looks at is held
+# while it looks: boot_timeout is 10 minutes (1 s only for the passes that
+# are to replace a VM), idle_timeout an hour (0 only to give every VM back),
+# the capacity window an hour (ended by the test).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/openpbs.sh"
@@ -19,15 +22,51 @@ pbs_node () {  # one node's state, comment and marker, tab-separated
     pbs_nodes_json | jq -r --arg n "$1" '.nodes[$n] // {} | [.state // "-", .comment // "-", .resources_available.ccnodeid // "-"] | @tsv'
 }
 
-test_expect_success 'setup: OpenPBS, ccsim, install-hook; boot_timeout 25 s; the hook off (passes by hand)' '
-    openpbs_start ".boot_timeout = 25 | .capacity_failure_backoff = 15" && install_hook && hook_enable false &&
+# passes, with boot_timeout 1 s, until the log says a VM was replaced for the
+# reason $1; then 10 minutes again, so that its replacement may boot
+replaced_for () {
+    ccsim_config_update "$CCAS_CONF" ".boot_timeout = 1" &&
+    passes_until 120 grep -q "Ready but not serving PBS for .*$1" "$TEST_TMP/ccautoscale.log" &&
+    ccsim_config_update "$CCAS_CONF" ".boot_timeout = 600"
+}
+
+# every VM given back: passes with idle_timeout 0 until none is left, then an
+# hour again
+no_vms_after_idle () {
+    ccsim_config_update "$CCAS_CONF" ".idle_timeout = 0" &&
+    passes_until 120 no_vms_left &&
+    ccsim_config_update "$CCAS_CONF" ".idle_timeout = 3600"
+}
+
+sched_log () {
+    cat "$OPENPBS_STATE"/home/sched_logs/* 2>/dev/null
+}
+
+# a scheduling cycle started after the first $1 of the log, and none runs now
+cycle_after () {
+    local started
+    started=$(sched_log | grep -c "Starting Scheduling Cycle")
+    [ "$started" -gt "$1" ] && [ "$(sched_log | grep -c "Leaving Scheduling Cycle")" -ge "$started" ]
+}
+
+# a whole scheduling cycle of pbs_sched, from now: PBS's chance to run
+# whatever it can (setting scheduling starts one)
+sched_cycle () {
+    local started
+    started=$(sched_log | grep -c "Starting Scheduling Cycle")
+    in_pbs qmgr -c "set server scheduling = True" &&
+    pbs_wait 60 cycle_after "$started"
+}
+
+test_expect_success 'setup: OpenPBS, ccsim, install-hook; boot_timeout 10 minutes; the hook off (passes by hand)' '
+    openpbs_start ".boot_timeout = 600 | .capacity_failure_backoff = 3600" && install_hook && hook_enable false &&
     in_pbs qmgr -c "set server node_fail_requeue = 5"
 '
 
 test_expect_success 'a VM whose mom never reports counts as booting capacity: no VM made again for its job' '
     touch "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
     j1=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
-    pbs_pass && wait_for 20 ready execute-1 && rm "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
+    pbs_pass && wait_for 60 ready execute-1 && rm "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
     pbs_pass && pbs_node execute-1 | grep "^state-unknown,down" &&
     for i in 1 2 3 4; do pbs_pass || return 1; sleep 2; done &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its mom has not reported (was: the whole demand each pass)" &&
@@ -35,11 +74,11 @@ test_expect_success 'a VM whose mom never reports counts as booting capacity: no
 '
 
 test_expect_success 'after boot_timeout it is deleted from PBS and replaced; the job runs on the new VM' '
-    passes_until 60 grep -q "Ready but not serving PBS for .*its pbs_mom has not reported" "$TEST_TMP/ccautoscale.log" &&
-    passes_until 60 jobs_done "$j1" &&
+    replaced_for "its pbs_mom has not reported" &&
+    passes_until 300 jobs_done "$j1" &&
     test_equal "$(job_exit "$j1")" 0 "exit status" &&
     test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the stuck one and its replacement" &&
-    passes_until 60 no_vms_left
+    no_vms_after_idle
 '
 
 # (hpc-1: a name no earlier VM had, so not yet in the server's hosts file)
@@ -47,36 +86,44 @@ test_expect_success 'a VM whose name does not resolve on the server: create node
     ccsim_delete /ccsim/requests >/dev/null &&
     touch "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
     j2=$(qsub_as -l select=1:ncpus=1:slot_type=hpc -- /bin/sleep 1) &&
-    pbs_pass && wait_for 20 vm_ready hpc-1 &&
-    sleep 1 && rm "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
+    pbs_pass && wait_for 60 vm_ready hpc-1 &&
+    wait_for 60 grep -q "^hpc-1: nodns" "$OPENPBS_VM_LOG" && rm "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
     test_expect_code 5 pbs_pass && grep "hpc-1: joined failed: qmgr: Unknown node" "$TEST_TMP/ccautoscale.log" &&
     { for i in 1 2 3; do pbs_pass; sleep 2; done; true; } &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its join fails" &&
-    passes_until 60 jobs_done "$j2" &&
+    replaced_for "PBS has no node for it" &&
+    passes_until 300 jobs_done "$j2" &&
     test_equal "$(job_exit "$j2")" 0 "exit status" &&
-    grep "Ready but not serving PBS for .*PBS has no node for it" "$TEST_TMP/ccautoscale.log" &&
     test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the one that never joined and its replacement" &&
-    passes_until 60 no_vms_left
+    no_vms_after_idle
 '
 
 test_expect_success 'the pass killed with SIGKILL mid-join: the node stays offline, joining, no job runs there; the next pass joins it' '
     j3=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
-    pbs_pass && n=$(vms) && wait_for 20 ready "$n" &&
+    pbs_pass && n=$(vms) && wait_for 60 ready "$n" &&
     test_expect_code 137 env CCAUTOSCALE_FAILPOINT=pbs:join-before-marker "$OPENPBS" run "$CCAS" pbs autoscale &&
     test_equal "$(pbs_node "$n" | cut -f2-)" "ccautoscale: joining	-" "comment and marker" &&
     pbs_node "$n" | grep -q offline &&
-    sleep 5 && test_equal "$(job_state "$j3")" Q "the job (PBS never used the half-joined node)" &&
+    sched_cycle && test_equal "$(job_state "$j3")" Q "the job (PBS never used the half-joined node)" &&
     pbs_pass && test_equal "$(pbs_node "$n" | cut -f2)" "ccautoscale: joined" "comment after the next pass" &&
-    passes_until 60 jobs_done "$j3" && test_equal "$(job_exit "$j3")" 0 "exit status"
+    passes_until 300 jobs_done "$j3" && test_equal "$(job_exit "$j3")" 0 "exit status"
 '
+
+# The job runs until the test lets it end (a file it waits for): on the VM
+# that fails, then, requeued, on its replacement.
+runs_elsewhere () {  # runs_elsewhere JOB NODE: the job runs, not on NODE
+    job_is "$1" R && [ "$(job_json "$1" | jq -r ".Jobs[].exec_host" | cut -d/ -f1)" != "$2" ]
+}
 
 test_expect_success 'a VM that fails after it joined: its job is requeued, the node deleted, the VM replaced; the job completes' '
     ccsim_delete /ccsim/requests >/dev/null &&
-    n=$(vms) && j4=$(qsub_as -l select=1:ncpus=2 -- /bin/sleep 10) &&
-    passes_until 30 job_is "$j4" R &&
+    n=$(vms) && j4=$(qsub_as -l select=1:ncpus=2 -- /bin/sh -c "while [ ! -e $OPENPBS_WORK/go-j4 ]; do sleep 1; done") &&
+    passes_until 120 job_is "$j4" R &&
     ccsim_post "/ccsim/nodes/$n/fail" >/dev/null &&
-    passes_until 60 grep -q "pbs: $n: deleted from PBS (failed" "$TEST_TMP/ccautoscale.log" &&
-    passes_until 90 jobs_done "$j4" &&
+    passes_until 120 grep -q "pbs: $n: deleted from PBS (failed" "$TEST_TMP/ccautoscale.log" &&
+    passes_until 300 runs_elsewhere "$j4" "$n" &&
+    touch "$OPENPBS_WORK/go-j4" &&
+    passes_until 120 jobs_done "$j4" &&
     test_equal "$(job_exit "$j4")" 0 "exit status" &&
     test "$(job_json "$j4" | jq -r ".Jobs[].exec_host" | cut -d/ -f1)" != "$n" &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made: one replacement" &&
@@ -84,27 +131,30 @@ test_expect_success 'a VM that fails after it joined: its job is requeued, the n
 '
 
 # A two-node job: the idle VM left from above and one new.  The pass is
-# held in its create while pbs_server restarts; right after, every node reads
-# state-unknown,down with a last_state_change_time from before, and the idle
-# VM must still count as capacity (it did not: each such pass made the
-# whole demand again).
+# held in its create while pbs_server restarts, and gets its answer once the
+# new server answers; right after, every node reads state-unknown,down with a
+# last_state_change_time from before, and the idle VM must still count as
+# capacity (it did not: each such pass made the whole demand again).
 test_expect_success 'pbs_server restarted during a pass: the pass ends; nodes reading down after the restart are not made again' '
     ccsim_delete /ccsim/requests >/dev/null &&
     test_equal "$(vms | wc -w)" 1 "VMs before" &&
     j6=$(qsub_as -l select=2:ncpus=2 -l place=scatter -- /bin/sleep 2) &&
-    ccsim_hold_answer "/nodes/create" 6000 "$OPENPBS" run "$CCAS" pbs autoscale &&
-    in_pbs qterm -t quick && sleep 1 && in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
+    ccsim_hold_answer "/nodes/create" "$OPENPBS" run "$CCAS" pbs autoscale &&
+    server=$(cat "$OPENPBS_STATE/home/server_priv/server.lock") && test -n "$server" &&
+    in_pbs qterm -t quick && pbs_wait 60 pid_gone "$server" &&
+    in_pbs "$OPENPBS_PREFIX/sbin/pbs_server" >/dev/null 2>&1 &&
+    pbs_wait 60 in_pbs qstat -B &&
+    ccsim_release &&
     { wait "$held_pid"; echo "the held pass exited $?"; cat held.out; true; } &&
-    pbs_wait 20 in_pbs qstat -B &&
     pbs_nodes_json | jq -r "[.nodes[] | .state] | join(\" \")" &&
     pbs_pass && pbs_pass &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made (one, for the job'"'"'s second node)" &&
-    passes_until 90 jobs_done "$j6" &&
+    passes_until 300 jobs_done "$j6" &&
     test_equal "$(job_exit "$j6")" 0 "exit status"
 '
 
 test_expect_success 'CycleCloud out of capacity: both buckets held, the job stays queued with a comment naming the cause' '
-    passes_until 60 no_vms_left && ccsim_delete /ccsim/requests >/dev/null &&
+    no_vms_after_idle && ccsim_delete /ccsim/requests >/dev/null &&
     ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_F2s_v2\", \"count\": -1}" &&
     ccsim_fault "{\"kind\": \"capacity\", \"machine_type\": \"Standard_D2s_v5\", \"count\": -1}" &&
     in_pbs qmgr -c "set server scheduling = False" &&
@@ -114,8 +164,8 @@ test_expect_success 'CycleCloud out of capacity: both buckets held, the job stay
     test_equal "$(job_state "$j7")" Q "state" &&
     job_json "$j7" | jq -r ".Jobs[].comment" | grep "^ccautoscale: .*capacity" &&
     in_pbs qmgr -c "set server scheduling = True" &&
-    ccsim_delete /ccsim/faults >/dev/null &&
-    passes_until 90 jobs_done "$j7" && test_equal "$(job_exit "$j7")" 0 "exit status after the hold expired"
+    ccsim_delete /ccsim/faults >/dev/null && ccsim_holds_end &&
+    passes_until 300 jobs_done "$j7" && test_equal "$(job_exit "$j7")" 0 "exit status after the window ended"
 '
 
 test_done

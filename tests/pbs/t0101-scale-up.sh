@@ -36,7 +36,7 @@ test_expect_success 'a second pass creates nothing more for the same jobs (they 
 '
 
 test_expect_success 'the booted nodes join PBS: created offline, then one set of resources, marker and online' '
-    ccsim_wait_ready 20 &&
+    ccsim_wait_ready &&
     pbs_pass &&
     fakepbs state >st.json &&
     test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "joined" &&
@@ -58,7 +58,7 @@ test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id l
     test_equal "$(vms hpc)" 4 "hpc VMs" &&
     test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" 1 "placement groups" &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId][0] // \"\"" | grep -c .)" 1 "in a named group" &&
-    ccsim_wait_ready 20 && pbs_pass &&
+    ccsim_wait_ready && pbs_pass &&
     test_equal "$(fakepbs state | jq -r "[.nodes[] | [.state, .comment] | join(\" \")] | unique | join(\",\")")" \
         "offline ccautoscale: joining" "joined but held offline: PBS has not seen the whole group report" &&
     test_equal "$(fakepbs sched)" 0 "jobs PBS starts on a group not yet whole" &&
@@ -89,7 +89,7 @@ test_expect_success 'an ungrouped=true job gets a new node outside any placement
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.PlacementGroupId == null) | .Template] | join(\" \")")" \
         execute "new nodes outside a placement group" &&
     test_equal "$(fakepbs sched)" 0 "jobs PBS starts before the new node joins" &&
-    ccsim_wait_ready 20 && pbs_pass &&
+    ccsim_wait_ready && pbs_pass &&
     test_equal "$(fakepbs sched)" 1 "the job starts on the new node" &&
     fakepbs state | jq -e ".jobs[\"2.fakeserver\"].exec_host | startswith(\"execute-\")"
 '

@@ -20,11 +20,13 @@ calls () {
 }
 
 # ngpus (a long in PBS) of 4000001 / 2 on execute nodes: a fraction, which qmgr
-# refuses for a long, and large (C's %g would write 2e+06): written 2000000
-test_expect_success 'start ccsim and the fake PBS (idle_timeout 3 s)' '
-    pbs_start "" ".idle_timeout = 3 | .default_resources = [{select: {\"node.nodearray\": \"execute\"}, name: \"ngpus\", value: 4000001, divide: 2}]" &&
+# refuses for a long, and large (C's %g would write 2e+06): written 2000000.
+# idle_timeout is an hour until a test shortens it (ccsim_config_update), so
+# that no node is drained before the test that wants it drained.
+test_expect_success 'start ccsim and the fake PBS (idle_timeout an hour)' '
+    pbs_start "" ".idle_timeout = 3600 | .default_resources = [{select: {\"node.nodearray\": \"execute\"}, name: \"ngpus\", value: 4000001, divide: 2}]" &&
     fakepbs qsub -l select=1:ncpus=2 >/dev/null && fakepbs qsub -l select=1:ncpus=2 >/dev/null &&
-    pbs_pass && ccsim_wait_ready 20 &&
+    pbs_pass && ccsim_wait_ready &&
     test_equal "$(ccsim_node_count)" 2 "VMs"
 '
 
@@ -52,18 +54,25 @@ test_expect_success 'a failing join step (create, then the one set) leaves the n
         "create calls for execute-2 (the failed one, then one)"
 '
 
-test_expect_success 'busy nodes are neither drained nor deleted' '
+# idle_timeout 0 from here: a pass drains a node the moment it sees it idle
+test_expect_success 'busy nodes are neither drained nor deleted, even with idle_timeout 0' '
     test_equal "$(fakepbs sched)" 1 "jobs started (the second, on execute-2)" &&
-    sleep 4 && pbs_pass &&
+    ccsim_config_update "$CCAS_CONF" ".idle_timeout = 0" &&
+    pbs_pass && pbs_pass &&
     test_equal "$(jq "[.pbs.drain[], .pbs.delete[]] | length" pass.out)" 0 "drains and deletes" &&
     test_equal "$(ccsim_node_count)" 2 "VMs"
 '
 
-# one pass only: the nodes were last busy in the pass above, so a pass more than
-# idle_timeout later drains them, and a second pass would already delete them
+# passes until one drains: the nodes were last busy in the pass above, so the
+# first pass later than idle_timeout (0) drains them both, and a second pass
+# would already delete them
+drains () {
+    pbs_pass && jq -e ".pbs.drain | length > 0" pass.out
+}
+
 test_expect_success 'an idle node is drained (offline, our comment), not terminated yet' '
     fakepbs finish 1.fakeserver && fakepbs finish 2.fakeserver &&
-    sleep 4 && pbs_pass &&
+    wait_for 60 drains &&
     test_equal "$(jq -r "[.pbs.drain[].node] | sort | join(\" \")" pass.out)" "execute-1 execute-2" "drained" &&
     test_equal "$(pbs_node_state execute-1)" offline "state" &&
     fakepbs state | jq -r ".nodes[\"execute-1\"].comment" | grep "^ccautoscale: draining: idle for" &&
@@ -80,15 +89,18 @@ test_expect_success 'a draining node is never put back online, even with new wor
     test_equal "$(jq -r "[.pbs.delete[].node] | sort | join(\" \")" pass.out)" "execute-1 execute-2" "deleted from PBS" &&
     test_equal "$(pbs_node_state execute-1)" "" "execute-1 in PBS" &&
     ccsim_acted "terminate" >terminated && grep -qx "execute-1" terminated && grep -qx "execute-2" terminated &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Name == \\\"execute-1\\\" or .Name == \\\"execute-2\\\")] | length\") = 0" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Name == \\\"execute-1\\\" or .Name == \\\"execute-2\\\")] | length\") = 0" &&
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "a new node for the new job"
 '
 
+# joined with idle_timeout an hour; idle and past idle_timeout (0 again) once
+# the administrator has taken it offline
 test_expect_success 'a node offline by the administrator is never drained, deleted or put online' '
-    ccsim_wait_ready 20 && pbs_pass &&
+    ccsim_config_update "$CCAS_CONF" ".idle_timeout = 3600" &&
+    ccsim_wait_ready && pbs_pass &&
     node=$(fakepbs state | jq -r "[.nodes | keys[]][0]") && test -n "$node" &&
     "$TEST_TMP/pbsbin/pbsnodes" -o "$node" -C "bad DIMM, ticket 42" &&
-    fakepbs finish 3.fakeserver && sleep 4 && pbs_pass && pbs_pass &&
+    fakepbs finish 3.fakeserver && ccsim_config_update "$CCAS_CONF" ".idle_timeout = 0" && pbs_pass && pbs_pass &&
     test_equal "$(pbs_node_state "$node")" offline "state" &&
     test_equal "$(fakepbs state | jq -r --arg n "$node" ".nodes[\$n].comment")" "bad DIMM, ticket 42" "comment" &&
     test_equal "$(ccsim_node_count)" 1 "its VM"
@@ -99,7 +111,7 @@ test_expect_success 'a node whose VM failed is removed from PBS and from CycleCl
     pbs_pass &&
     test_equal "$(jq -r "[.pbs.delete[].node] | join(\" \")" pass.out)" "$node" "deleted from PBS" &&
     test_equal "$(pbs_node_state "$node")" "" "in PBS" &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
 '
 
 test_expect_success 'PBS nodes of ours whose VM has gone are deleted (the marker, or half-joined); others are left' '
@@ -113,7 +125,9 @@ test_expect_success 'PBS nodes of ours whose VM has gone are deleted (the marker
 '
 
 # pbsnodes, read first, is a file's cat here: the fake (a Python process) can
-# take more than the 1 s limit on a loaded machine
+# take more than the 1 s limit on a loaded machine.  The pass must end well
+# before the 60 s qstat would take (not within a time of its own: a busy
+# machine stretches that).
 test_expect_success 'a PBS command that hangs is killed at pbs.command_timeout and the pass changes nothing' '
     "$TEST_TMP/pbsbin/pbsnodes" -a -F json >"$TEST_TMP/nodes.json" &&
     printf "#!/bin/sh\nexec cat %s\n" "$TEST_TMP/nodes.json" >"$TEST_TMP/pbsbin/pbsnodes.fast" &&
@@ -121,10 +135,10 @@ test_expect_success 'a PBS command that hangs is killed at pbs.command_timeout a
     chmod +x "$TEST_TMP/pbsbin/qstat.slow" "$TEST_TMP/pbsbin/pbsnodes.fast" &&
     mv "$TEST_TMP/pbsbin/pbsnodes.fast" "$TEST_TMP/pbsbin/pbsnodes" &&
     mv "$TEST_TMP/pbsbin/qstat" "$TEST_TMP/pbsbin/qstat.real" && mv "$TEST_TMP/pbsbin/qstat.slow" "$TEST_TMP/pbsbin/qstat" &&
-    jq ".pbs.command_timeout = 1" "$CCAS_CONF" >conf.tmp && cat conf.tmp >"$CCAS_CONF" &&
+    ccsim_config_update "$CCAS_CONF" ".pbs.command_timeout = 1" &&
     ccsim_delete /ccsim/requests >/dev/null &&
     start=$(date +%s) && test_expect_code 5 pbs_pass && end=$(date +%s) &&
-    { test $((end - start)) -lt 8 || { echo "the pass took $((end - start)) s"; false; }; } &&
+    { test $((end - start)) -lt 30 || { echo "the pass took $((end - start)) s"; false; }; } &&
     test_grep "qstat: no answer within 1 s (killed)" pass.err &&
     test_equal "$(ccsim_requests "POST" | wc -l)" 0 "changing requests" &&
     mv "$TEST_TMP/pbsbin/qstat.real" "$TEST_TMP/pbsbin/qstat" && ln -sf "$FAKEPBS_BIN" "$TEST_TMP/pbsbin/pbsnodes"

@@ -42,20 +42,26 @@ consistent () {
     ccsim_state_whole
 }
 
-# a node that ran a job and sat idle past idle_timeout: the pass drained it
+# a node that ran a job and sat idle past idle_timeout: a pass drained it.
+# idle_timeout is an hour (pbs_start) until the job is done, then 0, and
+# passes run until one drains it (pbs_reset brings the hour back)
 drained_node () {
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 && pbs_pass &&
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready && pbs_pass &&
     test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
-    fakepbs finish 1.fakeserver && sleep 3 && pbs_pass &&
-    test_equal "$(pbs_node_state execute-1)" offline "drained"
+    fakepbs finish 1.fakeserver && ccsim_config_update "$CCAS_CONF" ".idle_timeout = 0" &&
+    wait_for 60 drained execute-1
+}
+
+drained () {
+    pbs_pass && test "$(pbs_node_state "$1")" = offline
 }
 
 settle () {  # the hook's next passes, until the VMs booted and joined
-    pbs_pass && ccsim_wait_ready 20 && pbs_pass && pbs_pass
+    pbs_pass && ccsim_wait_ready && pbs_pass && pbs_pass
 }
 
 test_expect_success 'killed while recording its create request: files whole, and the next pass creates once' '
-    pbs_start "" ".idle_timeout = 2" &&
+    pbs_start &&
     fakepbs qsub -l select=2:ncpus=2 -l place=scatter >/dev/null &&
     killed_at state:before-rename && ccsim_state_whole &&
     test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
@@ -89,7 +95,7 @@ test_expect_success 'killed after the create was answered: nothing is created tw
 '
 
 test_expect_success 'killed between a node'"'"'s creation and its one set (resources, marker, online): offline, and the next pass joins it whole' '
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 20 &&
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready &&
     killed_at pbs:join-before-marker &&
     test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .comment, .resources_available.ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
         "offline ccautoscale: joining none" "created offline, not joined" &&
@@ -100,7 +106,7 @@ test_expect_success 'killed between a node'"'"'s creation and its one set (resou
 '
 
 gone () {  # the drained node's VM is gone, terminated once; PBS has no node
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
     consistent "" "execute-1" &&
     ccsim_acted_once "" "execute-1"
 }

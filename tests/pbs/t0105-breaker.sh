@@ -20,8 +20,8 @@ test_expect_success 'start: breaker.threshold 2; every VM fails to boot' '
 '
 
 test_expect_success 'two boot failures in a row open the breaker, loudly' '
-    pbs_pass && wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 1" &&
-    pbs_pass && wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 1" &&
+    pbs_pass && wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 1" &&
+    pbs_pass && wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 1" &&
     pbs_pass &&
     grep "error: execute: breaker open: 2 consecutive boot failures" "$TEST_TMP/ccautoscale.log" &&
     jq -e -s "[.[] | select(.event == \"breaker_opened\" and .nodearray == \"execute\")] | length == 1" "$TEST_TMP/state/events.jsonl" &&
@@ -29,7 +29,7 @@ test_expect_success 'two boot failures in a row open the breaker, loudly' '
 '
 
 test_expect_success 'while open nothing is created there, and the job says why' '
-    wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
     ccsim_delete /ccsim/requests >/dev/null &&
     pbs_pass && pbs_pass &&
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 0 "create requests" &&
@@ -50,7 +50,7 @@ test_expect_success 'breaker reset needs exactly one nodearray; breaker list tak
 test_expect_success 'breaker reset: creating starts again' '
     "$CCAS" breaker reset execute | grep "closed" &&
     ccsim_delete /ccsim/faults >/dev/null &&
-    pbs_pass && ccsim_wait_ready 20 &&
+    pbs_pass && ccsim_wait_ready &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Status == \"Ready\")] | length")" 1 "VMs that booted" &&
     "$CCAS" breaker list --json | jq -e ".execute.open == false"
 '

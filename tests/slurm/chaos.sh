@@ -26,6 +26,23 @@ WAVES=${CHAOS_WAVES:-4}
 MPI=$((JOBS / 10))
 ARRAY=$((JOBS - MPI))
 
+# no job left; meanwhile `slurm sync` every 10 s, as the timer would
+jobs_done_syncing () {
+    local now
+    now=$(date +%s)
+    if [ $((now - last_sync)) -ge 10 ]; then
+        "$CCAS" -q slurm sync >>sync.out 2>&1
+        last_sync=$now
+    fi
+    ! jobs_left
+}
+
+# every node powered down (sinfo's state ends in "~")
+all_powered_down () {
+    local states
+    states=$(sinfo -h -N -o %t 2>/dev/null) && ! printf '%s\n' "$states" | grep -qv '~$'
+}
+
 # jobs still queued or running; a squeue that fails (slurmctld busy) says yes
 jobs_left () {
     local out
@@ -79,27 +96,21 @@ test_expect_success 'start Slurm with the demo cluster; faults on' '
 '
 
 test_expect_success "$JOBS jobs ($ARRAY single-core array tasks, $MPI 2-node MPI jobs, in $WAVES waves) all complete under faults" '
-    start=$(date +%s) && last=0 &&
+    start=$(date +%s) && last_sync=0 &&
     for w in $(seq 1 $WAVES); do
         sbatch --parsable -o /dev/null -p htc -n1 --array=$(((w - 1) * ARRAY / WAVES + 1))-$((w * ARRAY / WAVES)) \
             --wrap "sleep 1; touch $TEST_TMP/done/a.\$SLURM_ARRAY_TASK_ID" >>array.ids || return 1
         for i in $(seq $(((w - 1) * MPI / WAVES + 1)) $((w * MPI / WAVES))); do
             sbatch --parsable -o "$TEST_TMP/out/m.$i" -p hpc -N2 --wrap "srun true && touch $TEST_TMP/done/m.$i" || return 1
         done >>mpi.ids
-        while jobs_left; do
-            now=$(date +%s)
-            [ $((now - start)) -lt "$LIMIT" ] || {
-                { echo "jobs left after ${LIMIT}s:"; squeue; slurm_node_states; } | tee missing.txt
-                return 1
-            }
-            if [ $((now - last)) -ge 10 ]; then
-                "$CCAS" -q slurm sync >>sync.out 2>&1
-                last=$now
-            fi
-            sleep 2
-        done
+        WAIT_FOR_INTERVAL=2 wait_for $((LIMIT - ($(date +%s) - start))) jobs_done_syncing || {
+            { echo "jobs left after ${LIMIT}s:"; squeue; slurm_node_states; } | tee missing.txt
+            return 1
+        }
         # let the nodes power down, so that the next wave creates VMs again
-        [ "$w" = "$WAVES" ] || sleep 14
+        # (a node still up after the bound only means fewer new VMs)
+        [ "$w" = "$WAVES" ] || WAIT_FOR_INTERVAL=1 wait_for 120 all_powered_down ||
+            echo "# nodes still up before wave $((w + 1)): $(sinfo -h -N -o "%N %t" | grep -v "~$" | tr "\n" " ")"
     done &&
     echo $(($(date +%s) - start)) >jobs.seconds &&
     { [ "$(ls done | wc -l)" = "$JOBS" ] || report_missing | tee missing.txt; } &&

@@ -22,17 +22,17 @@ JOB
 
 test_expect_success 'a 2-node job gets its VMs, runs srun hostname on both, completes' '
     id=$(sbatch --parsable -N2 -p htc -o "$TEST_TMP/job1.out" "$TEST_TMP/job.sh") &&
-    slurm_wait_job "$id" COMPLETED 90 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     cat "$TEST_TMP/job1.out" &&
     awk "{print \$2}" "$TEST_TMP/job1.out" | sort -u >nodes &&
     test "$(cat nodes | tr "\n" " ")" = "htc-1 htc-2 " &&
     test "$(ccsim_requests "POST .*/nodes/create" | wc -l)" = 1 &&
-    ccsim_get /ccsim/state | jq -e "[.nodes[] | select(.Template == \"htc\")] | length == 2"
+    ccsim_made_once "htc-1 htc-2"
 ' || slurm_dump
 
 test_expect_success 'after SuspendTime the VMs are gone from ccsim and the nodes are idle~' '
-    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"htc\\\")] | length\") = 0" &&
-    wait_for 30 sh -c "sinfo -h -N -n htc-1 -o %T | grep -q idle~" &&
+    wait_for 180 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"htc\\\")] | length\") = 0" &&
+    wait_for 120 sh -c "sinfo -h -N -n htc-1 -o %T | grep -q idle~" &&
     test "$(ccsim_requests "POST .*/nodes/(shutdown|terminate)" | wc -l)" -ge 1
 ' || slurm_dump
 
@@ -43,7 +43,7 @@ test_expect_success 'resume run twice on the same names creates each VM once' '
     test "$(ccsim_requests "POST .*/nodes/create" | wc -l)" = 1 &&
     ccsim_get /ccsim/state | jq -e "[.nodes[] | select(.Name == \"htc-5\" or .Name == \"htc-6\")] | length == 2" &&
     "$top_builddir/slurm_power/ccautoscale-suspend" "htc-[5-6]" &&
-    wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"htc\\\")] | length\") = 0"
+    wait_for 120 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"htc\\\")] | length\") = 0"
 '
 
 test_expect_success 'resume of names ccautoscale does not manage hands them back with a reason' '

@@ -37,37 +37,37 @@ test_expect_success 'start Slurm; the hpc partition is exclusive' '
 
 test_expect_success 'a 4-node job lands in one placement group named for it' '
     id=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
-    slurm_wait_job "$id" COMPLETED 120 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     test_equal "$(pgs_of_job "$id")" "4 hpc_Standard_HB120rs_v3_j$id"
 ' || slurm_dump
 
 test_expect_success 'the nodes go away after SuspendTime' '
-    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0"
+    wait_for 180 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0"
 ' || slurm_dump
 
 test_expect_success 'two 4-node jobs at once land in two placement groups, one each' '
     a=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh" 5) &&
     b=$(sbatch --parsable -N4 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh" 5) &&
-    slurm_wait_job "$a" COMPLETED 150 && slurm_wait_job "$b" COMPLETED 150 &&
+    slurm_wait_job "$a" COMPLETED 300 && slurm_wait_job "$b" COMPLETED 300 &&
     test_equal "$(pgs_of_job "$a")" "4 hpc_Standard_HB120rs_v3_j$a" &&
     test_equal "$(pgs_of_job "$b")" "4 hpc_Standard_HB120rs_v3_j$b"
 ' || slurm_dump
 
 # every hpc node powered down (no VM behind it): what follows starts from nothing
 hpc_all_down () {
-    wait_for 120 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0 &&
+    wait_for 300 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0 &&
         test \$(sinfo -h -N -p hpc -o %t | grep -cvx \"idle~\") = 0"
 }
 
 test_expect_success 'a job on a node already up and one resumed: the resumed one joins its group' '
     hpc_all_down &&
     scontrol update nodename=hpc-5 state=power_up &&
-    wait_for 20 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Name == \\\"hpc-5\\\")] | length == 1\"" &&
+    wait_for 120 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Name == \\\"hpc-5\\\")] | length == 1\"" &&
     pg=$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"hpc-5\") | .PlacementGroupId") &&
     echo "hpc-5 is in $pg" && test -n "$pg" &&
     scontrol create reservation ReservationName=pgres Nodes="hpc-[5-6]" StartTime=now Duration=10 Users=root &&
     id=$(sbatch --parsable -N2 -w "hpc-[5-6]" -p hpc -C Standard_HB120rs_v3 --reservation=pgres -o /dev/null "$TEST_TMP/pgjob.sh") &&
-    slurm_wait_job "$id" COMPLETED 120 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     test_equal "$(pgs_of_job "$id")" "2 $pg" &&
     scontrol delete ReservationName=pgres &&
     if slurm_since 23.02; then
@@ -80,14 +80,14 @@ test_expect_success 'a job on a node already up and one resumed: the resumed one
 test_expect_success 'a 1-node job in the colocated partition needs no placement group' '
     hpc_all_down &&
     id=$(sbatch --parsable -N1 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
-    slurm_wait_job "$id" COMPLETED 120 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     test_equal "$(pgs_of_job "$id")" "1 " "VMs and groups"
 ' || slurm_dump
 
 test_expect_success 'a 5-node job: one group holds 4, so its nodes are handed back, none made' '
     hpc_all_down && ccsim_delete /ccsim/requests >/dev/null &&
     id=$(sbatch --parsable -N5 -p hpc -o /dev/null "$TEST_TMP/pgjob.sh") &&
-    wait_for 120 sh -c "test \$(sinfo -h -N -p hpc -o \"%N|%200E\" | grep -c \"needs 5 nodes in one placement group\") -ge 5" &&
+    wait_for 300 sh -c "test \$(sinfo -h -N -p hpc -o \"%N|%200E\" | grep -c \"needs 5 nodes in one placement group\") -ge 5" &&
     sinfo -h -N -p hpc -o "%N|%200E" | grep "needs 5 nodes" | head -1 | cut -d"|" -f2 >reason &&
     grep "^ccautoscale: permanent: job $id needs 5 nodes in one placement group of hpc/Standard_HB120rs_v3; one holds 4 (maxPlacementGroupCoreSize 32 (8 cores per node))" reason &&
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 0 "create requests" &&

@@ -32,20 +32,20 @@ test_expect_success 'start Slurm; the next VM fails to boot' '
 test_expect_success 'sync releases the Failed VM and hands its node back with the reason' '
     id=$(sbatch --parsable -N1 -p htc -o /dev/null --wrap "srun true") &&
     echo "$id" >jobid &&
-    wait_for 20 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length == 1\"" &&
+    wait_for 120 sh -c "curl -s $CCSIM_URL/ccsim/state | jq -e \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length == 1\"" &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && cat sync.json &&
     jq -e ".failed_released == 1" sync.json &&
     slurm_node_reason htc-1 | grep -q "^ccautoscale: transient: Provisioning failed" &&
-    wait_for 10 sh -c "scontrol show job $id | grep -q \"Restarts=[1-9]\"" &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 0"
+    wait_for 60 sh -c "scontrol show job $id | grep -q \"Restarts=[1-9]\"" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Failed\\\")] | length\") = 0"
 ' || slurm_dump
 
 test_expect_success 'the job then runs on a fresh VM' '
-    slurm_wait_job "$(cat jobid)" COMPLETED 150
+    slurm_wait_job "$(cat jobid)" COMPLETED 300
 ' || slurm_dump
 
 test_expect_success 'a zombie VM (its Slurm node powered down) is kept, its node marked down; terminate gives it back' '
-    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    wait_for 180 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
     ccsim_post /ccsim/nodes "{\"Name\": \"htc-4\", \"Template\": \"htc\", \"MachineType\": \"Standard_F2s_v2\", \"Hooks\": false}" >/dev/null &&
     test "$(slurm_node_state htc-4)" = "idle~" &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && cat sync.json &&
@@ -58,9 +58,9 @@ test_expect_success 'a zombie VM (its Slurm node powered down) is kept, its node
     jq ".slurm.zombie_vms = \"terminate\"" "$CCAS_CONF" >zt && chmod 600 zt &&
     "$CCAS" -c zt slurm sync --json >sync.json && cat sync.json &&
     jq -e ".orphans_terminated == 1" sync.json &&
-    wait_for 10 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
+    wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0" &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".nodes_returned == 1" sync.json &&
-    wait_for 30 slurm_node_is htc-4 "idle~"
+    wait_for 120 slurm_node_is htc-4 "idle~"
 ' || slurm_dump
 
 test_expect_success 'a KeepAlive orphan is kept, and listed in SuspendExcNodes' '
@@ -73,7 +73,7 @@ test_expect_success 'a KeepAlive orphan is kept, and listed in SuspendExcNodes' 
     if slurm_since 23.02; then
         test_grep "SuspendExcNodes += htc-5 on the running slurmctld" "$TEST_TMP/ccautoscale.log" &&
         scontrol show config | grep "ReconfigFlags *= *KeepPowerSaveSettings" &&
-        scontrol reconfigure && sleep 1 && wait_for 20 sinfo -h &&
+        scontrol reconfigure && wait_for 60 sinfo -h &&
         scontrol show config | grep -q "SuspendExcNodes *= *htc-5"
     fi &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed | not" sync.json
@@ -84,7 +84,7 @@ test_expect_success 'a KeepAlive node whose VM is gone leaves SuspendExcNodes' '
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed" sync.json &&
     test_equal "$(suspend_exc_nodes)" "htc-3 htc-5" "SuspendExcNodes" &&
     ccsim_post /clusters/slurmtest/nodes/terminate "{\"names\": [\"htc-3\"]}" >/dev/null &&
-    wait_for 20 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | join(\\\" \\\")\")\" = htc-5" &&
+    wait_for 60 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | join(\\\" \\\")\")\" = htc-5" &&
     "$CCAS" -c "$CCAS_CONF" slurm sync --json >sync.json && jq -e ".keepalive_changed" sync.json &&
     test_grep "SuspendExcNodes=htc-5$" "$SLURM_TEST_DIR/ccautoscale_keepalive.conf" &&
     test_equal "$(suspend_exc_nodes)" "htc-5" "SuspendExcNodes"
@@ -104,7 +104,7 @@ test_expect_success 'VMs of nodearrays ccautoscale does not manage survive sync 
     jq ".nodearrays.hpc.enabled = false | .slurm.zombie_vms = \"terminate\"" "$CCAS_CONF" >c2 && chmod 600 c2 &&
     "$CCAS" -c c2 slurm sync --json >sync.json && cat sync.json &&
     jq -e ".orphans_terminated == 1" sync.json &&
-    wait_for 10 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | sort | join(\\\" \\\")\")\" = \"hpc-1 htc-5 login-1\""
+    wait_for 60 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq -r \"[.nodes[].Name] | sort | join(\\\" \\\")\")\" = \"hpc-1 htc-5 login-1\""
 ' || slurm_dump
 
 test_done

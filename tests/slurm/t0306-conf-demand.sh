@@ -38,7 +38,7 @@ test_expect_success 'nodearrays.hpc.enabled false: no hpc nodes or partition; re
 test_expect_success 'gres.conf gives each GPU its device file (Slurm 25.11 refuses a node without); a bad pattern is refused' '
     "$CCSIM_BIN" --cluster "$top_srcdir/tests/ccsim/clusters/demo.json" --port-file gpu.port >gpu.out 2>&1 &
     gpu=$! && test_at_exit "kill_pid $gpu" &&
-    wait_for 10 test -s gpu.port &&
+    wait_for 60 test -s gpu.port &&
     jq --arg u "http://127.0.0.1:$(cat gpu.port)" ".url = \$u | .cluster_name = \"demo\" | del(.slurm.gpu_device_files)" \
         "$CCAS_CONF" >gpu.json && chmod 600 gpu.json &&
     "$CCAS" -c gpu.json slurm conf --json | jq -r ".\"gres.conf\"" >gres && cat gres &&
@@ -81,13 +81,13 @@ test_expect_success '--slurm-version says which Slurm the advice is for; a bad o
 # (the same pid in the foreground), which takes nodes added and removed.
 if slurm_since 23.11; then
     test_expect_success 'scontrol reconfigure applies changed, removed and added nodes (Slurm 23.11+)' '
-        scontrol reconfigure && wait_for 20 sh -c "scontrol show node hpc-1 | grep -q RealMemory=26214" &&
+        scontrol reconfigure && wait_for 120 sh -c "scontrol show node hpc-1 | grep -q RealMemory=26214" &&
         jq ".slurm.max_nodes = 4" "$CCAS_CONF" >c5 && chmod 600 c5 &&
         "$CCAS" -c c5 slurm conf --write "$SLURM_TEST_DIR" >out && cat out && test_grep "$node_advice" out &&
-        scontrol reconfigure && wait_for 20 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 8" &&
+        scontrol reconfigure && wait_for 120 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 8" &&
         test_equal "$(sinfo -h -N -p htc -o %N | tr "\n" " ")" "htc-1 htc-2 htc-3 htc-4 " &&
         "$CCAS" -c "$CCAS_CONF" slurm conf --write "$SLURM_TEST_DIR" >out && cat out && test_grep "$node_advice" out &&
-        scontrol reconfigure && wait_for 20 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 14" &&
+        scontrol reconfigure && wait_for 120 sh -c "test \$(sinfo -h -N -o %N | wc -l) = 14" &&
         kill -0 "$SLURM_CTLD_PID" && slurm_node_is htc-6 "idle~"
     ' || slurm_dump
 else
@@ -122,7 +122,7 @@ test_expect_success 'slurm demand explains a job no bucket can run' '
 test_expect_success 'slurm demand shows the nodes a job waits for while they power up' '
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}" &&
     id=$(sbatch --parsable -N1 -p htc -o /dev/null --wrap "true") &&
-    wait_for 20 sh -c "scontrol show job $id | grep -q JobState=CONFIGURING" &&
+    wait_for 120 sh -c "scontrol show job $id | grep -q JobState=CONFIGURING" &&
     node=$(squeue -h -j "$id" -o %N) && test -n "$node" &&
     "$CCAS" -c "$CCAS_CONF" slurm demand --json >d.json && cat d.json &&
     jq -e --arg id "$id" --arg n "$node" "[.waiting[] | select(.id == \$id and .nodes == \$n)] | length == 1" d.json &&

@@ -17,8 +17,8 @@ test_expect_success 'start the demo in its own process group; wait until VMs exi
     TMPDIR=$TEST_TMP/tmpdir top_builddir=$top_builddir top_srcdir=$top_srcdir \
         setsid env --default-signal=INT bash "$top_srcdir/scripts/demo.sh" >demo.out 2>&1 &
     echo $! >demo.pid
-    wait_for 5 sh -c "test \"\$(ps -o pgid= -p $(cat demo.pid) | tr -d \" \")\" = $(cat demo.pid)" &&
-    wait_for 60 sh -c "grep -q \"Ready\" demo.out" &&
+    wait_for 60 sh -c "test \"\$(ps -o pgid= -p $(cat demo.pid) | tr -d \" \")\" = $(cat demo.pid)" &&
+    wait_for 300 sh -c "grep -q \"Ready\" demo.out" &&
     test -n "$(ls tmpdir)" &&
     test -n "$(pgrep -f "$TEST_TMP/[t]mpdir")"
 '
@@ -27,8 +27,8 @@ test_expect_success 'start the demo in its own process group; wait until VMs exi
 test_expect_success 'SIGINT to the group: the demo exits, and nothing it started is left' '
     pid=$(cat demo.pid) &&
     kill -INT -- -"$pid" &&
-    wait_for 30 sh -c "! kill -0 $pid 2>/dev/null" &&
-    wait_for 10 sh -c "test -z \"\$(pgrep -f $TEST_TMP/[t]mpdir)\"" &&
+    wait_for 120 sh -c "! kill -0 $pid 2>/dev/null" &&
+    wait_for 60 sh -c "test -z \"\$(pgrep -f $TEST_TMP/[t]mpdir)\"" &&
     test_equal "$(ls tmpdir)" ""
 ' || { cat "$TEST_TMP/demo.out"; pgrep -af "$TEST_TMP/[t]mpdir"; }
 

@@ -34,7 +34,7 @@ vms_now () {
 }
 
 vms_are () {  # wait until the VMs are exactly $1 (terminations take a moment)
-    wait_for 10 vms_now "$1" || { echo "VMs: $(vms), not $1" >&2; return 1; }
+    wait_for 60 vms_now "$1" || { echo "VMs: $(vms), not $1" >&2; return 1; }
 }
 
 fresh_log () {

@@ -25,7 +25,7 @@ reason_after () {
     ccsim_fault "$1" &&
     { "$RESUME" "$2" >resume.out 2>&1 || true; } &&
     ccsim_delete /ccsim/faults >/dev/null &&
-    wait_for 10 sh -c "sinfo -h -N -n $2 -o %E | grep -q ccautoscale" &&
+    wait_for 60 sh -c "sinfo -h -N -n $2 -o %E | grep -q ccautoscale" &&
     slurm_node_reason "$2"
 }
 
@@ -84,6 +84,12 @@ ms_since () {
     echo $((($(date +%s%N) - $1) / 1000000))
 }
 
+# What "at once" and "after slurm.request_timeout" are judged by: half of
+# what waiting on the server that hangs would take (60 s), and far less than
+# the command's own limits would (request_timeout 60 s, longer backoffs), not
+# a time of the programs' own, which a busy machine stretches.
+WITHIN_MS=30000
+
 test_expect_success 'every decision names its jobs: one set for two jobs, its hand-backs, the events' '
     echo "{\"jobs\": [{\"job_id\": 11, \"nodes\": \"hpc-2\"}, {\"job_id\": 12, \"nodes\": \"hpc-3\"}]}" >rf.json &&
     jq ".nodearrays.hpc.colocated = false" "$CCAS_CONF" >spread.json && chmod 600 spread.json &&
@@ -112,7 +118,7 @@ test_expect_success 'CycleCloud unreachable (nothing listens): handed back at on
     jq --arg u "http://127.0.0.1:$(slurm_free_port)" ".url = \$u" "$CCAS_CONF" >down.json && chmod 600 down.json &&
     start=$(date +%s%N) &&
     test_expect_code 3 "$RESUME" -c down.json htc-6 &&
-    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 5000 &&
+    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt $WITHIN_MS &&
     handed_back htc-6 "ccautoscale: transient: CycleCloud unreachable: "
 '
 
@@ -121,7 +127,7 @@ test_expect_success 'CycleCloud unreachable (nothing listens): handed back at on
 test_expect_success 'a CycleCloud that does not answer: resume and sync give up after slurm.request_timeout and slurm.retries' '
     "$CCSIM_BIN" --cluster "$top_srcdir/tests/slurm/cluster.json" --port-file slow.port >slow.out 2>&1 &
     slow=$! && test_at_exit "kill_pid $slow" &&
-    wait_for 10 test -s slow.port &&
+    wait_for 60 test -s slow.port &&
     curl -sS --fail-with-body -X POST -d "{\"kind\": \"hang\", \"seconds\": 60, \"count\": -1, \"match\": \"status\"}" \
         "http://127.0.0.1:$(cat slow.port)/ccsim/faults" &&
     jq --arg u "http://127.0.0.1:$(cat slow.port)" --arg l "$TEST_TMP/slow.lock" \
@@ -129,10 +135,10 @@ test_expect_success 'a CycleCloud that does not answer: resume and sync give up 
     chmod 600 slow.json &&
     start=$(date +%s%N) &&
     test_expect_code 3 "$RESUME" -c slow.json hpc-6 &&
-    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 8000 &&
+    echo "resume took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt $WITHIN_MS &&
     start=$(date +%s%N) &&
     test_expect_code 3 "$top_builddir/plugin/ccautoscale" -c slow.json slurm sync &&
-    echo "sync took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt 8000 &&
+    echo "sync took $(ms_since "$start") ms" && test "$(ms_since "$start")" -lt $WITHIN_MS &&
     kill_pid "$slow" &&
     handed_back hpc-6 "ccautoscale: transient: CycleCloud unreachable: "
 '

@@ -29,14 +29,14 @@ test_expect_success 'start Slurm: suspend deallocates; the breaker opens at 2 bo
 
 test_expect_success 'a VM deallocated by suspend is kept by sync, then started (not created) by resume' '
     id=$(sbatch --parsable -N1 -w htc-1 -o /dev/null --wrap "srun true") &&
-    slurm_wait_job "$id" COMPLETED 90 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     scontrol update nodename=htc-1 state=power_down &&
-    wait_for 30 vm_is htc-1 Deallocated &&
-    wait_for 30 slurm_node_is htc-1 "idle~" &&
+    wait_for 120 vm_is htc-1 Deallocated &&
+    wait_for 120 slurm_node_is htc-1 "idle~" &&
     slurm_sync && jq -e ".orphans_terminated == 0" sync.json &&
     vm_is htc-1 Deallocated &&
     id=$(sbatch --parsable -N1 -w htc-1 -o /dev/null --wrap "srun true") &&
-    slurm_wait_job "$id" COMPLETED 90 &&
+    slurm_wait_job "$id" COMPLETED 300 &&
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "creates" &&
     test_equal "$(ccsim_requests "POST .*/nodes/start" | wc -l)" 1 "starts"
 ' || slurm_dump
@@ -45,12 +45,12 @@ test_expect_success 'the breaker counts each boot once: two boot failures open i
     slurm_node_is htc-1 idle && slurm_sync &&
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"nodearray\": \"htc\", \"count\": 1}" &&
     scontrol update nodename=htc-2 state=power_up &&
-    wait_for 30 vm_is htc-2 Failed &&
+    wait_for 120 vm_is htc-2 Failed &&
     slurm_sync && jq -e ".failed_released == 1" sync.json &&
     breakers && jq -e ".htc.failures == 1 and (.htc.open | not)" breakers.json &&
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"failed\", \"nodearray\": \"htc\", \"count\": 1}" &&
     scontrol update nodename=htc-3 state=power_up &&
-    wait_for 30 vm_is htc-3 Failed &&
+    wait_for 120 vm_is htc-3 Failed &&
     slurm_sync && jq -e ".failed_released == 1" sync.json &&
     breakers && jq -e ".htc.failures == 2 and .htc.open" breakers.json &&
     slurm_node_is htc-1 idle
@@ -60,13 +60,13 @@ test_expect_success 'the breaker counts each boot once: two boot failures open i
 # is drained first (no job can start there), released by the next pass
 test_expect_success 'a VM that fails after its node registered: drained, then released; the node returns to the pool' '
     scontrol update nodename=hpc-[1-2] state=power_up &&
-    wait_for 60 slurm_node_is hpc-1 idle && wait_for 60 slurm_node_is hpc-2 idle &&
+    wait_for 180 slurm_node_is hpc-1 idle && wait_for 180 slurm_node_is hpc-2 idle &&
     ccsim_post /ccsim/nodes/hpc-1/fail >/dev/null &&
     slurm_sync && jq -e ".failed_released == 0" sync.json &&
     slurm_node_is hpc-1 drain "ccautoscale: transient: the VM failed (ccsim)" && vm_is hpc-1 Failed &&
     slurm_sync && jq -e "(.failed_released + .orphans_terminated) == 1" sync.json &&
-    wait_for 20 vm_is hpc-1 "" &&
-    wait_for 30 slurm_node_is hpc-1 "idle~" &&
+    wait_for 60 vm_is hpc-1 "" &&
+    wait_for 120 slurm_node_is hpc-1 "idle~" &&
     breakers && jq -e "(.hpc.failures // 0) == 0" breakers.json &&
     vm_is hpc-2 Ready && slurm_node_is hpc-2 idle
 ' || slurm_dump
@@ -85,11 +85,11 @@ test_expect_success 'sync leaves NodeAddr to slurmctld, which sets it when the n
 
 test_expect_success 'a node Slurm marked "Not responding" whose VM is gone is handed back and returns' '
     ccsim_post /clusters/slurmtest/nodes/terminate "{\"names\": [\"hpc-2\"]}" >/dev/null &&
-    wait_for 20 vm_is hpc-2 "" &&
+    wait_for 60 vm_is hpc-2 "" &&
     scontrol update nodename=hpc-2 state=down reason="Not responding" &&
     sinfo -h -N -n hpc-2 -o %t | grep -q "^down" &&
     slurm_sync && jq -e ".nodes_returned == 1" sync.json &&
-    wait_for 30 slurm_node_is hpc-2 "idle~"
+    wait_for 120 slurm_node_is hpc-2 "idle~"
 ' || slurm_dump
 
 test_done

@@ -31,7 +31,7 @@ all_made_then_gone () {
     test_equal "$(hpc_vms)" "$1" "VMs" &&
         test_equal "$(ccsim_get /ccsim/state | jq -r '[.nodes[] | .PlacementGroupId] | unique | length')" 1 "groups" &&
         "$SUSPEND" "$(echo "$1" | tr " " ",")" &&
-        wait_for 20 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
+        wait_for 60 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \".nodes | length\") = 0"
 }
 
 test_expect_success 'start Slurm (no slurmd: VMs are records)' '
