@@ -182,7 +182,8 @@ static struct ccas_pg *job_pg (struct resume_run *r, const struct want *w)
     char *const *names = job ? job_nodes (r, job, &n) : NULL;
     for (size_t i = 0; i < n; i++) {
         struct ccas_node *node = ccas_cluster_find_node (r->p->model, names[i]);
-        if (node && node->bucket == w->bucket && node->pg && node->pg->room > 0)
+        if (node && node->bucket == w->bucket && node->pg &&
+            ccas_pg_room (w->bucket, node->pg, CCAS_PG_ALONE) > 0)
             return node->pg;
     }
     return NULL;
@@ -232,14 +233,13 @@ static void assign_unowned (struct resume_run *r, struct want *w)
     struct ccas_pg *pg = NULL;
     for (size_t k = 0; k < r->nwants && !pg; k++)
         if (&r->wants[k] != w && r->wants[k].bucket == w->bucket && !r->wants[k].job && r->wants[k].pg &&
-            r->wants[k].pg->room > 0)
+            ccas_pg_room (w->bucket, r->wants[k].pg, CCAS_PG_ALONE) > 0)
             pg = r->wants[k].pg;
-    for (unsigned part = 1; !pg || pg->room <= 0; part++)
+    for (unsigned part = 1; !pg || ccas_pg_room (w->bucket, pg, CCAS_PG_ALONE) <= 0; part++)
         if (!(pg = named_pg (r, w, part)))
             break;
     w->pg = pg;
-    if (pg && pg->room != CCAS_UNLIMITED)
-        pg->room--;
+    ccas_pg_reserve (pg);
 }
 
 /* The nodes of one job in a colocated bucket share one placement group: one
@@ -265,15 +265,18 @@ static void assign_pgs (struct resume_run *r)
         for (size_t k = i; k < r->nwants; k++)
             need += r->wants[k].bucket == w->bucket && r->wants[k].job == w->job;
         struct ccas_pg *pg = job_pg (r, w);
-        if (pg && pg->room != CCAS_UNLIMITED && pg->room < (int64_t)need) {
-            hand_back_job (r, w->job, w->bucket, need + (size_t)pg->active, pg->active + pg->room,
+        int64_t room = pg ? ccas_pg_room (w->bucket, pg, CCAS_PG_ALONE) : 0;
+        if (pg && room != CCAS_UNLIMITED && room < (int64_t)need) {
+            hand_back_job (r, w->job, w->bucket, need + (size_t)pg->active, pg->active + room,
                            "its placement group holds");
             i = (size_t)-1; /* the list changed: start again (wants already placed keep their group) */
             continue;
         }
-        if (!pg && (!(pg = named_pg (r, w, 1)) || (pg->room != CCAS_UNLIMITED && pg->room < (int64_t)need))) {
+        if (!pg && (!(pg = named_pg (r, w, 1)) ||
+                    ((room = ccas_pg_room (w->bucket, pg, CCAS_PG_ALONE)) != CCAS_UNLIMITED &&
+                     room < (int64_t)need))) {
             if (pg)
-                hand_back_job (r, w->job, w->bucket, need, pg->room, "one holds");
+                hand_back_job (r, w->job, w->bucket, need, room, "one holds");
             else
                 ccas_log (LOG_ERR, "out of memory");
             i = (size_t)-1;
@@ -282,8 +285,7 @@ static void assign_pgs (struct resume_run *r)
         for (size_t k = i; k < r->nwants; k++)
             if (r->wants[k].bucket == w->bucket && r->wants[k].job == w->job) {
                 r->wants[k].pg = pg;
-                if (pg->room != CCAS_UNLIMITED)
-                    pg->room--;
+                ccas_pg_reserve (pg);
             }
     }
 }

@@ -42,6 +42,15 @@ int64_t ccas_pg_room (const struct ccas_bucket *b, const struct ccas_pg *pg, enu
     return room;
 }
 
+bool ccas_pg_reserve (struct ccas_pg *pg)
+{
+    if (!pg || pg->room <= 0)
+        return false;
+    if (pg->room != CCAS_UNLIMITED)
+        pg->room--;
+    return true;
+}
+
 bool ccas_pg_too_small (const struct ccas_bucket *b, int64_t nodes)
 {
     return b && nodes > b->max_pg_size;

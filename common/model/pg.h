@@ -68,6 +68,11 @@ enum ccas_pg_scope {
  * when `b` is NULL. */
 int64_t ccas_pg_room (const struct ccas_bucket *b, const struct ccas_pg *pg, enum ccas_pg_scope scope);
 
+/* Count one node that a caller asks for in `pg` without adding it to the
+ * model (the Slurm resume names its nodes itself): the room of `pg` shrinks
+ * by one.  Returns false, changing nothing, when `pg` has no room left. */
+bool ccas_pg_reserve (struct ccas_pg *pg);
+
 /* Whether `nodes` nodes can never share one group of `b`, however many the
  * bucket may make: more than b->max_pg_size.  False when `b` is NULL. */
 bool ccas_pg_too_small (const struct ccas_bucket *b, int64_t nodes);
