@@ -91,6 +91,15 @@ static int add_job (struct ccas_jobs *jobs, struct ccas_cluster *c, const slurm_
     struct ccas_job *job = ccas_jobs_add (jobs, id, 1);
     if (!job)
         return ccas_errorf (err, "out of memory");
+    /* its partition is its queue: the shared pools of that name apply (a job
+     * of several partitions is in none of them alone) */
+    if (j->partition && !strchr (j->partition, ',')) {
+        size_t len = strlen (j->partition) + 1;
+        char *queue = ccas_jobs_alloc (jobs, len);
+        if (!queue)
+            return ccas_errorf (err, "out of memory");
+        job->queue = memcpy (queue, j->partition, len);
+    }
     json_object *cons = constraints (c, j);
     bool excl = j->shared == 0;
     job->colocated = colocated (c, j->partition);
