@@ -27,6 +27,7 @@
 #include "engine/apply.h"
 #include "engine/report.h"
 #include "giveback.h"
+#include "intent.h"
 #include "keepalive.h"
 #include "power.h"
 #include "slurm_version.h"
@@ -414,11 +415,15 @@ static void count_boot (struct sync_run *r, const struct ccas_node *n, const str
 
 /* NodeAddr and NodeHostname from the VM, unless slurmctld sets them itself
  * when the node registers (23.11+, or cloud_reg_addrs): it would undo them at
- * the next registration, and sync would set them again every run. */
+ * the next registration, and sync would set them again every run.  Whether
+ * to is the nodearray's (intent.h: slurm.set_node_addr, else the template's
+ * slurm.use_nodename_as_hostname turns it off). */
 static void set_address (struct sync_run *r, const struct ccas_node *n, const struct ccas_slurm_node *sn)
 {
     struct ccas_power *p = r->p;
-    bool set_addr = p->cfg->slurm.set_node_addr && !r->slurm.sets_cloud_addrs;
+    const struct ccas_slurm_intent *it =
+        n->bucket ? ccas_slurm_intent_of (p->layout->intents, p->model, n->bucket->na) : NULL;
+    bool set_addr = (it ? it->set_node_addr : p->cfg->slurm.set_node_addr) && !r->slurm.sets_cloud_addrs;
     if (!set_addr || !n->private_ip || (sn->addr && strcmp (sn->addr, n->private_ip) == 0))
         return;
     const char *host = n->hostname ? n->hostname : n->name;
