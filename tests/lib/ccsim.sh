@@ -164,7 +164,7 @@ ccsim_state_whole () {
 # to change the file.
 ccsim_holds_end () {
     flock "$TEST_TMP/lock" sh -c 'f=$1/state/holds.json; [ ! -e "$f" ] ||
-        { jq --argjson now "$(date +%s)" "map_values(.until = \$now)" "$f" >"$f.tmp" && mv "$f.tmp" "$f"; }' sh "$TEST_TMP"
+        { jq --argjson now "$(date +%s)" "map_values(if type == \"object\" then .until = \$now else . end)" "$f" >"$f.tmp" && mv "$f.tmp" "$f"; }' sh "$TEST_TMP"
 }
 
 # The timeouts are generous (a busy machine is slow; a test of a timeout sets
