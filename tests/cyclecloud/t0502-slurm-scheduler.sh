@@ -219,4 +219,32 @@ test_expect_success 'a second run changes nothing: every file as it was (content
     diff before after
 '
 
+# An older stock project (no azslurm autoscale.json): the spec's own route,
+# in a second scratch root with the ccautoscale built above (its units copied
+# there, where systemctl --root looks) and a port no slurmctld listens on (the
+# spec then only writes the files)
+test_expect_success 'without azslurm'"'"'s autoscale.json: slurm.node_prefix, ccautoscale.conf, the stock Include lines out' '
+    (
+        CC_ROOT=$TEST_TMP/root2 && mkdir -p "$CC_ROOT/etc" "$CC_ROOT/var/lib" "$CC_ROOT/run" &&
+        cc_stock_slurm "$SCHED_NAME" "$((SLURM_CTLD_PORT + 99))" &&
+        rm "$CC_ROOT/opt/azurehpc/slurm/autoscale.json" && cp -p "$CC_SCHED/azure.conf" stock2-azure.conf &&
+        mkdir -p "$CC_ROOT/usr/lib/systemd/system" &&
+        cp "$TEST_TMP/root/usr/lib/systemd/system/ccautoscale-sync."* "$CC_ROOT/usr/lib/systemd/system/" &&
+        for run in 1 2; do
+            rc=0 && cc_scheduler_script CCAS_PREFIX="$TEST_TMP/root/usr" || rc=$?
+            cat run.out run.err && test "$rc" = 0 &&
+            test_grep "^ccautoscale: no $CC_ROOT/opt/azurehpc/slurm/autoscale.json: ccautoscale.s nodes go in $CC_SCHED/ccautoscale.conf" run.out &&
+            test_no_grep "import-azslurm" run.out || exit 1
+        done &&
+        test_no_grep "^ccautoscale: wrote" run.out &&
+        jq -e ".slurm.node_prefix == \"cc-test-\" and (.slurm | has(\"nodes_file\") | not)" "$CC_ROOT/etc/ccautoscale/autoscale.json" &&
+        test_grep "^#ccautoscale# Include azure.conf$" "$CC_SCHED/slurm.conf" &&
+        test_grep "^#ccautoscale# Include keep_alive.conf$" "$CC_SCHED/slurm.conf" &&
+        test_grep "^Include $CC_SCHED/ccautoscale.conf$" "$CC_SCHED/slurm.conf" &&
+        test_grep "^ResumeProgram=$TEST_TMP/root/usr/sbin/ccautoscale-resume$" "$CC_SCHED/slurm.conf" &&
+        test_grep "^NodeName=cc-test-htc-\[1-6\] " "$CC_SCHED/ccautoscale.conf" &&
+        cmp stock2-azure.conf "$CC_SCHED/azure.conf"
+    )
+'
+
 test_done
