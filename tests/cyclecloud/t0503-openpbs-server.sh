@@ -12,8 +12,8 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 # an instance of its own, whatever this file's number (tests/lib/openpbs.sh)
-OPENPBS_TEST_NS=ccascc503
-OPENPBS_TEST_ADDR=10.254.99.1
+OPENPBS_TEST_NS=${OPENPBS_TEST_NS:-ccascc503}
+OPENPBS_TEST_ADDR=${OPENPBS_TEST_ADDR:-10.254.99.1}
 . "$(dirname "$0")/../lib/openpbs.sh"
 . "$(dirname "$0")/../lib/cyclecloud.sh"
 cc_prereqs

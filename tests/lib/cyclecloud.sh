@@ -11,10 +11,16 @@
 #                                $CC_RUN, a command prefix, when set: in_pbs for PBS's namespace)
 #   cc_snapshot                  every file under $CC_ROOT: path, mode, owner, size, mtime and
 #                                sha256 (directories: path, mode, owner), one a line, sorted
+#   cc_stock_cluster NAME        the stock Slurm template's cluster for ccsim (on stdout):
+#                                tests/data/stock-slurm-cluster.json with NAME and the
+#                                template's slurm.node_prefix "NAME-", fewer nodes (hpc 4,
+#                                htc 6, gpu 2) so that every node has a port of one test's block
 #   cc_stock_slurm CLUSTER PORT  what the stock cyclecloud/slurm:scheduler spec leaves on a
-#                                scheduler: slurm.conf and its includes in /sched/CLUSTER linked
-#                                from /etc/slurm, azslurm in /opt/azurehpc/slurm, azslurmd
-#                                enabled, the return_to_idle cron entry
+#                                scheduler of that cluster: slurm.conf and its includes in
+#                                /sched/CLUSTER linked from /etc/slurm (azure.conf as azslurm
+#                                writes it, mode 0640), azslurm in /opt/azurehpc/slurm with its
+#                                autoscale.json (reaching $CCSIM_URL), azslurmd enabled, the
+#                                return_to_idle cron entry
 #   cc_stock_untouched           the stock files are as cc_stock_* left them
 #
 # The blobs jetpack downloads are in $CC_BLOBS: the release tarball, made by
@@ -84,6 +90,15 @@ cc_snapshot () {
 
 # ---- the stock Slurm scheduler ------------------------------------------------------------------
 
+cc_stock_cluster () {
+    jq --arg name "$1" '.clusterName = $name
+        | .nodearrays |= map(.nodearray.Configuration.slurm.node_prefix = "\($name)-")
+        | ({hpc: 4, htc: 6, gpu: 2}) as $n
+        | .nodearrays |= map(if $n[.name] then .maxCount = $n[.name] | .buckets[0].maxCount = $n[.name]
+            | .buckets[0].maxCoreCount = $n[.name] * .buckets[0].virtualMachine.vcpuCount else . end)' \
+        "$top_srcdir/tests/data/stock-slurm-cluster.json"
+}
+
 cc_stock_slurm () {
     local cluster=$1 port=$2 sched azslurm
     sched=$CC_ROOT/sched/$cluster
@@ -97,7 +112,13 @@ cc_stock_slurm () {
         printf '#!/bin/sh\necho "$0 $*" >>%s/logs/stock-programs.log\n' "$azslurm" >"$azslurm/$p.sh" &&
             chmod 755 "$azslurm/$p.sh" || return 1
     done
-    printf '{"url": "https://cyclecloud.invalid", "cluster_name": "%s"}\n' "$cluster" >"$azslurm/autoscale.json" &&
+    # as azslurm's install writes it from the node's settings (cc_settings)
+    jq -n --arg url "${CCSIM_URL:-https://cyclecloud.invalid}" --arg name "${CC_CLUSTER:-cc_test}" --arg dir "$sched" \
+        '{cluster_name: $name, username: "admin", password: "s3cret \"pw\" \\ x", url: $url,
+          lock_file: "/opt/azurehpc/slurm/scalelib.lock", logging: {config_file: "/opt/azurehpc/slurm/logging.conf"},
+          default_resources: [{select: {}, name: "slurm_gpus", value: "node.gpu_count"}],
+          config_dir: $dir, idle_timeout: 300, boot_timeout: 1800, azslurmd: {sleep_time: 15}}' \
+        >"$azslurm/autoscale.json" &&
         chmod 600 "$azslurm/autoscale.json" &&
     printf '[Unit]\nDescription=AzSlurm Daemon\n[Service]\nExecStart=%s/venv/bin/azslurmd\n[Install]\nWantedBy=multi-user.target\n' \
         "$azslurm" >"$CC_ROOT/etc/systemd/system/azslurmd.service" &&
@@ -160,19 +181,28 @@ Include site_specific.conf
 
 SlurmCtldHost=localhost
 CONF
-    # azslurm's partitions, as 'azslurm scale' writes them
+    # azslurm's partitions, as 'azslurm scale' writes them for cc_stock_cluster
     cat >"$sched/azure.conf" <<CONF
-PartitionName=htc Nodes=$cluster-htc-[1-6] Default=YES DefMemPerCPU=1536 MaxTime=INFINITE State=UP
+# Note: To account for OS/VM overhead, by default we reduce the reported memory from CycleCloud by 5%.
+PartitionName=hpc Nodes=$cluster-hpc-[1-4] Default=YES DefMemPerCPU=1536 MaxTime=INFINITE State=UP
+Nodename=$cluster-hpc-[1-4] Feature=cloud STATE=CLOUD CPUs=2 ThreadsPerCore=2 RealMemory=3072
+PartitionName=htc Nodes=$cluster-htc-[1-6] Default=NO DefMemPerCPU=1536 MaxTime=INFINITE State=UP
 Nodename=$cluster-htc-[1-6] Feature=cloud STATE=CLOUD CPUs=2 ThreadsPerCore=1 RealMemory=3072
+PartitionName=gpu Nodes=$cluster-gpu-[1-2] Default=YES DefMemPerCPU=18158 MaxTime=INFINITE State=UP
+Nodename=$cluster-gpu-[1-2] Feature=cloud STATE=CLOUD CPUs=24 ThreadsPerCore=1 RealMemory=435814 Gres=gpu:4
+# Creating dynamic nodeset and partition using slurm.dynamic_feature=dyn
+Nodeset=dynamicns Feature=dyn
+PartitionName=dynamic Nodes=dynamicns
 CONF
+    printf '\n\nNodename=%s-gpu-[1-2] Name=gpu Count=4 File=/dev/nvidia[0-3]\n\n' "$cluster" >"$sched/gres.conf" || return 1
     echo "AccountingStorageType=accounting_storage/none" >"$sched/accounting.conf" &&
     printf '# Do not edit this file. It is managed by azslurmd' >"$sched/keep_alive.conf" &&
     printf '# site specific slurm configuration. This is preserved during upgrades' >"$sched/site_specific.conf" &&
-    : >"$sched/gres.conf" && : >"$sched/topology.conf" || return 1
+    : >"$sched/topology.conf" || return 1
     for f in slurm.conf azure.conf accounting.conf keep_alive.conf site_specific.conf gres.conf topology.conf; do
         ln -s "$sched/$f" "$CC_ROOT/etc/slurm/$f" || return 1
     done
-    chown -R slurm:slurm "$sched" && chown root:root "$sched/vm" &&
+    chown -R slurm:slurm "$sched" && chown root:root "$sched/vm" && chmod 0640 "$sched/azure.conf" &&
         cc_snapshot >"$TEST_TMP/stock.snapshot"
 }
 

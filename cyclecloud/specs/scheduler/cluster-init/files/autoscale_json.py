@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """autoscale_json.py: write ccautoscale's autoscale.json from a CycleCloud node's settings.
 
-    python3 autoscale_json.py --jetpack JETPACK --out FILE [--set KEY=JSON]...
+    python3 autoscale_json.py --jetpack JETPACK --out FILE [--base FILE] [--set KEY=JSON]...
 
 FILE is created with mode 0600 (it holds the password) and must not exist.  It gets:
+  - the object in --base FILE (what `ccautoscale slurm import-azslurm` made of azslurm's
+    autoscale.json), under all that follows;
   - "password": read here from `jetpack config cyclecloud.config.password`, so that it
     is never on a command line or in an environment;
   - each --set KEY=JSON (KEY dotted: slurm.conf_dir), the values the spec decided;
@@ -66,13 +68,15 @@ def merge(into, over):
 
 
 def main(argv):
-    exe, out, sets = None, None, []
+    exe, out, base, sets = None, None, None, []
     args = iter(argv)
     for a in args:
         if a == "--jetpack":
             exe = next(args)
         elif a == "--out":
             out = next(args)
+        elif a == "--base":
+            base = next(args)
         elif a == "--set":
             sets.append(next(args))
         else:
@@ -80,6 +84,16 @@ def main(argv):
     if not exe or not out:
         raise SystemExit(__doc__)
     doc = {}
+    if base:
+        with open(base, encoding="utf-8") as f:
+            try:
+                doc = json.load(f)
+            except ValueError as e:
+                sys.stderr.write("ccautoscale: %s is not JSON: %s\n" % (base, e))
+                return 1
+        if not isinstance(doc, dict):
+            sys.stderr.write("ccautoscale: %s must hold an object\n" % base)
+            return 1
     for s in sets:
         key, _, value = s.partition("=")
         put(doc, key, json.loads(value))

@@ -286,8 +286,9 @@ ccas_put () {
 # ccas_write_config OWNER KEY=JSON...: /etc/ccautoscale/autoscale.json from
 # the node's settings (the password read by the helper from jetpack itself,
 # never on a command line), the keys given, and ccautoscale.autoscale's
-# (settings of the site's, from the template's Configuration).  The new file
-# is tested first: 'config check', then 'status' (it reaches CycleCloud with
+# (settings of the site's, from the template's Configuration), all over
+# CCAS_CONFIG_BASE when set (a file: what 'slurm import-azslurm' made).  The new
+# file is tested first: 'config check', then 'status' (it reaches CycleCloud with
 # these credentials), then CCAS_EXTRA_CHECK (a command, such as 'pbs demand').  Only
 # then does it replace the old one: a bad setting leaves the old file, and the
 # stock autoscaler, in place.
@@ -306,6 +307,7 @@ ccas_write_config () {
         set -- "$@" --set "state_dir=$(ccas_json_str "$CCAS_STATE")" \
             --set "lock_file=$(ccas_json_str "$CCAS_ROOT/run/ccautoscale.lock")"
     fi
+    [ -z "${CCAS_CONFIG_BASE:-}" ] || set -- --base "$CCAS_CONFIG_BASE" "$@"
     "$CCAS_PYTHON" "$CCAS_FILES/autoscale_json.py" --jetpack "$JETPACK" --out "$tmp" "$@" ||
         ccas_fail "cannot write $tmp; the stock autoscaler is left in place"
     if ! out=$("$CCAS_BIN" -q -c "$tmp" config check 2>&1 >/dev/null); then
@@ -396,9 +398,3 @@ EOF
     ccas_put "$tmp" "$CCAS_ROOT/etc/tmpfiles.d/ccautoscale.conf" 0644 root:root
 }
 
-# The script's argument list from a command's --help: true when this
-# ccautoscale has COMMAND (one the drop-in work adds later).
-ccas_has_command () {
-    # shellcheck disable=SC2086
-    "$CCAS_BIN" $1 --help >/dev/null 2>&1
-}

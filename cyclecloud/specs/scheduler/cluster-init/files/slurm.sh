@@ -7,13 +7,23 @@
 # In order, each step only once the ones before it worked:
 #   1. Slurm's version, its headers, the stock layout: refuse at once when missing;
 #   2. ccautoscale built against this Slurm (or a package for it);
-#   3. autoscale.json: slurm.conf_dir /sched/CLUSTER, slurm.node_prefix as the stock
-#      template makes node names; tested ('config check', 'status');
-#   4. on the primary scheduler, 'slurm conf --write /sched/CLUSTER' (ccautoscale.conf,
-#      gres.conf, topology.conf), then slurm.conf: azslurm's ResumeProgram,
-#      SuspendProgram, ResumeFailProgram and its 'Include azure.conf' and
-#      'Include keep_alive.conf' commented out ("#ccautoscale# "), ccautoscale's
-#      block at the end;
+#   3. autoscale.json, tested ('config check', 'status') before it replaces the old one.
+#      When azslurm's /opt/azurehpc/slurm/autoscale.json is there (the stock spec
+#      writes it): 'ccautoscale slurm import-azslurm' makes it ccautoscale's
+#      (slurm.nodes_file azure.conf, slurm.keepalive_file keep_alive.conf, its
+#      default_resources), the node names come from each nodearray's Configuration
+#      (slurm.node_prefix, as azslurm reads it), and the import's comparison with
+#      azslurm's files is printed.  Without it (an older stock project), the spec's
+#      own route: slurm.node_prefix as the stock template makes names, and
+#      ccautoscale.conf for the nodes.  Either way the connection comes from the
+#      node's CycleCloud settings and the site's ccautoscale.autoscale goes on top;
+#   4. on the primary scheduler, 'slurm conf --write /sched/CLUSTER' (the nodes file,
+#      gres.conf, topology.conf; azslurm's azure.conf and the others are replaced
+#      in place, mode and owner kept, and set aside once, as they were, for a way
+#      back), then slurm.conf: azslurm's ResumeProgram, SuspendProgram,
+#      ResumeFailProgram commented out ("#ccautoscale# "), ccautoscale's block at
+#      the end.  The stock 'Include azure.conf' and 'Include keep_alive.conf' stay
+#      (the spec's own route comments them out and includes ccautoscale.conf);
 #   5. azslurmd and azslurm's return_to_idle cron entry off, ccautoscale-sync.timer on;
 #   6. slurmctld told, when it runs and something changed.
 # The HA standby (slurm.is_primary_scheduler false) does 1-3 and 5: /sched is
@@ -61,10 +71,12 @@ slurm_layout () {
 }
 
 # slurm.conf as ccautoscale needs it, from the one the stock spec wrote (or
-# this spec, on an earlier run): on stdout.
+# this spec, on an earlier run): on stdout.  With the import's route the stock
+# Include lines stay (and are put back if the spec's own route commented them
+# out on an earlier run); with the spec's own, they go, for ccautoscale.conf.
 slurm_conf_edit () {
     local file=$1
-    awk -v keys="$SLURM_KEYS" -v sbin="$CCAS_SBIN" -v dir="$SLURM_CONF_DIR" '
+    awk -v keys="$SLURM_KEYS" -v sbin="$CCAS_SBIN" -v dir="$SLURM_CONF_DIR" -v route="$SLURM_ROUTE" '
         BEGIN {
             n = split(tolower(keys), k, " ")
             for (i = 1; i <= n; i++) managed[k[i]] = 1
@@ -72,11 +84,18 @@ slurm_conf_edit () {
         /^# BEGIN ccautoscale/ { skip = 1; next }
         /^# END ccautoscale/ { skip = 0; next }
         skip { next }
+        route == "import" && /^#ccautoscale# [Ii]nclude[ \t]+(azure|keep_alive)\.conf[ \t]*$/ {
+            print substr($0, 15)
+            next
+        }
         {
             line = $0
             key = tolower(line)
             sub(/^[ \t]*/, "", key)
-            if (key ~ /^include[ \t]+(azure|keep_alive)\.conf[ \t]*$/) { print "#ccautoscale# " line; next }
+            if (route != "import" && key ~ /^include[ \t]+(azure|keep_alive)\.conf[ \t]*$/) {
+                print "#ccautoscale# " line
+                next
+            }
             sub(/[ \t]*=.*/, "", key)
             if (line !~ /^[ \t]*#/ && index(line, "=") && (key in managed)) { print "#ccautoscale# " line; next }
             print line
@@ -92,7 +111,7 @@ slurm_conf_edit () {
             print "SuspendRate=0"
             print "TreeWidth=65533"
             print "TopologyPlugin=topology/tree"
-            print "Include " dir "/ccautoscale.conf"
+            if (route != "import") print "Include " dir "/ccautoscale.conf"
             print "# END ccautoscale"
         }' "$file"
 }
@@ -116,9 +135,25 @@ slurm_write_conf () {
     ccas_say "wrote $SLURM_CONF_FILE: ResumeProgram, SuspendProgram and ResumeFailProgram are ccautoscale's"
 }
 
+# The stock files 'slurm conf --write' replaces, once, as azslurm left them
+# (FILE.bak, which ccautoscale keeps, is only the one before the last change):
+# the way back.  Files ccautoscale wrote are never taken for the stock ones.
+slurm_keep_stock () {
+    local f
+    mkdir -p "$CCAS_WORK/stock" || ccas_fail "cannot make $CCAS_WORK/stock"
+    for f in azure.conf gres.conf topology.conf keep_alive.conf; do
+        if [ ! -f "$SLURM_CONF_DIR/$f" ] || [ -e "$CCAS_WORK/stock/$f" ] ||
+            grep -q '^# Generated by ccautoscale' "$SLURM_CONF_DIR/$f"; then
+            continue
+        fi
+        cp -p "$SLURM_CONF_DIR/$f" "$CCAS_WORK/stock/$f" || ccas_fail "cannot keep $SLURM_CONF_DIR/$f in $CCAS_WORK/stock"
+    done
+}
+
 # slurm conf --write: the node and partition include, gres.conf and topology.conf
 slurm_write_nodes () {
     local out
+    slurm_keep_stock
     out=$("$CCAS_BIN" -q slurm conf --write "$SLURM_CONF_DIR" 2>&1) ||
         ccas_fail "'ccautoscale slurm conf --write $SLURM_CONF_DIR' failed: $out"
     printf '%s\n' "$out" | grep -v '^[-+]' | sed 's/^/ccautoscale: slurm conf: /'
@@ -167,6 +202,30 @@ slurm_apply () {
     fi
 }
 
+# azslurm's configuration made ccautoscale's ($CCAS_TMP/imported.json, the
+# base of autoscale.json), and what Slurm would see change, in the log (the
+# whole report while azure.conf is azslurm's; after, at each converge, only the
+# warnings).  Exit 3 (CycleCloud not asked with azslurm's credentials) still
+# wrote the file: the node's own credentials are tested next.
+slurm_import () {
+    local out rc=0 f
+    set --
+    for f in azure.conf gres.conf topology.conf; do
+        [ ! -e "$SLURM_CONF_DIR/$f" ] || set -- "$@" "--${f%.conf}-conf" "$SLURM_CONF_DIR/$f"
+    done
+    out=$("$CCAS_BIN" slurm import-azslurm "$AZSLURM_CONFIG" -o "$CCAS_TMP/imported.json" "$@" 2>&1) || rc=$?
+    if [ "$rc" != 0 ] && [ "$rc" != 3 ]; then
+        ccas_fail "'ccautoscale slurm import-azslurm $AZSLURM_CONFIG' failed (exit $rc): $out; the stock autoscaler is left in place"
+    fi
+    [ -s "$CCAS_TMP/imported.json" ] ||
+        ccas_fail "'ccautoscale slurm import-azslurm' wrote nothing: $out; the stock autoscaler is left in place"
+    if grep -q '^# Generated by ccautoscale' "$SLURM_CONF_DIR/azure.conf" 2>/dev/null; then
+        out=$(printf '%s\n' "$out" | grep ': warning: ')
+    fi
+    [ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/ccautoscale: import-azslurm: /'
+    CCAS_CONFIG_BASE=$CCAS_TMP/imported.json
+}
+
 slurm_main () {
     local primary
     slurm_find
@@ -175,10 +234,15 @@ slurm_main () {
     primary=$(jp slurm.is_primary_scheduler true) || exit
     ccas_install slurm "$SLURM_VERSION" slurm_configure_args
 
-    # node names as the stock template makes them, unless this ccautoscale
-    # reads slurm.node_prefix from each nodearray's Configuration itself
     set -- --set "slurm.conf_dir=$(ccas_json_str "$SLURM_CONF_DIR")"
-    if ! ccas_has_command "slurm import-azslurm"; then
+    AZSLURM_CONFIG=$CCAS_ROOT/opt/azurehpc/slurm/autoscale.json
+    if [ -f "$AZSLURM_CONFIG" ]; then
+        SLURM_ROUTE=import
+        slurm_import
+    else
+        # an older stock project: node names as its template makes them
+        SLURM_ROUTE=own
+        ccas_say "no $AZSLURM_CONFIG: ccautoscale's nodes go in $SLURM_CONF_DIR/ccautoscale.conf"
         set -- "$@" --set "slurm.node_prefix=$(ccas_json_str "$(printf '%s-' "$CCAS_CLUSTER" | sed 's/[^a-zA-Z0-9-]/-/g')")"
     fi
     ccas_write_config "$SLURM_OWNER" "$@"
