@@ -222,7 +222,7 @@ static int write_include (struct ccas_power *p, const char *value, char **old, s
             fprintf (p->out, "would write %s:\n%s", path, text);
             rc = 1;
         } else
-            rc = ccas_file_write_atomic (path, text, strlen (text), 0644, err) < 0 ? -1 : 1;
+            rc = ccas_file_write_keep (path, text, strlen (text), 0644, err) < 0 ? -1 : 1;
     }
     free (text);
     return rc;
@@ -240,7 +240,7 @@ static int change_by_include (struct ccas_power *p, const char *value, struct cc
     int rc = write_include (p, value, &old, err);
     if (rc > 0 && !p->dry_run && ccas_slurm_reconfigure (err) < 0) {
         struct ccas_error werr = {""};
-        if (old && ccas_file_write_atomic (path, old, strlen (old), 0644, &werr) < 0)
+        if (old && ccas_file_write_keep (path, old, strlen (old), 0644, &werr) < 0)
             ccas_log (LOG_ERR, "%s", werr.text);
         rc = -1;
     }
