@@ -480,12 +480,37 @@ static void operations (const char *method, const char *rest, const char *query,
         reply_json (r, 200, operation_json (op));
 }
 
+/* POST /cloud/actions/retry/{cluster}: CycleCloud's retry of the cluster's
+ * Failed nodes (scalelib's retry_failed_nodes): each boots again. */
+static void retry_failed (const char *method, const char *cluster, struct reply *r)
+{
+    if (strcmp (method, "POST") != 0) {
+        reply_error (r, 405, "MethodNotAllowed", "%s is not allowed here", method);
+        return;
+    }
+    if (strcmp (cluster, sim.cluster_name) != 0) {
+        reply_error (r, 404, "NotFound", "no cluster named %s", cluster);
+        return;
+    }
+    r->nodes = json_object_new_array ();
+    for (size_t i = 0; i < sim.nnodes; i++)
+        if (!sim.nodes[i]->removed && sim.nodes[i]->phase == PH_FAILED) {
+            sim_node_start (sim.nodes[i]);
+            json_object_array_add (r->nodes, json_object_new_string (sim.nodes[i]->name));
+        }
+    reply_json (r, 200, json_object_new_object ());
+}
+
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r)
 {
     char cluster[256], what[64], action[64];
     bool get = strcmp (method, "GET") == 0, post = strcmp (method, "POST") == 0;
     if (strncmp (url, "/operations/", 12) == 0) {
         operations (method, url + 12, query, r);
+        return;
+    }
+    if (strncmp (url, "/cloud/actions/retry/", 21) == 0) {
+        retry_failed (method, url + 21, r);
         return;
     }
     if (sscanf (url, "/clusters/%255[^/]/%63[^/]/%63s", cluster, what, action) < 2) {
