@@ -662,3 +662,18 @@ int ccas_ccapi_scale (struct ccas_ccapi *api, const char *nodearray, bool by_cor
     size_t n = sets && json_object_is_type (sets, json_type_array) ? json_object_array_length (sets) : 0;
     return (*out = ccas_create_result_from_json (root, "", n, err)) ? 0 : -1;
 }
+
+/* ---- retry ---------------------------------------------------------------------------------------- */
+
+int ccas_ccapi_retry_failed (struct ccas_ccapi *api, struct ccas_error *err)
+{
+    char path[512];
+    json_object *root = NULL;
+    snprintf (path, sizeof (path), "/cloud/actions/retry/%s", api->cluster);
+    api->stats.actions++;
+    /* asked twice, Failed nodes already booting again are left as they are */
+    if (request_json (api, "POST", path, NULL, RETRY_SAFE, &root, err) < 0)
+        return -1;
+    json_object_put (root);
+    return 0;
+}

@@ -221,4 +221,11 @@ struct ccas_action_result *ccas_action_result_from_json (json_object *root, stru
 int ccas_ccapi_scale (struct ccas_ccapi *api, const char *nodearray, bool by_cores, int64_t total,
                       struct ccas_create_result **out, struct ccas_error *err);
 
+/* ---- retry ---------------------------------------------------------------- */
+
+/* POST /cloud/actions/retry/{c}: CycleCloud boots the cluster's Failed nodes
+ * again (their cluster-init runs again), as azpbs's retry_failed_nodes did.
+ * The answer carries nothing ccautoscale reads. */
+int ccas_ccapi_retry_failed (struct ccas_ccapi *api, struct ccas_error *err);
+
 #endif /* !CCAS_CCAPI_H */
