@@ -81,7 +81,8 @@ int ccas_pbs_pass_load (struct ccas_pbs_pass *r, struct ccas_error *err)
         return pbs_unreadable (r, err);
     ccas_pbs_nodes_merge (r->nodes, r->model);
     if (ccas_pbs_nodes_judge (r->nodes, r->model, ccas_pass_node_times (r->pass), r->pass->now) < 0 ||
-        !(r->queue = ccas_pbs_queue_create ())) {
+        !(r->queue = ccas_pbs_queue_create ()) ||
+        ccas_pbs_queue_ignore_queues (r->queue, r->cfg->pbs.ignore_queues) < 0) {
         ccas_errorf (err, "out of memory");
         return fail (r, CCAS_PBS_PASS_INTERNAL);
     }
