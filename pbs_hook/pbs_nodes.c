@@ -83,7 +83,30 @@ void ccas_pbs_nodes_destroy (struct ccas_pbs_nodes *nodes)
     free (nodes->v);
     free (nodes->by_node);
     free (nodes->waiting);
+    free (nodes->out);
     free (nodes);
+}
+
+size_t ccas_pbs_nodes_ignore (struct ccas_pbs_nodes *nodes, const regex_t *re)
+{
+    size_t kept = 0, dropped = 0;
+    char names[300] = "";
+    for (size_t i = 0; i < nodes->n; i++) {
+        regmatch_t m;
+        if (re && regexec (re, nodes->v[i].name, 1, &m, 0) == 0 && m.rm_so == 0) {
+            if (dropped < 5)
+                snprintf (names + strlen (names), sizeof (names) - strlen (names), "%s%s",
+                          dropped ? ", " : "", nodes->v[i].name);
+            dropped++;
+            continue;
+        }
+        nodes->v[kept++] = nodes->v[i];
+    }
+    nodes->n = kept;
+    if (dropped)
+        ccas_log (LOG_INFO, "pbs: %zu PBS node%s ignored (pbs.ignore_hostnames): %s%s", dropped,
+                  dropped == 1 ? "" : "s", names, dropped > 5 ? ", ..." : "");
+    return dropped;
 }
 
 /* Resources PBS has handed out on the node are not free for this pass. */
@@ -111,7 +134,9 @@ void ccas_pbs_nodes_merge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c)
 {
     free (nodes->by_node);
     free (nodes->waiting);
+    free (nodes->out);
     nodes->waiting = NULL;
+    nodes->out = NULL;
     nodes->nby = c->nexisting;
     nodes->by_node = calloc (c->nexisting + 1, sizeof (*nodes->by_node));
     for (size_t i = 0; i < nodes->n; i++) {
@@ -150,15 +175,15 @@ const char *ccas_pbs_nodes_waiting_why (struct ccas_pbs_nodes *nodes, const stru
 {
     const struct ccas_pbs_node *p = ccas_pbs_nodes_find (nodes, n);
     if (!p)
-        return "PBS has no node for it (its join has not been done, or fails)";
+        return "PBS has no node for it (its create has not been done, or fails)";
     if (!p->ccnodeid && ccas_pbs_node_joining (p))
         return "its join has not finished";
     if (!p->ccnodeid)
         return "PBS has a node of its name that ccautoscale did not join";
-    if (ccas_pbs_node_joining (p) && (!p->reported || p->down))
-        return "its join has not finished, and its pbs_mom has not reported";
     if (p->down && !p->reported)
         return "its pbs_mom has not reported (state-unknown,down)";
+    if (ccas_pbs_node_joining (p) && p->down)
+        return "its pbs_mom reads down, and the node was never put online";
     return NULL;
 }
 
@@ -220,7 +245,44 @@ bool ccas_pbs_node_draining (const struct ccas_pbs_node *p)
     return p->comment && strncmp (p->comment, CCAS_PBS_DRAIN_COMMENT, strlen (CCAS_PBS_DRAIN_COMMENT)) == 0;
 }
 
+bool ccas_pbs_comment_marked (const char *comment)
+{
+    static const char *const marks[] = {CCAS_PBS_MARK_OFFLINE, CCAS_PBS_MARK_JOINED, CCAS_PBS_MARK_RESTORED};
+    if (!comment)
+        return false;
+    for (size_t i = 0; i < sizeof (marks) / sizeof (marks[0]); i++)
+        if (strncmp (comment, marks[i], strlen (marks[i])) == 0)
+            return true;
+    return strcmp (comment, CCAS_PBS_OLD_JOINING) == 0;
+}
+
 bool ccas_pbs_node_joining (const struct ccas_pbs_node *p)
 {
-    return p->offline && p->comment && strcmp (p->comment, CCAS_PBS_JOINING_COMMENT) == 0;
+    return p->offline && ccas_pbs_comment_marked (p->comment);
+}
+
+int ccas_pbs_nodes_keep_out (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *removed)
+{
+    int n = 0;
+    free (nodes->out);
+    if (!(nodes->out = calloc (nodes->nby + 1, sizeof (*nodes->out))))
+        return -1;
+    if (!removed || !json_object_is_type (removed, json_type_object))
+        return 0;
+    for (size_t i = 0; i < c->nexisting && i < nodes->nby; i++) {
+        struct ccas_node *node = c->nodes[i];
+        if (!node->node_id || !json_object_object_get_ex (removed, node->node_id, NULL))
+            continue;
+        nodes->out[i] = true;
+        node->keep_alive = true; /* the administrator's: never terminated by a pass */
+        node->sched_offline = true;
+        ccas_log (LOG_DEBUG, "pbs: %s: kept out of PBS (pbs remove-nodes --permanent)", node->name);
+        n++;
+    }
+    return n;
+}
+
+bool ccas_pbs_nodes_kept_out (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n)
+{
+    return nodes->out && n->index < nodes->nby && nodes->out[n->index];
 }
