@@ -187,6 +187,28 @@ const char *ccas_pbs_nodes_waiting_why (struct ccas_pbs_nodes *nodes, const stru
     return NULL;
 }
 
+/* Ready VM `n` (its times `t`) not serving PBS yet: since when; past
+ * boot_timeout it is boot_timed_out (true). */
+static bool waiting (struct ccas_pbs_nodes *nodes, const struct ccas_cluster *c, struct ccas_node *n,
+                     json_object *t, double now)
+{
+    const char *why = ccas_pbs_nodes_waiting_why (nodes, n);
+    if (!why) {
+        json_object_object_del (t, "pbs_waiting");
+        return false;
+    }
+    const struct ccas_pbs_node *p = ccas_pbs_nodes_find (nodes, n);
+    double from = since (t, "pbs_waiting", now);
+    double limit = ccas_conf_boot_timeout (c->cfg, n->nodearray);
+    nodes->waiting[n->index] = from;
+    if (now - from <= limit || n->busy)
+        return false;
+    n->boot_timed_out = true;
+    ccas_log (LOG_WARNING, "pbs: %s: Ready for %.0f s but %s: past boot_timeout (%.0f s), replaced",
+              p ? p->name : n->name, now - from, why, limit);
+    return true;
+}
+
 int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *times,
                           double now)
 {
@@ -198,26 +220,16 @@ int ccas_pbs_nodes_judge (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, 
         return -1;
     for (size_t i = 0; i < c->nexisting && i < nodes->nby; i++) {
         struct ccas_node *n = c->nodes[i];
-        if (!n->node_id || n->kind != CCAS_NODE_READY)
-            continue;
         struct ccas_pbs_node *p = nodes->by_node[i];
+        /* a booting VM's mom may report before CycleCloud says Ready (the
+         * stock setup starts it): the down grace holds for it too */
+        if (!n->node_id || (n->kind != CCAS_NODE_READY && !(n->kind == CCAS_NODE_BOOTING && p)))
+            continue;
         json_object *t = ccas_scaledown_node_times (times, n->node_id, now);
         if (!t)
             return -1;
-        const char *why = ccas_pbs_nodes_waiting_why (nodes, n);
-        if (why) {
-            double from = since (t, "pbs_waiting", now);
-            double limit = ccas_conf_boot_timeout (c->cfg, n->nodearray);
-            nodes->waiting[i] = from;
-            if (now - from > limit && !n->busy) {
-                n->boot_timed_out = true;
-                marked++;
-                ccas_log (LOG_WARNING,
-                          "pbs: %s: Ready for %.0f s but %s: past boot_timeout (%.0f s), replaced",
-                          p ? p->name : n->name, now - from, why, limit);
-            }
-        } else
-            json_object_object_del (t, "pbs_waiting");
+        if (n->kind == CCAS_NODE_READY && waiting (nodes, c, n, t, now))
+            marked++;
         if (p && p->down && p->reported) {
             double down = since (t, "pbs_down", now);
             n->sched_offline = (p->offline && !ccas_pbs_node_joining (p)) || now - down > CCAS_PBS_DOWN_GRACE;

@@ -278,6 +278,36 @@ static void test_nodes_markers (void **state)
     ccas_pbs_nodes_destroy (pn);
 }
 
+/* The stock setup starts a VM's mom while it boots; right after, its vnode
+ * reads down for a moment (every node does after a create node): a booting
+ * VM so still counts as capacity within CCAS_PBS_DOWN_GRACE, as a Ready
+ * one does (a job waiting for it made a second VM). */
+static void test_down_grace_booting (void **state)
+{
+    (void)state;
+    struct ccas_cluster *c = model ("cyclecloud-booting.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-booting.json");
+    struct ccas_pbs_node *p = ccas_pbs_nodes_find (pn, ccas_cluster_find_node (c, "hpc-2"));
+    assert_non_null (p);
+    p->down = p->reported = true; /* reported, then down a moment */
+    ccas_pbs_nodes_merge (pn, c);
+    assert_true (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    double now = (double)time (NULL);
+    json_object *times = json_object_new_object ();
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 0);
+    assert_false (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    assert_true (ccas_node_usable (ccas_cluster_find_node (c, "hpc-2")));
+    /* down past the grace: no longer capacity */
+    json_object_object_add (json_object_object_get (times, "id12"), "pbs_down",
+                            json_object_new_double (now - CCAS_PBS_DOWN_GRACE - 1));
+    ccas_pbs_nodes_merge (pn, c);
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 0);
+    assert_true (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    json_object_put (times);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +317,7 @@ int main (void)
         cmocka_unit_test (test_nodes_shapes),
         cmocka_unit_test (test_nodes_merge),
         cmocka_unit_test (test_nodes_markers),
+        cmocka_unit_test (test_down_grace_booting),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
