@@ -54,6 +54,7 @@ static const struct cmd pbs_cmds[] = {
     {"analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL},
     {"autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL},
     {"demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL},
+    {"import-azpbs", cmd_pbs_import_azpbs, 0, &help_pbs_import_azpbs, NULL},
     {"install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
