@@ -12,6 +12,7 @@
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
+#include "pbs_qmgr.h"
 #include "pbs_select.h"
 #include "run.h"
 #include "util/json.h"
@@ -470,6 +471,21 @@ void ccas_pbs_run_ops (struct ccas_cluster *c, struct ccas_pbs_op *ops, size_t n
         }
     }
     batch_release (&undo);
+}
+
+json_object *ccas_pbs_qmgr_list (const char *what, struct ccas_error *err)
+{
+    char cmd[256];
+    snprintf (cmd, sizeof (cmd), "list %s", what);
+    char *argv[] = {"qmgr", "-c", cmd, NULL};
+    struct ccas_run_result r;
+    if (run_for_output (argv, &r, err) < 0)
+        return NULL;
+    json_object *o = ccas_pbs_qmgr_parse (r.out);
+    ccas_run_result_release (&r);
+    if (!o)
+        ccas_errorf (err, "out of memory");
+    return o;
 }
 
 int ccas_pbs_comment_jobs (const char *comment, const char *const *ids, size_t n, struct ccas_error *err)

@@ -85,6 +85,10 @@ struct ccas_pbs_op {
  * Deleting a node PBS no longer has succeeds. */
 void ccas_pbs_run_ops (struct ccas_cluster *c, struct ccas_pbs_op *ops, size_t n, const char *const *names);
 
+/* Run `qmgr -c "list WHAT"` ("server", "sched", "hook", "resource") and
+ * read it (pbs_qmgr.h): a new object (caller puts it), or NULL with `err`. */
+json_object *ccas_pbs_qmgr_list (const char *what, struct ccas_error *err);
+
 /* Set `comment` on the queued jobs `ids` (qalter -W comment=..., as many ids
  * a call as fit); 0, or -1 with `err` for the first call that failed. */
 int ccas_pbs_comment_jobs (const char *comment, const char *const *ids, size_t n, struct ccas_error *err);

@@ -62,11 +62,13 @@ int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv);
 int cmd_pbs_demand (struct cli *cli, int argc, char **argv);
 int cmd_pbs_import_azpbs (struct cli *cli, int argc, char **argv);
 int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv);
+int cmd_pbs_validate (struct cli *cli, int argc, char **argv);
 extern const struct cmd_help help_pbs_analyze;
 extern const struct cmd_help help_pbs_autoscale;
 extern const struct cmd_help help_pbs_demand;
 extern const struct cmd_help help_pbs_import_azpbs;
 extern const struct cmd_help help_pbs_install_hook;
+extern const struct cmd_help help_pbs_validate;
 
 #ifdef WITH_SLURM
 int cmd_slurm_conf (struct cli *cli, int argc, char **argv);

@@ -56,6 +56,7 @@ static const struct cmd pbs_cmds[] = {
     {"demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL},
     {"import-azpbs", cmd_pbs_import_azpbs, 0, &help_pbs_import_azpbs, NULL},
     {"install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL},
+    {"validate", cmd_pbs_validate, NEED_CONFIG, &help_pbs_validate, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
 
