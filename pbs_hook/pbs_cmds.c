@@ -399,6 +399,12 @@ static int op_line (struct ccas_cluster *c, const struct ccas_pbs_op *x, const c
     case CCAS_PBS_OP_DELETE:
         s->len = (size_t)snprintf (s->text, sizeof (s->text), "delete node %s", x->host);
         return 0;
+    case CCAS_PBS_OP_OFFLINE:
+        snprintf (why, sizeof (why), "%s", x->comment ? x->comment : CCAS_PBS_KEEP_OFFLINE);
+        quote_safe (why);
+        s->len = (size_t)snprintf (s->text, sizeof (s->text),
+                                   "set node %s state += offline, comment = \"%s\"", x->host, why);
+        return 0;
     case CCAS_PBS_OP_ONLINE:
         snprintf (why, sizeof (why), "%s", x->comment ? x->comment : CCAS_PBS_MARK_RESTORED);
         quote_safe (why);

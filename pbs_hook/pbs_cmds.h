@@ -58,6 +58,7 @@ enum ccas_pbs_op_kind {
     CCAS_PBS_OP_ONLINE,   /* a registered node offline with a marker, put online */
     CCAS_PBS_OP_DRAIN,
     CCAS_PBS_OP_DELETE,
+    CCAS_PBS_OP_OFFLINE, /* the administrator's: state += offline, `comment` */
 };
 
 /* One change to one PBS node. */
@@ -67,7 +68,8 @@ struct ccas_pbs_op {
     const struct ccas_node *node; /* CREATE, REGISTER: the VM */
     const char *why;              /* DRAIN: after "ccautoscale: draining: " */
     bool online;                  /* REGISTER: put it online too (else it stays offline) */
-    const char *comment;          /* ONLINE: the comment (default CCAS_PBS_MARK_RESTORED) */
+    const char *comment;          /* ONLINE: the comment (default CCAS_PBS_MARK_RESTORED);
+                                   * OFFLINE: the comment (default CCAS_PBS_KEEP_OFFLINE) */
     bool failed;                  /* out */
     bool unresolved;              /* out: CREATE failed only because the server cannot
                                    * resolve the name (yet: a VM still booting) */

@@ -298,3 +298,48 @@ bool ccas_pbs_nodes_kept_out (const struct ccas_pbs_nodes *nodes, const struct c
 {
     return nodes->out && n->index < nodes->nby && nodes->out[n->index];
 }
+
+/* A VM PBS has no node of. */
+static const char *vm_role (const struct ccas_node *n)
+{
+    switch (n->kind) {
+    case CCAS_NODE_READY:
+        return "Ready, no vnode";
+    case CCAS_NODE_BOOTING:
+        return n->hostname && n->private_ip ? "booting, no vnode yet" : "booting, no address yet";
+    case CCAS_NODE_STOPPED:
+        return "deallocated";
+    case CCAS_NODE_FAILED:
+        return "failed";
+    default:
+        return "leaving";
+    }
+}
+
+const char *ccas_pbs_nodes_role (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n,
+                                 const struct ccas_pbs_node *p)
+{
+    if (n && ccas_pbs_nodes_kept_out (nodes, n))
+        return p ? "kept out, its vnode still there" : "kept out (pbs remove-nodes --permanent)";
+    if (!p)
+        return n ? vm_role (n) : "?";
+    if (!n)
+        return p->ccnodeid || (p->offline && p->comment && strcmp (p->comment, CCAS_PBS_OLD_JOINING) == 0)
+                   ? "its VM has gone"
+                   : "not CycleCloud's";
+    if (n->kind == CCAS_NODE_FAILED)
+        return "failed";
+    if (ccas_pbs_node_draining (p))
+        return p->njobs ? "draining, jobs still run" : "drained";
+    if (p->offline && !ccas_pbs_node_joining (p))
+        return "offline (the administrator's)";
+    if (!p->ccnodeid)
+        return "no marker yet";
+    if (p->offline)
+        return n->kind != CCAS_NODE_READY ? "booting, vnode made"
+               : !p->reported || p->down  ? "Ready, its mom has not reported"
+                                          : "to be put online";
+    if (p->down)
+        return p->reported ? "down" : "its mom has not reported";
+    return p->njobs ? "busy" : "idle";
+}

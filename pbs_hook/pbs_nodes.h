@@ -128,6 +128,14 @@ size_t ccas_pbs_nodes_ignore (struct ccas_pbs_nodes *nodes, const regex_t *re);
  * when out of memory. */
 int ccas_pbs_nodes_keep_out (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *removed);
 
+/* What ccautoscale makes of VM `n` and its PBS node `p` (either may be NULL,
+ * not both), after merge and keep_out, in a few words for `pbs nodes`:
+ * "serving", "busy", "booting, vnode made", "to be put online", "its mom has
+ * not reported", "draining", "offline (the administrator's)", "kept out",
+ * "no vnode yet", "its VM has gone", "not CycleCloud's" ...  Static. */
+const char *ccas_pbs_nodes_role (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n,
+                                 const struct ccas_pbs_node *p);
+
 /* True when VM `n` is kept out of PBS (after ccas_pbs_nodes_keep_out()). */
 bool ccas_pbs_nodes_kept_out (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n);
 

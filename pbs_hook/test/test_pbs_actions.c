@@ -284,6 +284,25 @@ static void test_join_at_boot (void **state)
     assert_int_equal (ccas_pbs_nodes_keep_out (pn, c, removed), 1);
     assert_true (ccas_pbs_nodes_kept_out (pn, ccas_cluster_find_node (c, "htc-6")));
     assert_true (ccas_cluster_find_node (c, "htc-6")->keep_alive);
+    /* what `pbs nodes` says of each */
+    static const struct {
+        const char *vm, *role;
+    } roles[] = {
+        {"htc-1", "booting, no vnode yet"},
+        {"htc-2", "booting, no address yet"},
+        {"htc-3", "to be put online"},
+        {"htc-4", "offline (the administrator's)"},
+        {"htc-6", "kept out (pbs remove-nodes --permanent)"},
+        {"hpc-1", "to be put online"},
+        {"hpc-2", "booting, vnode made"},
+    };
+    for (size_t i = 0; i < sizeof (roles) / sizeof (roles[0]); i++) {
+        const struct ccas_node *n = ccas_cluster_find_node (c, roles[i].vm);
+        assert_string_equal (ccas_pbs_nodes_role (pn, n, ccas_pbs_nodes_find (pn, n)), roles[i].role);
+    }
+    for (size_t i = 0; i < pn->n; i++)
+        if (strcmp (pn->v[i].name, "onprem-7") == 0)
+            assert_string_equal (ccas_pbs_nodes_role (pn, NULL, &pn->v[i]), "not CycleCloud's");
     regex_t valid;
     assert_int_equal (regcomp (&valid, "htc-[1-4]|hpc-", REG_EXTENDED), 0);
     struct ccas_pbs_join_rules rules = {&valid, 1};
