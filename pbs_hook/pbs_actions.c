@@ -96,17 +96,20 @@ static bool joinable (const struct ccas_node *n, const struct ccas_pbs_join_rule
     return false;
 }
 
-/* Should VM `n` stay offline?  Until it is Ready and its mom has reported;
- * and, in a placement group, until the group is whole in PBS: no other member
- * booting, or Ready without its mom reported (members timed out waiting do
- * not count). */
+/* Should VM `n` stay offline?  Until it is Ready: its setup has run.  PBS
+ * then schedules on it once its mom reports (the vnode reads down until
+ * then), so no pass is lost waiting for the report.  In a placement group,
+ * until the group is whole in PBS: its own mom and every other member's
+ * reported, none booting (members timed out waiting do not count). */
 static bool keep_offline (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes, const struct ccas_node *n)
 {
     const struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
-    if (n->kind != CCAS_NODE_READY || !p || !p->reported || p->down)
+    if (n->kind != CCAS_NODE_READY || !p)
         return true;
     if (!n->placement_group)
         return false;
+    if (!p->reported || p->down)
+        return true;
     for (size_t i = 0; i < c->nexisting; i++) {
         const struct ccas_node *m = c->nodes[i];
         if (m == n || !m->placement_group || strcmp (m->placement_group, n->placement_group) != 0 ||
@@ -145,8 +148,7 @@ static int join_one (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes, stru
         /* a node of its name without the marker: one older releases left
          * halfway, or the site's own */
         if (!(x = add (a, cap, CCAS_PBS_JOIN, p->name, n, p,
-                       hold ? "PBS has a node of its name without the marker"
-                            : "ready, and its pbs_mom reported")))
+                       hold ? "PBS has a node of its name without the marker" : "ready: its setup has run")))
             return -1;
         x->online = !hold;
         return 0;
@@ -155,13 +157,12 @@ static int join_one (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes, stru
         if (p->offline)
             ccas_log (LOG_DEBUG, "pbs: %s: kept offline: %s", p->name,
                       n->kind != CCAS_NODE_READY ? "its VM is not Ready"
-                      : !p->reported || p->down  ? "its pbs_mom has not reported"
+                      : !p->reported || p->down  ? "its pbs_mom has not reported (in a placement group)"
                                                  : "its placement group is not whole");
         return 0;
     }
     x = add (a, cap, CCAS_PBS_ONLINE, p->name, n, p,
-             n->placement_group ? "ready, its pbs_mom reported, its placement group whole"
-                                : "ready, and its pbs_mom reported");
+             n->placement_group ? "ready, its placement group whole in PBS" : "ready: its setup has run");
     return x ? 0 : -1;
 }
 

@@ -8,9 +8,11 @@
  * it: pbs_nodes.h): created offline with its resources and marker in one
  * `create node`.  A node PBS already has of its name without the marker is
  * registered (the same in one `set node`).  A registered node offline with a
- * marker goes online once its VM is Ready and its mom has reported; a node in
- * a placement group only with the whole group: when every other member is
- * registered and its mom has reported (or has given up, past boot_timeout).
+ * marker goes online once its VM is Ready (its setup has run), in the first
+ * pass after: PBS schedules on it once its mom reports, the vnode reading
+ * down until then; a node in a placement group only with the whole group:
+ * when its own mom and every other member's have reported (or given up,
+ * past boot_timeout).
  * OpenPBS runs a place=excl job across placement sets when its own set is not
  * all free (its node-bucket path ignores do_not_span_psets), so a group PBS
  * saw half up would lose its job to other nodes.  A VM whose hostname

@@ -17,8 +17,8 @@
  *      the comment CCAS_PBS_MARK_JOINED — the stock execute setup checks its
  *      vnode for its id once, so the vnode never exists without it; register
  *      a node PBS has of the VM's name without the marker (one `set node` of
- *      the same); put Ready nodes whose mom has reported online (`state -=
- *      offline`, CCAS_PBS_MARK_RESTORED).  PBS sets one directive's
+ *      the same); put Ready nodes online (`state -= offline`,
+ *      CCAS_PBS_MARK_RESTORED).  PBS sets one directive's
  *      attributes all or none; OpenPBS 23 makes no node when it refuses an
  *      attribute of `create node`, and a name a refused create was for is
  *      deleted at once all the same (a second qmgr call, only then), so that

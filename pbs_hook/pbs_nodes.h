@@ -6,12 +6,12 @@
  * resources_available.ccnodeid holds the VM's node id.  ccautoscale creates a VM's vnode with every resource
  * and the id in one `create node`, offline, as soon as CycleCloud reports the VM's hostname and address —
  * while it boots, since CycleCloud's stock execute setup (cyclecloud-pbspro) waits for a vnode carrying its
- * id, offlines it itself and only then starts pbs_mom — and puts it online once the VM is Ready and its mom
- * has reported.  The comments that say so are the stock ones, CCAS_PBS_MARK_*: a node offline with one of
- * them (or with CCAS_PBS_OLD_JOINING, the comment of older ccautoscale releases) is ccautoscale's to put
- * online, and still counts as capacity for the jobs it was made for; a draining node carries
- * CCAS_PBS_DRAIN_COMMENT; a node offline with any other comment (CCAS_PBS_KEEP_OFFLINE, what `pbs offline`
- * writes, or the administrator's own) is left alone.
+ * id, offlines it itself and only then starts pbs_mom — and puts it online once the VM is Ready (PBS uses
+ * it once its mom reports; pbs_actions.h).  The comments that say so are the stock ones, CCAS_PBS_MARK_*: a
+ * node offline with one of them (or with CCAS_PBS_OLD_JOINING, the comment of older ccautoscale releases) is
+ * ccautoscale's to put online, and still counts as capacity for the jobs it was made for; a draining node
+ * carries CCAS_PBS_DRAIN_COMMENT; a node offline with any other comment (CCAS_PBS_KEEP_OFFLINE, what `pbs
+ * offline` writes, or the administrator's own) is left alone.
  *
  * A Ready VM serves PBS once it is registered and its pbs_mom has reported.  Until
  * then — no PBS node yet (a create not done, or failing: `qmgr create node` of a

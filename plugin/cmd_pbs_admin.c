@@ -399,12 +399,13 @@ done:
 const struct cmd_help help_pbs_join_nodes = {
     .synopsis = "pbs join-nodes (-H HOST | -N NAME | --all)... [--json]",
     .summary = "join VMs to PBS now, those kept out included",
-    .description = "Lets the VMs 'pbs remove-nodes --permanent' (or azpbs's remove_nodes --permanent, which\n"
-                   "install-hook imported) kept out back, then does for them what a pass does, now:\n"
-                   "creates the vnode of each VM whose hostname and address CycleCloud reports (one\n"
-                   "create node with its resources and marker, offline), and puts online those Ready\n"
-                   "whose mom has reported (a placement group whole).  A node offline for any other\n"
-                   "reason is left as it is ('pbs online' puts it back).",
+    .description =
+        "Lets the VMs 'pbs remove-nodes --permanent' (or azpbs's remove_nodes --permanent, which\n"
+        "install-hook imported) kept out back, then does for them what a pass does, now:\n"
+        "creates the vnode of each VM whose hostname and address CycleCloud reports (one\n"
+        "create node with its resources and marker, offline), and puts online those Ready\n"
+        "(a placement group only whole, every member's mom reported).  A node offline for any other\n"
+        "reason is left as it is ('pbs online' puts it back).",
     .options = target_options,
     .examples = "$ ccautoscale pbs join-nodes -H execute-4",
     .see_also = "ccautoscale-pbs-remove-nodes(8), ccautoscale-pbs-online(8)",

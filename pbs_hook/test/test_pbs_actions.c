@@ -109,9 +109,10 @@ static void test_join_ready_nodes (void **state)
         joins += a.v[i].kind == CCAS_PBS_JOIN;
     assert_int_equal (joins, 5);                     /* htc-1..5 Ready; htc-6 failed */
     assert_non_null (action_for (&a, "htc-2")->pbs); /* registered, not created again */
-    assert_false (action_for (&a, "htc-2")->online); /* its mom has not reported: kept offline */
+    assert_true (action_for (&a, "htc-2")->online);  /* Ready: PBS uses it once its mom reports */
     assert_null (action_for (&a, "htc-1")->pbs);     /* created, offline */
     assert_string_equal (action_for (&a, "htc-1")->why, "ready");
+    assert_string_equal (action_for (&a, "htc-2")->why, "ready: its setup has run");
     ccas_pbs_actions_free (&a);
     ccas_plan_destroy (plan);
     ccas_jobs_destroy (jobs);
