@@ -8,9 +8,15 @@
 #    "pbs_conf_file": "/etc/pbs.conf"}
 # pbs_conf_file (optional) is handed to the pass as PBS_CONF_FILE, which
 # pbs_server does not give its hooks: PBS's commands read it to find the server.
+# It runs inside pbs_server's own Python: 3 for OpenPBS 20 and later, 2.7 for
+# PBS Professional 18 and earlier, so it uses what both have (no f-strings,
+# no subprocess.run, no time.monotonic; the program's output goes to
+# temporary files, not pipes, so that waiting with a time limit needs no
+# thread).
 import json
 import os
 import subprocess
+import tempfile
 import time
 
 import pbs
@@ -30,7 +36,7 @@ def load_config():
     try:
         with open(path) as f:
             cfg = json.load(f)
-    except (OSError, ValueError) as e:
+    except (IOError, OSError, ValueError) as e:  # Python 2: open() raises IOError
         raise ConfigError("cannot read the hook config %s: %s; run 'ccautoscale pbs install-hook' again"
                           % (path, e))
     if not isinstance(cfg, dict):
@@ -46,6 +52,25 @@ def argv_for(cfg):
     return argv + ["pbs", "autoscale", "--quiet"]
 
 
+def text(data):
+    """What a program printed (bytes) as the str of this Python."""
+    if isinstance(data, str):
+        return data  # Python 2: bytes are str
+    return data.decode("utf-8", "replace")
+
+
+def wait(proc, timeout):
+    """The exit status, or None when `timeout` seconds passed (it is then killed)."""
+    deadline = time.time() + timeout
+    while proc.poll() is None:
+        if time.time() >= deadline:
+            proc.kill()
+            proc.wait()
+            return None
+        time.sleep(0.05)
+    return proc.returncode
+
+
 def run(cfg):
     """None when the pass went well, else the lines to log as errors."""
     argv = argv_for(cfg)
@@ -53,17 +78,26 @@ def run(cfg):
     env = dict(os.environ)
     if cfg.get("pbs_conf_file"):
         env["PBS_CONF_FILE"] = cfg["pbs_conf_file"]
+    devnull = open(os.devnull, "rb")
+    out = tempfile.TemporaryFile()
+    err_file = tempfile.TemporaryFile()
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=timeout, check=False, env=env)
-    except subprocess.TimeoutExpired:
-        return ["ccautoscale: pbs autoscale did not finish within %g s (killed)" % timeout]
-    except OSError as e:
-        return ["ccautoscale: cannot run %s: %s" % (argv[0], e)]
-    if done.returncode in (0, 4):
-        return None
-    err = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
-    head = "ccautoscale: pbs autoscale exited %d" % done.returncode
+        try:
+            proc = subprocess.Popen(argv, stdin=devnull, stdout=out, stderr=err_file, env=env, close_fds=True)
+        except OSError as e:
+            return ["ccautoscale: cannot run %s: %s" % (argv[0], e)]
+        status = wait(proc, timeout)
+        if status is None:
+            return ["ccautoscale: pbs autoscale did not finish within %g s (killed)" % timeout]
+        if status in (0, 4):
+            return None
+        err_file.seek(0)
+        err = [line for line in text(err_file.read()).splitlines() if line.strip()]
+    finally:
+        devnull.close()
+        out.close()
+        err_file.close()
+    head = "ccautoscale: pbs autoscale exited %d" % status
     if not err:
         return [head + ": no message"]
     if len(err) == 1:
@@ -76,7 +110,7 @@ def run(cfg):
 
 def main():
     event = pbs.event()
-    start = time.monotonic()
+    start = time.time()
     try:
         problem = run(load_config())
     except ConfigError as e:
@@ -87,7 +121,7 @@ def main():
         for line in problem:
             pbs.logmsg(pbs.LOG_ERROR, line)
     else:
-        pbs.logmsg(pbs.LOG_DEBUG, "ccautoscale: pass done in %.2f s" % (time.monotonic() - start))
+        pbs.logmsg(pbs.LOG_DEBUG, "ccautoscale: pass done in %.2f s" % (time.time() - start))
     event.accept()
 
 

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "pbs_actions.h"
 #include "pbs_cmds.h"
 #include "util/events.h"
+#include "util/failpoint.h"
 #include "util/log.h"
 
 static struct ccas_pbs_action *add (struct ccas_pbs_actions *a, size_t *cap, enum ccas_pbs_act_kind kind,
@@ -70,36 +72,43 @@ static int sort_terminations (struct ccas_plan *plan, struct ccas_pbs_nodes *pno
     return 0;
 }
 
-/* Should Ready VM `n` (PBS node `p`, or NULL) be joined this pass?  Not when
- * it is being given back (`leaving`), joined (the marker set, and not left
- * offline by a join that stopped before its last step), or offline for any
- * reason but our own joining: the join's last step puts a node online, which
- * must never undo a drain or an administrator's offline. */
-static bool wants_join (const struct ccas_node *n, const struct ccas_pbs_node *p, bool leaving)
+/* May VM `n` have a vnode?  A VM of an autoscaled nodearray, booting or
+ * Ready, whose hostname and address CycleCloud reports (a Ready VM's name
+ * serves when it has no hostname), that pbs.valid_hostnames lets in.  The
+ * stock execute setup runs while the VM boots, and waits for its vnode. */
+static bool joinable (const struct ccas_node *n, const struct ccas_pbs_join_rules *rules)
 {
-    if (n->kind != CCAS_NODE_READY || leaving)
+    if (n->kind != CCAS_NODE_READY && n->kind != CCAS_NODE_BOOTING)
         return false;
-    if (!p)
+    if (n->kind == CCAS_NODE_BOOTING && (!n->hostname || !*n->hostname || !n->private_ip || !*n->private_ip))
+        return false;
+    if (n->bucket && n->bucket->na->st && !n->bucket->na->st->autoscale_enabled)
+        return false; /* a login nodearray: CycleCloud does not autoscale it, nor does PBS run there */
+    if (!rules || !rules->nvalid)
         return true;
-    if (p->offline && !ccas_pbs_node_joining (p)) {
-        ccas_log (LOG_DEBUG, "pbs: %s: offline (%s); not joined", p->name,
-                  p->comment ? p->comment : "no comment");
-        return false;
+    const char *host = ccas_pbs_host (n);
+    for (size_t i = 0; i < rules->nvalid; i++) {
+        regmatch_t m;
+        if (regexec (&rules->valid[i], host, 1, &m, 0) == 0 && m.rm_so == 0)
+            return true;
     }
-    return !p->ccnodeid || ccas_pbs_node_joining (p);
+    ccas_log (LOG_DEBUG, "pbs: %s: hostname '%s' is not one pbs.valid_hostnames lets join", n->name, host);
+    return false;
 }
 
-/* Should Ready VM `n` stay offline once joined?  When it is in a placement
- * group that is not yet whole in PBS: its own mom has not reported, or
- * another member is booting, or Ready without its mom reported (members
- * timed out waiting do not count). */
-static bool group_incomplete (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes,
-                              const struct ccas_node *n)
+/* Should VM `n` stay offline?  Until it is Ready: its setup has run.  PBS
+ * then schedules on it once its mom reports (the vnode reads down until
+ * then), so no pass is lost waiting for the report.  In a placement group,
+ * until the group is whole in PBS: its own mom and every other member's
+ * reported, none booting (members timed out waiting do not count). */
+static bool keep_offline (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes, const struct ccas_node *n)
 {
+    const struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
+    if (n->kind != CCAS_NODE_READY || !p)
+        return true;
     if (!n->placement_group)
         return false;
-    const struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
-    if (!p || !p->reported || p->down)
+    if (!p->reported || p->down)
         return true;
     for (size_t i = 0; i < c->nexisting; i++) {
         const struct ccas_node *m = c->nodes[i];
@@ -113,6 +122,48 @@ static bool group_incomplete (struct ccas_cluster *c, struct ccas_pbs_nodes *pno
             return true;
     }
     return false;
+}
+
+/* The join or online VM `n` (PBS node `p`, or NULL) needs this pass, added
+ * to `a`; nothing when it is joined and online, kept offline for now, or
+ * offline for any reason but a join marker (the administrator's, a drain:
+ * never undone).  -1 when out of memory. */
+static int join_one (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes, struct ccas_node *n,
+                     struct ccas_pbs_node *p, struct ccas_pbs_actions *a, size_t *cap)
+{
+    struct ccas_pbs_action *x = NULL;
+    if (!p) {
+        x = add (a, cap, CCAS_PBS_JOIN, ccas_pbs_host (n), n, NULL,
+                 n->kind == CCAS_NODE_READY ? "ready"
+                                            : "booting: CycleCloud reports its hostname and address");
+        return x ? 0 : -1;
+    }
+    if (p->offline && !ccas_pbs_node_joining (p)) {
+        ccas_log (LOG_DEBUG, "pbs: %s: offline (%s); not joined", p->name,
+                  p->comment ? p->comment : "no comment");
+        return 0;
+    }
+    bool hold = keep_offline (c, pnodes, n);
+    if (!p->ccnodeid) {
+        /* a node of its name without the marker: one older releases left
+         * halfway, or the site's own */
+        if (!(x = add (a, cap, CCAS_PBS_JOIN, p->name, n, p,
+                       hold ? "PBS has a node of its name without the marker" : "ready: its setup has run")))
+            return -1;
+        x->online = !hold;
+        return 0;
+    }
+    if (!p->offline || hold) {
+        if (p->offline)
+            ccas_log (LOG_DEBUG, "pbs: %s: kept offline: %s", p->name,
+                      n->kind != CCAS_NODE_READY ? "its VM is not Ready"
+                      : !p->reported || p->down  ? "its pbs_mom has not reported (in a placement group)"
+                                                 : "its placement group is not whole");
+        return 0;
+    }
+    x = add (a, cap, CCAS_PBS_ONLINE, p->name, n, p,
+             n->placement_group ? "ready, its placement group whole in PBS" : "ready: its setup has run");
+    return x ? 0 : -1;
 }
 
 /* Which model nodes this pass gives back: terminated, drained or deleted
@@ -161,7 +212,27 @@ static int replace_stuck (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes)
     return 0;
 }
 
-int ccas_pbs_actions_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes, struct ccas_pbs_actions *a,
+/* The joins of the VMs that stay (`leaving`: by node index, may be NULL)
+ * and `only` names (NULL: all). */
+static int add_joins (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes,
+                      const struct ccas_pbs_join_rules *rules, const bool *leaving, const char *const *only,
+                      struct ccas_pbs_actions *a, size_t *cap)
+{
+    for (size_t i = 0; i < c->nexisting; i++) {
+        struct ccas_node *n = c->nodes[i];
+        bool named = !only;
+        for (size_t k = 0; only && only[k] && !named; k++)
+            named = strcmp (only[k], n->name) == 0 || (n->hostname && strcasecmp (only[k], n->hostname) == 0);
+        if (!named || (leaving && leaving[i]) || ccas_pbs_nodes_kept_out (pnodes, n) || !joinable (n, rules))
+            continue;
+        if (join_one (c, pnodes, n, ccas_pbs_nodes_find (pnodes, n), a, cap) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ccas_pbs_actions_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes,
+                           const struct ccas_pbs_join_rules *rules, struct ccas_pbs_actions *a,
                            struct ccas_error *err)
 {
     struct ccas_cluster *c = plan->cluster;
@@ -171,34 +242,37 @@ int ccas_pbs_actions_plan (struct ccas_plan *plan, struct ccas_pbs_nodes *pnodes
         goto oom;
     for (size_t i = 0; i < pnodes->n; i++) {
         struct ccas_pbs_node *p = &pnodes->v[i];
-        /* ours: the marker, or the joining comment of a join that never finished */
-        bool ours = p->ccnodeid || ccas_pbs_node_joining (p);
+        /* ours: the marker, or the joining comment of an older release's join
+         * that never finished (a stock comment alone proves nothing) */
+        bool ours =
+            p->ccnodeid || (p->offline && p->comment && strcmp (p->comment, CCAS_PBS_OLD_JOINING) == 0);
         if (!p->cc && ours && !add (a, &cap, CCAS_PBS_FORGET, p->name, NULL, p, "its VM has gone"))
             goto oom;
     }
     bool *leaving = leaving_nodes (plan, a);
     if (!leaving)
         goto oom;
-    for (size_t i = 0; i < c->nexisting; i++) {
-        struct ccas_node *n = c->nodes[i];
-        struct ccas_pbs_node *p = ccas_pbs_nodes_find (pnodes, n);
-        if (!wants_join (n, p, n->index < c->nexisting && leaving[n->index]))
-            continue;
-        bool hold = group_incomplete (c, pnodes, n);
-        struct ccas_pbs_action *x =
-            add (a, &cap, CCAS_PBS_JOIN, p ? p->name : ccas_pbs_host (n), n, p,
-                 hold ? "ready; kept offline until its placement group is whole" : "ready");
-        if (!x) {
-            free (leaving);
-            goto oom;
-        }
-        x->hold = hold;
-    }
+    int rc = add_joins (c, pnodes, rules, leaving, NULL, a, &cap);
     free (leaving);
+    if (rc < 0)
+        goto oom;
     return 0;
 oom:
     ccas_pbs_actions_free (a);
     return ccas_errorf (err, "out of memory");
+}
+
+int ccas_pbs_actions_joins (struct ccas_cluster *c, struct ccas_pbs_nodes *pnodes,
+                            const struct ccas_pbs_join_rules *rules, const char *const *only,
+                            struct ccas_pbs_actions *a, struct ccas_error *err)
+{
+    size_t cap = 0;
+    memset (a, 0, sizeof (*a));
+    if (add_joins (c, pnodes, rules, NULL, only, a, &cap) < 0) {
+        ccas_pbs_actions_free (a);
+        return ccas_errorf (err, "out of memory");
+    }
+    return 0;
 }
 
 void ccas_pbs_actions_free (struct ccas_pbs_actions *a)
@@ -210,7 +284,7 @@ void ccas_pbs_actions_free (struct ccas_pbs_actions *a)
 
 static void outcome (struct ccas_pbs_action *x, int rc, const struct ccas_error *err, const char *verb)
 {
-    static const char *const events[] = {"joined", "drained", "deleted", "deleted"};
+    static const char *const events[] = {"joined", "drained", "deleted", "deleted", "online"};
     json_object *o = json_object_new_object ();
     json_object_object_add (o, "node", json_object_new_string (x->host));
     json_object_object_add (o, "node_id",
@@ -235,17 +309,44 @@ static void drop_termination (struct ccas_plan *plan, const struct ccas_node *n)
     plan->nterminates = kept;
 }
 
-/* Carry out the actions of `kinds` as one set of qmgr batches (pbs_cmds.h). */
+static bool is_join (const struct ccas_pbs_action *x)
+{
+    return x->kind == CCAS_PBS_JOIN || x->kind == CCAS_PBS_ONLINE;
+}
+
+static enum ccas_pbs_op_kind op_kind (const struct ccas_pbs_action *x)
+{
+    switch (x->kind) {
+    case CCAS_PBS_JOIN:
+        return x->pbs ? CCAS_PBS_OP_REGISTER : CCAS_PBS_OP_CREATE;
+    case CCAS_PBS_DRAIN:
+        return CCAS_PBS_OP_DRAIN;
+    case CCAS_PBS_ONLINE:
+        return CCAS_PBS_OP_ONLINE;
+    default:
+        return CCAS_PBS_OP_DELETE;
+    }
+}
+
+/* A create of a booting VM whose name the server cannot resolve yet (its DNS
+ * entry comes as it boots): not a failure, the next pass creates it. */
+static void still_unresolved (struct ccas_pbs_action *x, const struct ccas_pbs_op *op)
+{
+    snprintf (x->error, sizeof (x->error), "waiting: the PBS server cannot resolve its name yet (%s)",
+              op->error);
+    x->outcome = CCAS_PLANNED;
+    ccas_log (LOG_INFO, "pbs: %s: not created yet: %s", x->host, x->error);
+}
+
+/* Carry out the joins (`joins`) or the other actions as one qmgr batch (pbs_cmds.h). */
 static void run_actions (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names,
                          bool joins)
 {
-    static const enum ccas_pbs_op_kind kinds[] = {CCAS_PBS_OP_JOIN, CCAS_PBS_OP_DRAIN, CCAS_PBS_OP_DELETE,
-                                                  CCAS_PBS_OP_DELETE};
     struct ccas_pbs_op *ops = calloc (a->n + 1, sizeof (*ops));
     size_t *of = calloc (a->n + 1, sizeof (*of)), n = 0;
     if (!ops || !of) {
         for (size_t i = 0; i < a->n; i++)
-            if ((a->v[i].kind == CCAS_PBS_JOIN) == joins) {
+            if (is_join (&a->v[i]) == joins) {
                 struct ccas_error err = {"out of memory"};
                 outcome (&a->v[i], -1, &err, "changed");
             }
@@ -255,21 +356,27 @@ static void run_actions (struct ccas_pbs_actions *a, struct ccas_cluster *c, con
     }
     for (size_t i = 0; i < a->n; i++) {
         struct ccas_pbs_action *x = &a->v[i];
-        if ((x->kind == CCAS_PBS_JOIN) != joins)
+        if (is_join (x) != joins)
             continue;
-        ops[n] = (struct ccas_pbs_op){.kind = kinds[x->kind],
-                                      .host = x->host,
-                                      .node = x->node,
-                                      .pbs = x->pbs,
-                                      .why = x->why,
-                                      .hold = x->hold};
+        ops[n] = (struct ccas_pbs_op){
+            .kind = op_kind (x), .host = x->host, .node = x->node, .why = x->why, .online = x->online};
         of[n++] = i;
+    }
+    if (n == 0) {
+        free (ops);
+        free (of);
+        return;
     }
     ccas_pbs_run_ops (c, ops, n, names);
     for (size_t k = 0; k < n; k++) {
-        static const char *const verbs[] = {"joined", "drained", "deleted from PBS", "deleted from PBS"};
+        static const char *const verbs[] = {"joined", "drained", "deleted from PBS", "deleted from PBS",
+                                            "put online"};
         struct ccas_pbs_action *x = &a->v[of[k]];
         struct ccas_error err = {""};
+        if (ops[k].unresolved && x->node && x->node->kind == CCAS_NODE_BOOTING) {
+            still_unresolved (x, &ops[k]);
+            continue;
+        }
         snprintf (err.text, sizeof (err.text), "%s", ops[k].error);
         outcome (x, ops[k].failed ? -1 : 0, &err, verbs[x->kind]);
     }
@@ -287,6 +394,11 @@ void ccas_pbs_actions_before (struct ccas_pbs_actions *a, struct ccas_plan *plan
 
 void ccas_pbs_actions_after (struct ccas_pbs_actions *a, struct ccas_cluster *c, const char *const *names)
 {
+    for (size_t i = 0; i < a->n; i++)
+        if (is_join (&a->v[i])) {
+            ccas_failpoint ("pbs:before-joins");
+            break;
+        }
     run_actions (a, c, names, true);
 }
 
@@ -300,11 +412,11 @@ size_t ccas_pbs_actions_failures (const struct ccas_pbs_actions *a)
 
 json_object *ccas_pbs_actions_json (const struct ccas_pbs_actions *a, bool applied)
 {
-    static const char *const keys[] = {"join", "drain", "delete", "forget"};
+    static const char *const keys[] = {"join", "drain", "delete", "forget", "online"};
     static const char *const outcomes[] = {"planned", "done", "failed"};
     json_object *o = json_object_new_object ();
-    json_object *lists[4];
-    for (int k = 0; k < 4; k++) {
+    json_object *lists[5];
+    for (int k = 0; k < 5; k++) {
         lists[k] = json_object_new_array ();
         json_object_object_add (o, keys[k], lists[k]);
     }

@@ -12,9 +12,9 @@
 #include "pbs_cmds.h"
 #include "pbs_jobs.h"
 #include "pbs_json.h"
+#include "pbs_qmgr.h"
 #include "pbs_select.h"
 #include "run.h"
-#include "util/failpoint.h"
 #include "util/json.h"
 #include "util/log.h"
 
@@ -232,15 +232,15 @@ static void add_setting (struct setlist *s, const char *name, const struct ccas_
     add_text (s, name, val);
 }
 
-/* The one `set node` that joins VM `n` as `host`: its resources, the marker,
- * online, the joined comment.  PBS sets them all or none. */
-static int join_directive (struct ccas_cluster *c, const struct ccas_node *n, const char *host, bool hold,
-                           const char *const *names, struct setlist *s, struct ccas_error *err)
+/* The directive that registers VM `n` as `host`: `head` ("create node H
+ * state = offline, comment = ..." or "set node H ..."), then its resources
+ * and the marker.  PBS sets them all or none. */
+static int node_directive (struct ccas_cluster *c, const struct ccas_node *n, const char *host,
+                           const char *head, const char *const *names, struct setlist *s,
+                           struct ccas_error *err)
 {
-    s->len =
-        (size_t)snprintf (s->text, sizeof (s->text), "set node %s state %s offline, comment = \"%s\"", host,
-                          hold ? "+=" : "-=", hold ? CCAS_PBS_JOINING_COMMENT : CCAS_PBS_JOIN_COMMENT);
-    s->overflow = false;
+    s->len = (size_t)snprintf (s->text, sizeof (s->text), "%s", head);
+    s->overflow = s->len >= sizeof (s->text);
     for (size_t i = 0; names && names[i]; i++) {
         int id = ccas_resdict_find (c->dict, names[i]);
         const struct ccas_value *v = ccas_node_res (n, id);
@@ -392,6 +392,8 @@ static void batch_run (struct batch *b, struct ccas_pbs_op *ops)
                 char text[320];
                 snprintf (text, sizeof (text), "qmgr: %s", msg);
                 fail_op (x, text);
+                /* create node of a name the server cannot resolve: "Unknown node" */
+                x->unresolved = x->kind == CCAS_PBS_OP_CREATE && strstr (msg, "Unknown node");
             }
             named++;
         } else if (!first[0] && len > 0 && strncmp (p, "qmgr: Error (", 13) != 0)
@@ -408,74 +410,116 @@ static void batch_run (struct batch *b, struct ccas_pbs_op *ops)
     ccas_run_result_release (&r);
 }
 
+/* The line of op `x` (CREATE and REGISTER: their node's directive), in `s`;
+ * 0, or -1 with `err`. */
+static int op_line (struct ccas_cluster *c, const struct ccas_pbs_op *x, const char *const *names,
+                    struct setlist *s, struct ccas_error *err)
+{
+    char head[1024], why[300];
+    switch (x->kind) {
+    case CCAS_PBS_OP_DRAIN:
+        snprintf (why, sizeof (why), "%s", x->why ? x->why : "");
+        quote_safe (why);
+        s->len =
+            (size_t)snprintf (s->text, sizeof (s->text), "set node %s state += offline, comment = \"%s: %s\"",
+                              x->host, CCAS_PBS_DRAIN_COMMENT, why);
+        return 0;
+    case CCAS_PBS_OP_DELETE:
+        s->len = (size_t)snprintf (s->text, sizeof (s->text), "delete node %s", x->host);
+        return 0;
+    case CCAS_PBS_OP_OFFLINE:
+        snprintf (why, sizeof (why), "%s", x->comment ? x->comment : CCAS_PBS_KEEP_OFFLINE);
+        quote_safe (why);
+        s->len = (size_t)snprintf (s->text, sizeof (s->text),
+                                   "set node %s state += offline, comment = \"%s\"", x->host, why);
+        return 0;
+    case CCAS_PBS_OP_ONLINE:
+        snprintf (why, sizeof (why), "%s", x->comment ? x->comment : CCAS_PBS_MARK_RESTORED);
+        quote_safe (why);
+        s->len = (size_t)snprintf (s->text, sizeof (s->text),
+                                   "set node %s state -= offline, comment = \"%s\"", x->host, why);
+        return 0;
+    case CCAS_PBS_OP_CREATE:
+    case CCAS_PBS_OP_REGISTER:
+        if (!x->node->node_id || !ccas_pbs_name_valid (x->node->node_id))
+            return ccas_errorf (err, "node id '%s' cannot be written for qmgr",
+                                x->node->node_id ? x->node->node_id : "");
+        if (x->kind == CCAS_PBS_OP_CREATE)
+            /* offline from its creation: PBS starts nothing there before it is put online */
+            snprintf (head, sizeof (head), "create node %s state = offline, comment = \"%s\"", x->host,
+                      CCAS_PBS_MARK_JOINED);
+        else
+            snprintf (head, sizeof (head), "set node %s state %s offline, comment = \"%s\"", x->host,
+                      x->online ? "-=" : "+=", x->online ? CCAS_PBS_MARK_RESTORED : CCAS_PBS_MARK_JOINED);
+        return node_directive (c, x->node, x->host, head, names, s, err);
+    }
+    return ccas_errorf (err, "unknown operation");
+}
+
 void ccas_pbs_run_ops (struct ccas_cluster *c, struct ccas_pbs_op *ops, size_t n, const char *const *names)
 {
-    struct batch first = {0}, second = {0};
-    char line[1024];
-    size_t joins = 0;
+    struct batch b = {0}, undo = {0};
+    struct setlist *s = malloc (sizeof (*s));
     for (size_t i = 0; i < n; i++) {
         struct ccas_pbs_op *x = &ops[i];
-        x->failed = false;
+        struct ccas_error err = {""};
+        x->failed = x->unresolved = false;
         x->error[0] = '\0';
         if (!ccas_pbs_name_valid (x->host)) {
             char why[300];
             snprintf (why, sizeof (why), "'%s' is not a valid PBS node name", x->host);
             fail_op (x, why);
-            continue;
-        }
-        switch (x->kind) {
-        case CCAS_PBS_OP_DRAIN: {
-            char why[300];
-            snprintf (why, sizeof (why), "%s", x->why ? x->why : "");
-            quote_safe (why);
-            snprintf (line, sizeof (line), "set node %s state += offline, comment = \"%s: %s\"", x->host,
-                      CCAS_PBS_DRAIN_COMMENT, why);
-            batch_add (&first, i, line);
-            break;
-        }
-        case CCAS_PBS_OP_DELETE:
-            snprintf (line, sizeof (line), "delete node %s", x->host);
-            batch_add (&first, i, line);
-            break;
-        case CCAS_PBS_OP_JOIN:
-            if (!x->node->node_id || !ccas_pbs_name_valid (x->node->node_id)) {
-                char why[300];
-                snprintf (why, sizeof (why), "node id '%s' cannot be written for qmgr",
-                          x->node->node_id ? x->node->node_id : "");
-                fail_op (x, why);
-                break;
-            }
-            joins++;
-            if (!x->pbs) {
-                /* offline from its creation: PBS starts nothing there before the join's last step */
-                snprintf (line, sizeof (line), "create node %s state = offline, comment = \"%s\"", x->host,
-                          CCAS_PBS_JOINING_COMMENT);
-                batch_add (&first, i, line);
-            }
-            break;
-        }
-    }
-    batch_run (&first, ops);
-    batch_release (&first);
-    if (joins == 0)
-        return;
-    ccas_failpoint ("pbs:join-before-marker");
-    struct setlist *s = malloc (sizeof (*s));
-    for (size_t i = 0; i < n; i++) {
-        struct ccas_pbs_op *x = &ops[i];
-        struct ccas_error err = {""};
-        if (x->kind != CCAS_PBS_OP_JOIN || x->failed)
-            continue;
-        if (!s)
+        } else if (!s)
             fail_op (x, "out of memory");
-        else if (join_directive (c, x->node, x->host, x->hold, names, s, &err) < 0)
+        else if (op_line (c, x, names, s, &err) < 0)
             fail_op (x, err.text);
         else
-            batch_add (&second, i, s->text);
+            batch_add (&b, i, s->text);
     }
     free (s);
-    batch_run (&second, ops);
-    batch_release (&second);
+    batch_run (&b, ops);
+    batch_release (&b);
+    /* a create PBS refused for an attribute: OpenPBS 23 made nothing, but a PBS
+     * that made the node bare must not keep it (a name the server cannot
+     * resolve made nothing anywhere) */
+    for (size_t i = 0; i < n; i++) {
+        struct ccas_pbs_op *x = &ops[i];
+        char line[300];
+        if (x->kind != CCAS_PBS_OP_CREATE || !x->failed || x->unresolved ||
+            strstr (x->error, "already exists"))
+            continue;
+        snprintf (line, sizeof (line), "delete node %s", x->host);
+        batch_add (&undo, i, line);
+    }
+    if (undo.n) {
+        struct ccas_pbs_op *scratch = calloc (n + 1, sizeof (*scratch));
+        if (scratch) {
+            for (size_t i = 0; i < n; i++)
+                scratch[i] = (struct ccas_pbs_op){.kind = CCAS_PBS_OP_DELETE, .host = ops[i].host};
+            batch_run (&undo, scratch);
+            for (size_t k = 0; k < undo.n; k++)
+                if (scratch[undo.op[k]].failed)
+                    ccas_log (LOG_ERR, "pbs: %s: the node its failed create left could not be deleted: %s",
+                              ops[undo.op[k]].host, scratch[undo.op[k]].error);
+            free (scratch);
+        }
+    }
+    batch_release (&undo);
+}
+
+json_object *ccas_pbs_qmgr_list (const char *what, struct ccas_error *err)
+{
+    char cmd[256];
+    snprintf (cmd, sizeof (cmd), "list %s", what);
+    char *argv[] = {"qmgr", "-c", cmd, NULL};
+    struct ccas_run_result r;
+    if (run_for_output (argv, &r, err) < 0)
+        return NULL;
+    json_object *o = ccas_pbs_qmgr_parse (r.out);
+    ccas_run_result_release (&r);
+    if (!o)
+        ccas_errorf (err, "out of memory");
+    return o;
 }
 
 int ccas_pbs_comment_jobs (const char *comment, const char *const *ids, size_t n, struct ccas_error *err)

@@ -392,7 +392,8 @@ static void shapes_free (struct shapes *sh)
  * the JSON so that each entry's tree can go as soon as it is read. */
 struct queued {
     const char *id, *select, *place, *comment;
-    const char *queue; /* its queue, or NULL: it draws on that queue's shared pools */
+    const char *queue;    /* its queue, or NULL: it draws on that queue's shared pools */
+    const char *defaults; /* Resource_List's words, "name=value" joined by '\x1f', or NULL */
     int64_t priority;
     unsigned long seq, index;
     struct ccas_pbs_entity who; /* for the limits: strings in the arena, resources referenced */
@@ -404,6 +405,7 @@ struct ccas_pbs_queue {
     size_t n, cap;
     struct ccas_pbs_jobs_stats stats;
     struct ccas_pbs_limits *limits; /* NULL: none read */
+    struct ccas_resdict *ignored;   /* pbs.ignore_queues, or NULL */
     size_t *entry_of_job;           /* after translation: core job index -> v index */
     size_t njobs;
 };
@@ -507,9 +509,52 @@ void ccas_pbs_queue_destroy (struct ccas_pbs_queue *q)
         json_object_put (q->v[i].who.resources);
     ccas_arena_destroy (q->strings);
     ccas_pbs_limits_destroy (q->limits);
+    ccas_resdict_destroy (q->ignored);
     free (q->entry_of_job);
     free (q->v);
     free (q);
+}
+
+int ccas_pbs_queue_ignore_queues (struct ccas_pbs_queue *q, json_object *names)
+{
+    size_t n = names && json_object_is_type (names, json_type_array) ? json_object_array_length (names) : 0;
+    if (!n)
+        return 0;
+    if (!q->ignored && !(q->ignored = ccas_resdict_create ()))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_object_get_string (json_object_array_get_idx (names, i));
+        if (name && ccas_resdict_intern (q->ignored, name) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Resource_List's words (strings and booleans; numbers too for the three
+ * placement resources, which OpenPBS prints typed when they look like one),
+ * "name=value" joined by '\x1f', in the arena; NULL when it has none. */
+static const char *list_words (struct ccas_pbs_queue *q, json_object *rl)
+{
+    char buf[2048];
+    size_t len = 0;
+    if (!rl || !json_object_is_type (rl, json_type_object))
+        return NULL;
+    json_object_object_foreach (rl, key, val)
+    {
+        bool word =
+            json_object_is_type (val, json_type_string) || json_object_is_type (val, json_type_boolean) ||
+            ((json_object_is_type (val, json_type_int) || json_object_is_type (val, json_type_double)) &&
+             (strcmp (key, "group_id") == 0 || strcmp (key, "slot_type") == 0));
+        const char *text = word ? ccas_pbs_json_text (rl, key) : NULL;
+        if (!text || strcmp (key, "select") == 0 || strcmp (key, "place") == 0 ||
+            !ccas_pbs_name_valid (key) || strchr (text, ':') || strchr (text, '+') || strchr (text, '\x1f'))
+            continue;
+        int n = snprintf (buf + len, sizeof (buf) - len, "%s%s=%s", len ? "\x1f" : "", key, text);
+        if (n < 0 || (size_t)n >= sizeof (buf) - len)
+            break;
+        len += (size_t)n;
+    }
+    return len ? ccas_arena_strdup (q->strings, buf) : NULL;
 }
 
 int ccas_pbs_queue_limits (struct ccas_pbs_queue *q, json_object *queues, json_object *server,
@@ -559,6 +604,11 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     }
     if (!state || strcmp (state, "Q") != 0 || ccas_json_bool (job, "array", false))
         return 0;
+    const char *queue = ccas_pbs_json_text (job, "queue");
+    if (queue && q->ignored && ccas_resdict_find (q->ignored, queue) >= 0) {
+        q->stats.ignored++;
+        return 0;
+    }
     if (q->n == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 1024;
         struct queued *v = realloc (q->v, cap * sizeof (*v));
@@ -571,7 +621,6 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     json_object *rl = ccas_json_get (job, "Resource_List");
     const char *place = rl ? ccas_pbs_json_text (rl, "place") : NULL;
     const char *comment = ccas_pbs_json_text (job, "comment");
-    const char *queue = ccas_pbs_json_text (job, "queue");
     struct queued *e = &q->v[q->n];
     memset (e, 0, sizeof (*e));
     e->id = ccas_arena_strdup (q->strings, id);
@@ -579,6 +628,7 @@ int ccas_pbs_queue_add (struct ccas_pbs_queue *q, const char *id, json_object *j
     e->select = ccas_arena_strdup (q->strings, job_select (job, buf, sizeof (buf)));
     e->place = ccas_arena_strdup (q->strings, place ? place : "");
     e->comment = comment ? ccas_arena_strdup (q->strings, comment) : NULL;
+    e->defaults = list_words (q, rl);
     if (!e->id || !e->select || !e->place || (comment && !e->comment) || (queue && !e->queue) ||
         (counted && entity (q, job, &e->who) < 0))
         return ccas_errorf (err, "out of memory");
@@ -606,13 +656,162 @@ int ccas_pbs_queue_read (struct ccas_pbs_queue *q, const char *text, size_t len,
     return ccas_pbs_json_each (text, len, "qstat", &cb, err);
 }
 
+/* ---- Resource_List's words as every chunk's defaults ------------------------------------------------ */
+
+/* The resources that place a job: each chunk takes the job's value. */
+static bool placement_name (const char *name)
+{
+    return strcmp (name, "ungrouped") == 0 || strcmp (name, "group_id") == 0 ||
+           strcmp (name, "slot_type") == 0;
+}
+
+/* PBS's own job-wide words, which are no node's resource. */
+static bool builtin_word (const char *name)
+{
+    static const char *const names[] = {
+        "nodes",  "software",        "site", "arch", "aoe", "eoe", "host", "vnode", "file",
+        "nodect", "preempt_targets", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp (name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* An amount, not a word: a number or a size ("8gb"), which Resource_List
+ * holds as the job's total. */
+static bool amount_text (const char *v)
+{
+    char *end;
+    (void)strtod (v, &end);
+    return (*v && !*end) || ccas_units_looks_like_size (v);
+}
+
+/* By resdict id: the resources default_resources gives some bucket's nodes as
+ * a word (a string or a boolean).  Caller frees. */
+static bool *word_resources (const struct ccas_cluster *c, size_t *n)
+{
+    *n = ccas_resdict_count (c->dict);
+    bool *w = calloc (*n + 1, sizeof (*w));
+    for (size_t b = 0; w && b < c->nbuckets; b++) {
+        const struct ccas_node *t = &c->buckets[b].template_node;
+        for (uint32_t id = 0; id < t->nres && id < *n; id++) {
+            enum ccas_vtype type = ccas_node_res (t, (int)id)->type;
+            w[id] = w[id] || type == CCAS_V_STR || type == CCAS_V_BOOL;
+        }
+    }
+    return w;
+}
+
+/* Does chunk text `chunk` (`len` bytes, "2:ncpus=1:slot_type=hpc") set `name`? */
+static bool chunk_sets (const char *chunk, size_t len, const char *name, size_t nlen)
+{
+    for (const char *f = chunk; f < chunk + len;) {
+        size_t flen = strcspn (f, ":");
+        if (flen > len - (size_t)(f - chunk))
+            flen = len - (size_t)(f - chunk);
+        if (flen > nlen && strncmp (f, name, nlen) == 0 && f[nlen] == '=')
+            return true;
+        f += flen + 1;
+    }
+    return false;
+}
+
+struct words {
+    const bool *known; /* word_resources () */
+    size_t nknown;
+    const struct ccas_cluster *c;
+    struct ccas_resdict *warned; /* "queue\x1fname" said once */
+};
+
+/* Should Resource_List's `name` (a word) be every chunk's default?  When it
+ * is neither that nor PBS's own, say so once for its queue. */
+static bool spreads (struct words *w, const struct queued *e, const char *name, const char *value)
+{
+    if (placement_name (name))
+        return true;
+    if (amount_text (value) || builtin_word (name))
+        return false;
+    int id = ccas_resdict_find (w->c->dict, name);
+    if (id >= 0 && (size_t)id < w->nknown && w->known[id])
+        return true;
+    char key[512];
+    snprintf (key, sizeof (key), "%s\x1f%s", e->queue ? e->queue : "", name);
+    int before = (int)ccas_resdict_count (w->warned);
+    if (ccas_resdict_intern (w->warned, key) >= before)
+        ccas_log (
+            LOG_WARNING,
+            "pbs: queue %s: jobs carry %s=%s (Resource_List: the queue's or server's resources_default, "
+            "or qsub -l): no node ccautoscale makes has a resource '%s' (default_resources does not give "
+            "it), so it is not asked of their VMs; give it in default_resources, or drop the default "
+            "(pbs validate)",
+            e->queue ? e->queue : "?", name, value, name);
+    return false;
+}
+
+/* Job `e`'s select with its Resource_List words added to every chunk that
+ * does not set them (see pbs_jobs.h): e->select itself when none applies, else
+ * a new string in the arena.  NULL when out of memory. */
+static const char *effective_select (struct ccas_pbs_queue *q, struct words *w, const struct queued *e)
+{
+    const char *add[32];
+    size_t nadd = 0;
+    if (!e->defaults)
+        return e->select;
+    char pairs[2048];
+    snprintf (pairs, sizeof (pairs), "%s", e->defaults);
+    char *save = NULL;
+    for (char *p = strtok_r (pairs, "\x1f", &save); p && nadd < 32; p = strtok_r (NULL, "\x1f", &save)) {
+        char *eq = strchr (p, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        bool yes = spreads (w, e, p, eq + 1);
+        *eq = '=';
+        if (yes)
+            add[nadd++] = p;
+    }
+    if (!nadd)
+        return e->select;
+    size_t chunks = 1, extra = 0;
+    for (const char *p = e->select; *p; p++)
+        chunks += *p == '+';
+    for (size_t i = 0; i < nadd; i++)
+        extra += strlen (add[i]) + 1;
+    size_t cap = strlen (e->select) + chunks * extra + 1;
+    char stackbuf[4096];
+    char *out = cap <= sizeof (stackbuf) ? stackbuf : malloc (cap);
+    if (!out)
+        return NULL;
+    size_t len = 0;
+    for (const char *chunk = e->select; *chunk;) {
+        size_t clen = strcspn (chunk, "+");
+        int n = snprintf (out + len, cap - len, "%s%.*s", len ? "+" : "", (int)clen, chunk);
+        len += n > 0 ? (size_t)n : 0;
+        for (size_t i = 0; i < nadd && len < cap; i++) {
+            size_t nlen = strcspn (add[i], "=");
+            if (!chunk_sets (chunk, clen, add[i], nlen)) {
+                n = snprintf (out + len, cap - len, ":%s", add[i]);
+                len += n > 0 ? (size_t)n : 0;
+            }
+        }
+        chunk += clen + (chunk[clen] == '+');
+    }
+    const char *kept = len < cap ? ccas_arena_strdup (q->strings, out) : e->select;
+    if (out != stackbuf)
+        free (out);
+    return kept;
+}
+
 struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_queue *q,
                                        struct ccas_pbs_jobs_stats *stats, struct ccas_error *err)
 {
     struct ccas_pbs_jobs_stats st = q->stats;
     struct shapes sh = {.keys = ccas_resdict_create ()};
     struct ccas_jobs *jobs = ccas_jobs_create (q->n + 1);
-    if (!sh.keys || !jobs) {
+    size_t nknown = 0;
+    bool *known = word_resources (c, &nknown);
+    struct words w = {.known = known, .nknown = nknown, .c = c, .warned = ccas_resdict_create ()};
+    if (!sh.keys || !jobs || !known || !w.warned) {
         ccas_errorf (err, "out of memory");
         goto fail;
     }
@@ -625,7 +824,8 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
         goto fail;
     }
     for (size_t i = 0; i < q->n; i++) {
-        const struct shape *s = shape_of (c, &sh, q->v[i].select, q->v[i].place);
+        const char *select = effective_select (q, &w, &q->v[i]);
+        const struct shape *s = select ? shape_of (c, &sh, select, q->v[i].place) : NULL;
         if (!s) {
             ccas_errorf (err, "out of memory");
             goto fail;
@@ -654,12 +854,16 @@ struct ccas_jobs *ccas_pbs_queue_jobs (struct ccas_cluster *c, struct ccas_pbs_q
         st.queued++;
     }
     shapes_free (&sh);
+    free (known);
+    ccas_resdict_destroy (w.warned);
     if (stats)
         *stats = st;
     return jobs;
 fail:
     if (sh.keys)
         shapes_free (&sh);
+    free (known);
+    ccas_resdict_destroy (w.warned);
     ccas_jobs_destroy (jobs);
     return NULL;
 }

@@ -3,8 +3,16 @@
  *
  * From `qstat -f -t -F json`: every queued job and array subjob (the array's
  * parent is skipped, its subjobs stand for it), in PBS's order (Priority,
- * then submission).  Each chunk of `schedselect` (the select after queue
- * defaults) becomes a chunk of the core job with its own count; its
+ * then submission); those of pbs.ignore_queues are left out.  Each chunk of
+ * `schedselect` (the select after default_chunk) becomes a chunk of the core
+ * job with its own count.  The server's and queue's resources_default land in
+ * the job's Resource_List, not its select: a value there of ungrouped,
+ * group_id or slot_type, or of another resource default_resources gives the
+ * nodes as a word (not an amount: Resource_List's amounts are the job's
+ * totals), is the value of every chunk that does not set it, as PBS's
+ * scheduler takes it (the stock workq's ungrouped=false, htcq's
+ * ungrouped=true); another such word is logged, once a pass for each queue
+ * and resource, and not asked of the VMs.  A chunk's
  * resources become minimums (ncpus=4, mem=8gb) or matches (slot_type=execute,
  * vm_size=...); slot_type names the nodearray unless default_resources
  * defines a slot_type resource.  place=scatter|vscatter spreads slots over
@@ -42,6 +50,7 @@
 struct ccas_pbs_jobs_stats {
     size_t seen;    /* entries in Jobs */
     size_t queued;  /* made into core jobs */
+    size_t ignored; /* queued in a queue of pbs.ignore_queues: no core job */
     size_t skipped; /* unreadable: kept as jobs that never match, reason logged */
     size_t limited; /* of those queued, held back by a PBS limit: never matched (pbs_limits.h) */
 };
@@ -52,6 +61,11 @@ struct ccas_pbs_queue;
 /* Caller frees with ccas_pbs_queue_destroy(); NULL when out of memory. */
 struct ccas_pbs_queue *ccas_pbs_queue_create (void);
 void ccas_pbs_queue_destroy (struct ccas_pbs_queue *q);
+
+/* Leave out the queued jobs of the queues `names` lists (pbs.ignore_queues: a
+ * JSON array of strings, borrowed; may be NULL); before the jobs are added.
+ * 0, or -1 when out of memory. */
+int ccas_pbs_queue_ignore_queues (struct ccas_pbs_queue *q, json_object *names);
 
 /* Take one entry of qstat's Jobs: `job` is borrowed (what is kept is
  * copied), NULL for an entry the repair left out.  Jobs not queued, and

@@ -2,16 +2,20 @@
 /* pbs_nodes.h: PBS's vnodes, and what they tell the cluster model.
  *
  * From `pbsnodes -av -F json` (-a alone lists one vnode a host).  A PBS node belongs to a CycleCloud node
- * when its name is the VM's hostname (or name); it is *joined* when its resources_available.ccnodeid —
- * written last when joining — holds that VM's node id.  ccautoscale's own comments start with "ccautoscale: "
- * and say what it is doing: a node ccautoscale creates is offline with CCAS_PBS_JOINING_COMMENT from its
- * creation until its last join step puts it online (so that comment is also the proof that a node without the
- * marker is ours); a draining node carries CCAS_PBS_DRAIN_COMMENT; a node offline for any other reason is the
- * administrator's and is left alone.
+ * when its name is the VM's hostname (or name); it is *registered* for that VM when its
+ * resources_available.ccnodeid holds the VM's node id.  ccautoscale creates a VM's vnode with every resource
+ * and the id in one `create node`, offline, as soon as CycleCloud reports the VM's hostname and address —
+ * while it boots, since CycleCloud's stock execute setup (cyclecloud-pbspro) waits for a vnode carrying its
+ * id, offlines it itself and only then starts pbs_mom — and puts it online once the VM is Ready (PBS uses
+ * it once its mom reports; pbs_actions.h).  The comments that say so are the stock ones, CCAS_PBS_MARK_*: a
+ * node offline with one of them (or with CCAS_PBS_OLD_JOINING, the comment of older ccautoscale releases) is
+ * ccautoscale's to put online, and still counts as capacity for the jobs it was made for; a draining node
+ * carries CCAS_PBS_DRAIN_COMMENT; a node offline with any other comment (CCAS_PBS_KEEP_OFFLINE, what `pbs
+ * offline` writes, or the administrator's own) is left alone.
  *
- * A Ready VM serves PBS once it is joined and its pbs_mom has reported.  Until
- * then — no PBS node yet (a join not done, or failing: `qmgr create node` of a
- * name the server cannot resolve), still joining, or joined but reading
+ * A Ready VM serves PBS once it is registered and its pbs_mom has reported.  Until
+ * then — no PBS node yet (a create not done, or failing: `qmgr create node` of a
+ * name the server cannot resolve), or registered but reading
  * `state-unknown,down` with no `pcpus` (its mom has not reported; minutes on a
  * real VM) — it counts as capacity that is booting, so the jobs waiting for it
  * make no new VMs; after boot_timeout of that it is given no work and
@@ -25,14 +29,25 @@
 #define CCAS_PBS_NODES_H
 
 #include <json-c/json.h>
+#include <regex.h>
 #include <stdbool.h>
 
 #include "model/cluster.h"
 
 #define CCAS_PBS_COMMENT_PREFIX "ccautoscale: "
 #define CCAS_PBS_DRAIN_COMMENT "ccautoscale: draining" /* followed by ": <why>" */
-#define CCAS_PBS_JOIN_COMMENT "ccautoscale: joined"
-#define CCAS_PBS_JOINING_COMMENT "ccautoscale: joining"
+/* The stock markers: the execute setup offlines its new vnode so; ccautoscale
+ * creates a vnode so; and puts a node online so (as azpbs did), ": <text>"
+ * following when an administrator ran `pbs online -C TEXT`.  Matched as
+ * prefixes, as azpbs matched them. */
+#define CCAS_PBS_MARK_OFFLINE "cyclecloud offline"
+#define CCAS_PBS_MARK_JOINED "cyclecloud joined"
+#define CCAS_PBS_MARK_RESTORED "cyclecloud restored"
+/* `pbs offline`: the administrator's, never put online by a pass */
+#define CCAS_PBS_KEEP_OFFLINE "cyclecloud keep offline"
+/* older ccautoscale releases: a node created offline and not yet joined (still
+ * read, so a node such a release left halfway is finished) */
+#define CCAS_PBS_OLD_JOINING "ccautoscale: joining"
 
 /* Seconds a reported node may read down and still count as capacity. */
 #define CCAS_PBS_DOWN_GRACE 60
@@ -56,6 +71,7 @@ struct ccas_pbs_nodes {
     struct ccas_pbs_node **by_node; /* by model node index, after merge */
     double *waiting;                /* by model node index, after judge: since when a Ready VM
                                      * has not served PBS (epoch seconds), or 0 */
+    bool *out;                      /* by model node index, after keep_out: kept out of PBS */
     size_t nby;
 };
 
@@ -91,8 +107,36 @@ struct ccas_pbs_node *ccas_pbs_nodes_find (struct ccas_pbs_nodes *nodes, const s
 /* True when ccautoscale is draining this node (its own comment). */
 bool ccas_pbs_node_draining (const struct ccas_pbs_node *p);
 
-/* True when the node is offline with ccautoscale's joining comment: created
- * by ccautoscale and not yet put online. */
+/* True when `comment` (may be NULL) is one of the markers above (or
+ * CCAS_PBS_OLD_JOINING): a node offline with it is ccautoscale's to put online. */
+bool ccas_pbs_comment_marked (const char *comment);
+
+/* True when the node is offline with one of those markers: created by
+ * ccautoscale (or its stock setup offlined it) and not yet put online. */
 bool ccas_pbs_node_joining (const struct ccas_pbs_node *p);
+
+/* Drop the nodes whose name `re` matches (pbs.ignore_hostnames, anchored at
+ * the start as azpbs's pbspro.ignore_hostnames_re was): they are neither
+ * read, joined, drained nor deleted.  Before ccas_pbs_nodes_merge().  Returns
+ * how many were dropped. */
+size_t ccas_pbs_nodes_ignore (struct ccas_pbs_nodes *nodes, const regex_t *re);
+
+/* After merge: the VMs an administrator took out of PBS (`pbs remove-nodes
+ * --permanent`, or azpbs's ignore list): `removed` is {node_id: {...}}
+ * (borrowed, may be NULL).  Such a VM is given no work, never joined and never
+ * terminated by a pass (kept as if KeepAlive).  Returns how many are so; -1
+ * when out of memory. */
+int ccas_pbs_nodes_keep_out (struct ccas_pbs_nodes *nodes, struct ccas_cluster *c, json_object *removed);
+
+/* What ccautoscale makes of VM `n` and its PBS node `p` (either may be NULL,
+ * not both), after merge and keep_out, in a few words for `pbs nodes`:
+ * "serving", "busy", "booting, vnode made", "to be put online", "its mom has
+ * not reported", "draining", "offline (the administrator's)", "kept out",
+ * "no vnode yet", "its VM has gone", "not CycleCloud's" ...  Static. */
+const char *ccas_pbs_nodes_role (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n,
+                                 const struct ccas_pbs_node *p);
+
+/* True when VM `n` is kept out of PBS (after ccas_pbs_nodes_keep_out()). */
+bool ccas_pbs_nodes_kept_out (const struct ccas_pbs_nodes *nodes, const struct ccas_node *n);
 
 #endif /* !CCAS_PBS_NODES_H */

@@ -14,6 +14,7 @@
 #include "pbs_cmds.h"
 #include "pbs_limits.h"
 #include "pbs_pass.h"
+#include "pbs_removed.h"
 #include "run.h"
 #include "util/log.h"
 #include "util/metrics.h"
@@ -24,6 +25,41 @@ static int fail (struct ccas_pbs_pass *r, enum ccas_pbs_pass_failure why)
 {
     r->failure = why;
     return -1;
+}
+
+/* `pattern` compiled into `re` (POSIX extended); -1 with `err` naming `key`. */
+static int compile (regex_t *re, const char *pattern, const char *key, struct ccas_error *err)
+{
+    int rc = regcomp (re, pattern, REG_EXTENDED);
+    if (rc != 0) {
+        char why[256];
+        regerror (rc, re, why, sizeof (why));
+        return ccas_errorf (err, "%s: '%s' is not a regular expression: %s", key, pattern, why);
+    }
+    return 0;
+}
+
+/* pbs.valid_hostnames and pbs.ignore_hostnames, compiled. */
+static int compile_hostnames (struct ccas_pbs_pass *r, struct ccas_error *err)
+{
+    json_object *list = r->cfg->pbs.valid_hostnames;
+    size_t n = list ? json_object_array_length (list) : 0;
+    if (n && !(r->valid = calloc (n, sizeof (*r->valid))))
+        return ccas_errorf (err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char key[64];
+        snprintf (key, sizeof (key), "pbs.valid_hostnames[%zu]", i);
+        if (compile (&r->valid[i], json_object_get_string (json_object_array_get_idx (list, i)), key, err) <
+            0)
+            return -1;
+        r->nvalid++;
+    }
+    if (r->cfg->pbs.ignore_hostnames) {
+        if (compile (&r->ignore, r->cfg->pbs.ignore_hostnames, "pbs.ignore_hostnames", err) < 0)
+            return -1;
+        r->ignoring = true;
+    }
+    return 0;
 }
 
 int ccas_pbs_pass_attach (struct ccas_pbs_pass *r, const struct ccas_config *cfg, struct ccas_ccapi *api,
@@ -37,6 +73,10 @@ int ccas_pbs_pass_attach (struct ccas_pbs_pass *r, const struct ccas_config *cfg
     r->waited0 = ccas_run_seconds ();
     ccas_run_set_bin_dir (cfg->pbs.bin_dir);
     ccas_pbs_set_timeout (cfg->pbs.command_timeout);
+    if (compile_hostnames (r, err) < 0) {
+        ccas_error_prefix (err, "%s", cfg->path);
+        return fail (r, CCAS_PBS_PASS_CONFIG);
+    }
     unsigned flags = CCAS_PASS_POLICY | CCAS_PASS_TIMES | (dry_run ? CCAS_PASS_DRY_RUN : 0);
     if (!(r->pass = ccas_pass_load (cfg, lock, flags, (double)time (NULL), err)))
         return fail (r, CCAS_PBS_PASS_INTERNAL);
@@ -76,12 +116,18 @@ int ccas_pbs_pass_load (struct ccas_pbs_pass *r, struct ccas_error *err)
 {
     if (load_model (r, err) < 0)
         return -1;
+    if (!(r->removed = ccas_pbs_removed_load (r->cfg->state_dir, err)))
+        return fail (r, CCAS_PBS_PASS_INTERNAL);
     json_object *doc = ccas_pbs_pbsnodes (err);
     if (!doc || !(r->nodes = ccas_pbs_nodes_from_json (doc, err)))
         return pbs_unreadable (r, err);
+    if (r->ignoring)
+        ccas_pbs_nodes_ignore (r->nodes, &r->ignore);
     ccas_pbs_nodes_merge (r->nodes, r->model);
-    if (ccas_pbs_nodes_judge (r->nodes, r->model, ccas_pass_node_times (r->pass), r->pass->now) < 0 ||
-        !(r->queue = ccas_pbs_queue_create ())) {
+    if (ccas_pbs_nodes_keep_out (r->nodes, r->model, ccas_state_root (r->removed)) < 0 ||
+        ccas_pbs_nodes_judge (r->nodes, r->model, ccas_pass_node_times (r->pass), r->pass->now) < 0 ||
+        !(r->queue = ccas_pbs_queue_create ()) ||
+        ccas_pbs_queue_ignore_queues (r->queue, r->cfg->pbs.ignore_queues) < 0) {
         ccas_errorf (err, "out of memory");
         return fail (r, CCAS_PBS_PASS_INTERNAL);
     }
@@ -110,18 +156,21 @@ static size_t node_resource_names (const struct ccas_config *cfg, const char **n
     return n;
 }
 
-/* A Failed VM had not booted when PBS never saw it joined. */
+/* A Failed VM had not booted when PBS never heard from its mom (its vnode
+ * may have been made while it booted). */
 static bool not_joined (const struct ccas_node *n, void *arg)
 {
     const struct ccas_pbs_node *pn = ccas_pbs_nodes_find (arg, n);
-    return !pn || !pn->ccnodeid;
+    return !pn || !pn->ccnodeid || !pn->reported;
 }
 
-/* Joined VMs booted: their nodearray's count starts again. */
+/* VMs put online booted: their nodearray's count starts again. */
 static void observe_joins (struct ccas_pbs_pass *r)
 {
     for (size_t i = 0; i < r->acts.n; i++)
-        if (r->acts.v[i].kind == CCAS_PBS_JOIN && r->acts.v[i].outcome == CCAS_DONE) {
+        if ((r->acts.v[i].kind == CCAS_PBS_ONLINE ||
+             (r->acts.v[i].kind == CCAS_PBS_JOIN && r->acts.v[i].online)) &&
+            r->acts.v[i].outcome == CCAS_DONE) {
             struct ccas_observation o = {.seen = CCAS_SEEN_BOOTED,
                                          .nodearray = r->acts.v[i].node->nodearray,
                                          .node = r->acts.v[i].host};
@@ -249,7 +298,8 @@ int ccas_pbs_pass_run (struct ccas_pbs_pass *r, struct ccas_error *err)
     if (ccas_pass_mark_stuck (r->pass, r->model, err) < 0 || ccas_match (r->model, r->jobs, NULL, err) < 0 ||
         !(r->plan = ccas_plan_create (r->model, r->jobs, err)) ||
         ccas_pass_scaledown (r->pass, r->plan, err) < 0 ||
-        ccas_pbs_actions_plan (r->plan, r->nodes, &r->acts, err) < 0)
+        ccas_pbs_actions_plan (r->plan, r->nodes, &(struct ccas_pbs_join_rules){r->valid, r->nvalid},
+                               &r->acts, err) < 0)
         return fail (r, CCAS_PBS_PASS_INTERNAL);
     r->decided = true;
     if (!r->dry_run)
@@ -273,5 +323,11 @@ void ccas_pbs_pass_close (struct ccas_pbs_pass *r)
     ccas_pbs_queue_destroy (r->queue);
     ccas_cluster_destroy (r->model);
     ccas_pass_destroy (r->pass);
+    ccas_state_destroy (r->removed);
+    for (size_t i = 0; i < r->nvalid; i++)
+        regfree (&r->valid[i]);
+    free (r->valid);
+    if (r->ignoring)
+        regfree (&r->ignore);
     memset (r, 0, sizeof (*r));
 }

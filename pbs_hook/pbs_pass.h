@@ -5,21 +5,25 @@
  *
  * A run has the shape of the Slurm programs' (slurm_power/power.h):
  *   1. ccas_pbs_pass_attach() borrows the configuration, the client and the
- *      lock of the caller, points the PBS commands at pbs.bin_dir, and loads
- *      the engine's pass (engine/pass.h): the holds, the breakers and the
- *      node times, read once;
+ *      lock of the caller, points the PBS commands at pbs.bin_dir, compiles
+ *      pbs.valid_hostnames and pbs.ignore_hostnames, and loads the engine's
+ *      pass (engine/pass.h): the holds, the breakers and the node times, read
+ *      once;
  *   2. ccas_pbs_pass_load() reads CycleCloud (one status request with its
- *      nodes), applies the holds, then PBS: pbsnodes, merged into the model
+ *      nodes), applies the holds, then PBS: pbsnodes (less the ignored),
+ *      merged into the model with the VMs kept out of PBS (pbs_removed.h)
  *      and judged (pbs_nodes.h), the server's and queues' limits and the
- *      queued jobs (pbs_jobs.h).  When PBS cannot be read the pass stops
- *      here, before anything changes, and says so at LOG_ERR;
+ *      queued jobs, less those of pbs.ignore_queues (pbs_jobs.h).  When PBS
+ *      cannot be read the pass stops here, before anything changes, and says
+ *      so at LOG_ERR;
  *   3. ccas_pbs_pass_run() does the pass: nodes stuck booting marked, the
  *      jobs matched in PBS's order, the plan made with scale-down, and what
  *      PBS must do decided (pbs_actions.h).  Unless a dry run it then hands
  *      the failures to the policy, deletes and drains in PBS, carries the
- *      plan out (engine/pass.h), joins the Ready VMs, counts the joins as
- *      boots, saves the policy and node times once, and comments the jobs
- *      no node can be had for;
+ *      plan out (engine/pass.h), creates the vnodes of booting and Ready
+ *      VMs and puts the Ready ones online, counts those put online as boots,
+ *      saves the policy and node times once, and comments the jobs no node
+ *      can be had for;
  *   4. the caller prints r->plan and r->acts;
  *   5. ccas_pbs_pass_close() frees what the run made.
  *
@@ -29,6 +33,7 @@
 #ifndef CCAS_PBS_PASS_H
 #define CCAS_PBS_PASS_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -61,6 +66,11 @@ struct ccas_pbs_pass {
     struct ccas_jobs *jobs;        /* owned, after load: queued and running jobs in PBS's order */
     struct ccas_pbs_queue *queue;  /* owned, after load: what qstat said of them (their comments) */
     struct ccas_pbs_nodes *nodes;  /* owned, after load: PBS's nodes, merged into the model */
+    struct ccas_state *removed;    /* owned, after load: the VMs kept out of PBS (pbs_removed.h) */
+    regex_t *valid;                /* owned: pbs.valid_hostnames, compiled */
+    size_t nvalid;
+    regex_t ignore; /* pbs.ignore_hostnames, compiled when `ignoring` */
+    bool ignoring;
     struct ccas_pbs_jobs_stats jstats;
     struct ccas_plan *plan;             /* owned, after run */
     struct ccas_pbs_actions acts;       /* after run: what PBS was (or would be) told */

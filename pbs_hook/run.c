@@ -58,6 +58,12 @@ static int resolve (const char *name, char *path, size_t size)
     return -1;
 }
 
+bool ccas_run_found (const char *name)
+{
+    char path[PATH_MAX];
+    return resolve (name, path, sizeof (path)) == 0;
+}
+
 struct sink {
     char *buf;
     size_t len, cap, max;

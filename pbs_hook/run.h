@@ -15,6 +15,7 @@
 #ifndef CCAS_RUN_H
 #define CCAS_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/error.h"
@@ -47,6 +48,10 @@ int ccas_run (char *const argv[], double timeout, size_t max_out, struct ccas_ru
  * instead of /dev/null. */
 int ccas_run_input (char *const argv[], const char *input, size_t inlen, double timeout, size_t max_out,
                     struct ccas_run_result *res, struct ccas_error *err);
+
+/* True when command `name` resolves (as ccas_run() looks it up): whether
+ * PBS's commands are here at all. */
+bool ccas_run_found (const char *name);
 
 /* How many commands this process has started through ccas_run*(). */
 unsigned long ccas_run_count (void);

@@ -63,11 +63,27 @@ extern const struct cmd_help help_terminate;
 int cmd_pbs_analyze (struct cli *cli, int argc, char **argv);
 int cmd_pbs_autoscale (struct cli *cli, int argc, char **argv);
 int cmd_pbs_demand (struct cli *cli, int argc, char **argv);
+int cmd_pbs_import_azpbs (struct cli *cli, int argc, char **argv);
 int cmd_pbs_install_hook (struct cli *cli, int argc, char **argv);
+int cmd_pbs_join_nodes (struct cli *cli, int argc, char **argv);
+int cmd_pbs_nodes (struct cli *cli, int argc, char **argv);
+int cmd_pbs_offline (struct cli *cli, int argc, char **argv);
+int cmd_pbs_online (struct cli *cli, int argc, char **argv);
+int cmd_pbs_remove_nodes (struct cli *cli, int argc, char **argv);
+int cmd_pbs_retry_failed (struct cli *cli, int argc, char **argv);
+int cmd_pbs_validate (struct cli *cli, int argc, char **argv);
 extern const struct cmd_help help_pbs_analyze;
 extern const struct cmd_help help_pbs_autoscale;
 extern const struct cmd_help help_pbs_demand;
+extern const struct cmd_help help_pbs_import_azpbs;
 extern const struct cmd_help help_pbs_install_hook;
+extern const struct cmd_help help_pbs_join_nodes;
+extern const struct cmd_help help_pbs_nodes;
+extern const struct cmd_help help_pbs_offline;
+extern const struct cmd_help help_pbs_online;
+extern const struct cmd_help help_pbs_remove_nodes;
+extern const struct cmd_help help_pbs_retry_failed;
+extern const struct cmd_help help_pbs_validate;
 
 #ifdef WITH_SERVE
 int cmd_serve (struct cli *cli, int argc, char **argv);

@@ -54,15 +54,29 @@ static const struct cmd pbs_cmds[] = {
     {"analyze", cmd_pbs_analyze, NEED_API, &help_pbs_analyze, NULL},
     {"autoscale", cmd_pbs_autoscale, NEED_API | NEED_LOCK, &help_pbs_autoscale, NULL},
     {"demand", cmd_pbs_demand, NEED_API, &help_pbs_demand, NULL},
+    {"import-azpbs", cmd_pbs_import_azpbs, 0, &help_pbs_import_azpbs, NULL},
     {"install-hook", cmd_pbs_install_hook, NEED_CONFIG, &help_pbs_install_hook, NULL},
+    {"join-nodes", cmd_pbs_join_nodes, NEED_API | NEED_LOCK, &help_pbs_join_nodes, NULL},
+    {"nodes", cmd_pbs_nodes, NEED_API, &help_pbs_nodes, NULL},
+    {"offline", cmd_pbs_offline, NEED_API | NEED_LOCK, &help_pbs_offline, NULL},
+    {"online", cmd_pbs_online, NEED_API | NEED_LOCK, &help_pbs_online, NULL},
+    {"remove-nodes", cmd_pbs_remove_nodes, NEED_API | NEED_LOCK, &help_pbs_remove_nodes, NULL},
+    {"retry-failed", cmd_pbs_retry_failed, NEED_API | NEED_LOCK, &help_pbs_retry_failed, NULL},
+    {"validate", cmd_pbs_validate, NEED_CONFIG, &help_pbs_validate, NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
 
 static const struct cmd_help help_pbs = {
-    .synopsis = "pbs autoscale|demand|analyze|install-hook [OPTIONS]",
-    .summary = "the PBS integration: the periodic hook's pass, dry run, job analysis, hook installation",
+    .synopsis = "pbs autoscale|demand|analyze|install-hook|import-azpbs|validate|nodes|online|offline|\n"
+                "    remove-nodes|join-nodes|retry-failed [OPTIONS]",
+    .summary =
+        "the PBS integration: the periodic hook's pass, dry run, analysis, installation, nodes by hand",
     .description = "PBS's periodic hook runs 'ccautoscale pbs autoscale' every pbs.hook_freq seconds;\n"
-                   "'pbs demand' is the same pass without changes, 'pbs analyze' explains one job.",
+                   "'pbs demand' is the same pass without changes, 'pbs analyze' explains one job.\n"
+                   "'pbs import-azpbs' and 'pbs install-hook' move a CycleCloud stock cluster from azpbs;\n"
+                   "'pbs validate' checks PBS's configuration; 'pbs nodes' shows VMs and PBS nodes side by\n"
+                   "side; online, offline, remove-nodes, join-nodes and retry-failed are azpbs's commands\n"
+                   "of those names.",
 };
 
 #ifdef WITH_SERVE

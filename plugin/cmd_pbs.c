@@ -43,12 +43,17 @@ static int pass_open (struct cli *cli, struct ccas_pbs_pass *r, bool dry_run)
 
 static void print_actions (FILE *f, const struct ccas_pbs_actions *a, bool applied)
 {
-    static const char *const verbs[] = {"join", "drain", "delete from PBS", "delete stale PBS node"};
+    static const char *const verbs[] = {"join", "drain", "delete from PBS", "delete stale PBS node",
+                                        "put online"};
     for (size_t i = 0; i < a->n; i++) {
         const struct ccas_pbs_action *x = &a->v[i];
+        const char *verb = x->kind == CCAS_PBS_JOIN && x->pbs ? "register" : verbs[x->kind];
         fprintf (f, "%s %s %s (%s)%s%s\n",
-                 applied ? (x->outcome == CCAS_DONE ? "done:" : "FAILED:") : "would", verbs[x->kind], x->host,
-                 x->why, x->error[0] ? ": " : "", x->error);
+                 !applied                    ? "would"
+                 : x->outcome == CCAS_DONE   ? "done:"
+                 : x->outcome == CCAS_FAILED ? "FAILED:"
+                                             : "not yet:",
+                 verb, x->host, x->why, x->error[0] ? ": " : "", x->error);
     }
 }
 
@@ -102,30 +107,40 @@ static const struct cmd_option no_options[] = {
 const struct cmd_help help_pbs_autoscale = {
     .synopsis = "pbs autoscale [--json]",
     .summary = "one autoscale pass for PBS: create, join, drain, delete",
-    .description = "What the periodic hook runs.  Reads nodes (pbsnodes -av -F json), the server's and\n"
-                   "queues' run limits (qstat -Q/-B -f -F json) and queued jobs (qstat -f -t -F json),\n"
-                   "matches every queued job and array subjob whole, in PBS's order (a job PBS would not\n"
-                   "start for a limit makes no nodes), and then:\n"
-                   "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
-                   "    ungrouped=false, none for ungrouped=true; place=pack is one node holding all\n"
-                   "    chunks), starts deallocated ones;\n"
-                   "  - joins Ready VMs, in two qmgr calls for all of them: create node offline with\n"
-                   "    comment 'ccautoscale: joining'; then one set node (all or none) of\n"
-                   "    resources_available.* (pbs.node_resources, vm_size, nodearray, group_id (_none_\n"
-                   "    outside a placement group), ungrouped, instance_id, ccnodeid: the joined marker),\n"
-                   "    online, comment 'ccautoscale: joined'; a placement group goes online whole;\n"
-                   "  - counts a Ready VM not yet serving PBS (no node, joining, its mom not reported)\n"
-                   "    as booting, and replaces it after boot_timeout;\n"
-                   "  - drains nodes idle beyond idle_timeout (offline, comment 'ccautoscale: draining');\n"
-                   "    on a later pass deletes drained idle nodes from PBS, then terminates their VMs;\n"
-                   "    an idle node still joining is deleted at once (it never was online);\n"
-                   "  - deletes failed and stuck VMs from PBS and CycleCloud, and PBS nodes of ours\n"
-                   "    (ccnodeid, or still joining) whose VM has gone;\n"
-                   "  - comments the jobs no node can be had for: 'ccautoscale: <why>' (qalter).\n"
-                   "Nodes offline with any other comment are the administrator's: never drained, deleted,\n"
-                   "joined or put back online.  If PBS cannot be read the pass changes nothing.  A failed\n"
-                   "qmgr directive fails its node alone, left offline for the next pass.\n"
-                   "Exit status 4 when some nodes could not be had, 5 when a PBS command failed.",
+    .description =
+        "What the periodic hook runs.  Reads nodes (pbsnodes -av -F json), the server's and\n"
+        "queues' run limits (qstat -Q/-B -f -F json) and queued jobs (qstat -f -t -F json),\n"
+        "matches every queued job and array subjob whole, in PBS's order (a job PBS would not\n"
+        "start for a limit makes no nodes), and then:\n"
+        "  - creates the nodes the jobs need (placement groups for group=group_id or\n"
+        "    ungrouped=false, none for ungrouped=true; place=pack is one node holding all\n"
+        "    chunks), starts deallocated ones;\n"
+        "  - gives every VM of an autoscaled nodearray its vnode as soon as CycleCloud reports\n"
+        "    its hostname and address, while it boots (CycleCloud's stock execute setup waits\n"
+        "    for it, offlines it with 'cyclecloud offline' and starts pbs_mom): one create node,\n"
+        "    offline, comment 'cyclecloud joined', with resources_available.* (pbs.node_resources,\n"
+        "    vm_size, nodearray, group_id (_none_ outside a placement group), ungrouped,\n"
+        "    instance_id, and ccnodeid, the marker), for all of them in one qmgr call;\n"
+        "  - puts a vnode offline with 'cyclecloud offline', 'cyclecloud joined' or 'cyclecloud\n"
+        "    restored' online (comment 'cyclecloud restored') once its VM is Ready and its mom\n"
+        "    has reported; a placement group goes online whole;\n"
+        "  - counts a VM with its vnode as capacity for its jobs, and a Ready VM not yet serving\n"
+        "    PBS (no vnode, its mom not reported) as booting; replaces it after boot_timeout;\n"
+        "  - drains nodes idle beyond idle_timeout (offline, comment 'ccautoscale: draining');\n"
+        "    on a later pass deletes drained idle nodes from PBS, then terminates their VMs;\n"
+        "    an idle node never put online is deleted at once;\n"
+        "  - deletes failed and stuck VMs from PBS and CycleCloud, and PBS nodes of ours\n"
+        "    (ccnodeid) whose VM has gone;\n"
+        "  - comments the jobs no node can be had for: 'ccautoscale: <why>' (qalter).\n"
+        "Nodes offline with any other comment ('cyclecloud keep offline' from 'pbs offline',\n"
+        "or the administrator's own) are left alone: never drained, deleted, joined or put\n"
+        "back online; so are VMs 'pbs remove-nodes --permanent' kept out, queues of\n"
+        "pbs.ignore_queues, vnodes pbs.ignore_hostnames names and VMs pbs.valid_hostnames\n"
+        "does not.  Queue and server resources_default (Resource_List) apply to every chunk:\n"
+        "the stock workq's ungrouped=false keeps a job in one placement group.  If PBS cannot\n"
+        "be read the pass changes nothing.  A failed qmgr directive fails its node alone, left\n"
+        "offline for the next pass.\n"
+        "Exit status 4 when some nodes could not be had, 5 when a PBS command failed.",
     .options = no_options,
     .examples =
         "$ ccautoscale pbs autoscale\n$ ccautoscale pbs demand      # the same pass, changing nothing",

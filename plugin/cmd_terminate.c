@@ -11,13 +11,16 @@
 #include "act.h"
 #include "builtins.h"
 #include "model_load.h"
+#include "pbs_cmds.h"
+#include "pbs_nodes.h"
+#include "run.h"
 #include "wait.h"
 
 static const struct cmd_option options[] = {
     {"-N, --name NAME", "a node name (repeat for more)"},
     {"-H, --hostname HOST", "a node hostname (repeat for more)"},
     {"-i, --id ID", "a CycleCloud node id (repeat for more)"},
-    {"--force", "also terminate KeepAlive nodes"},
+    {"--force", "also terminate KeepAlive nodes, and PBS nodes that run jobs (the jobs are killed)"},
     {"--dry-run", "show what would be terminated, terminate nothing"},
     {"--wait[=SECONDS]",
      "then follow the nodes until they are gone, showing progress; give up after SECONDS (default 1200)"},
@@ -29,10 +32,13 @@ const struct cmd_help help_terminate = {
         "terminate (--name NAME | --hostname HOST | --id ID)... [--force] [--dry-run] [--wait[=SECONDS]]",
     .summary = "terminate nodes by name, hostname or node id",
     .description = "Every node given must exist, or nothing is terminated.  KeepAlive nodes are refused\n"
-                   "unless --force.  One nodes read and one terminate request.  Terminating a node\n"
-                   "that runs jobs kills them: check the scheduler first.  With --wait the nodes are\n"
-                   "followed until CycleCloud has removed them (or shows them Terminated), with progress\n"
-                   "as for create --wait.",
+                   "unless --force.  One nodes read and one terminate request.  On a PBS server (PBS's\n"
+                   "commands in pbs.bin_dir or on the PATH) each node PBS has is drained first (offline,\n"
+                   "'ccautoscale: draining: terminate requested by USER') and deleted from PBS, so PBS\n"
+                   "starts nothing there meanwhile; a node that runs jobs is refused, and nothing\n"
+                   "terminated, unless --force.  Elsewhere, terminating a node that runs jobs kills them:\n"
+                   "check the scheduler first.  With --wait the nodes are followed until CycleCloud has\n"
+                   "removed them (or shows them Terminated), with progress as for create --wait.",
     .options = options,
     .examples = "$ ccautoscale terminate --name htc-3 --name htc-4 --dry-run",
     .see_also = "ccautoscale-nodes(8), ccautoscale-create(8)",
@@ -75,6 +81,73 @@ static int plan_targets (struct cli *cli, struct ccas_cluster *c, struct ccas_pl
             return cli_fail (cli, EXIT_INTERNAL, "out of memory");
     }
     return EXIT_OK;
+}
+
+/* On a PBS server: the nodes PBS has are drained and deleted from PBS before
+ * their VMs go; one that runs jobs is refused unless `force` (then a node PBS
+ * will not delete is still terminated: the next pass forgets it).  An exit
+ * code (printed). */
+static int release_from_pbs (struct cli *cli, struct ccas_cluster *c, struct ccas_plan *plan, bool force,
+                             bool dry_run)
+{
+    struct ccas_error err = {""};
+    char why[200];
+    ccas_run_set_bin_dir (cli->cfg->pbs.bin_dir);
+    ccas_pbs_set_timeout (cli->cfg->pbs.command_timeout);
+    if (!ccas_run_found ("pbsnodes"))
+        return EXIT_OK; /* no PBS here */
+    json_object *doc = ccas_pbs_pbsnodes (&err);
+    struct ccas_pbs_nodes *pn = doc ? ccas_pbs_nodes_from_json (doc, &err) : NULL;
+    if (!pn)
+        return force ? EXIT_OK
+                     : cli_fail (
+                           cli, EXIT_SCHEDULER,
+                           "cannot read PBS (%s): a node there could run jobs; --force terminates without "
+                           "asking PBS; nothing terminated",
+                           err.text);
+    ccas_pbs_nodes_merge (pn, c);
+    struct ccas_pbs_op *ops = calloc (plan->nterminates + 1, sizeof (*ops));
+    size_t n = 0;
+    int rc = EXIT_OK;
+    struct passwd *pw = getpwuid (getuid ());
+    snprintf (why, sizeof (why), "terminate requested by %s", pw ? pw->pw_name : "an administrator");
+    for (size_t i = 0; ops && i < plan->nterminates && rc == EXIT_OK; i++) {
+        struct ccas_pbs_node *p = ccas_pbs_nodes_find (pn, plan->terminates[i].node);
+        if (!p)
+            continue;
+        if (p->njobs && !force)
+            rc = cli_fail (cli, EXIT_USAGE,
+                           "%s runs %u job%s in PBS: --force terminates it anyway (its jobs are "
+                           "killed); nothing terminated",
+                           p->name, p->njobs, p->njobs == 1 ? "" : "s");
+        ops[n++] = (struct ccas_pbs_op){.kind = CCAS_PBS_OP_DRAIN, .host = p->name, .why = why};
+    }
+    if (!ops)
+        rc = cli_fail (cli, EXIT_INTERNAL, "out of memory");
+    if (rc == EXIT_OK && n && dry_run && !cli->json)
+        for (size_t i = 0; i < n; i++)
+            printf ("would drain %s in PBS and delete it from PBS\n", ops[i].host);
+    if (rc == EXIT_OK && n && !dry_run) {
+        ccas_pbs_run_ops (c, ops, n, NULL);
+        for (size_t i = 0; i < n; i++) {
+            if (ops[i].failed)
+                fprintf (stderr, "ccautoscale: %s: drain in PBS failed: %s\n", ops[i].host, ops[i].error);
+            ops[i] = (struct ccas_pbs_op){.kind = CCAS_PBS_OP_DELETE, .host = ops[i].host};
+        }
+        ccas_pbs_run_ops (c, ops, n, NULL);
+        for (size_t i = 0; i < n; i++)
+            if (ops[i].failed) {
+                fprintf (stderr, "ccautoscale: %s: delete from PBS failed: %s\n", ops[i].host, ops[i].error);
+                if (!force)
+                    rc = cli_fail (cli, EXIT_SCHEDULER,
+                                   "%s is still in PBS: --force terminates it anyway; nothing terminated",
+                                   ops[i].host);
+            } else if (!cli->json && !cli->quiet)
+                printf ("%s: drained and deleted from PBS\n", ops[i].host);
+    }
+    free (ops);
+    ccas_pbs_nodes_destroy (pn);
+    return rc;
 }
 
 int cmd_terminate (struct cli *cli, int argc, char **argv)
@@ -122,7 +195,8 @@ int cmd_terminate (struct cli *cli, int argc, char **argv)
     else if ((rc = cli_prepare (cli)) == EXIT_OK && (rc = model_load (cli, &src, &c)) == EXIT_OK) {
         if (!(plan = ccas_plan_create (c, NULL, &err)))
             rc = cli_fail (cli, EXIT_INTERNAL, "%s", err.text);
-        else if ((rc = plan_targets (cli, c, plan, targets, ntargets, force)) == EXIT_OK)
+        else if ((rc = plan_targets (cli, c, plan, targets, ntargets, force)) == EXIT_OK &&
+                 (rc = release_from_pbs (cli, c, plan, force, dry_run)) == EXIT_OK)
             rc = act_finish (cli, plan, dry_run, wait);
     }
 done:

@@ -7,7 +7,7 @@ set -eu
 what=${1:-test}
 
 build="build-essential autoconf automake pkg-config libcurl4-openssl-dev libjson-c-dev libslurm-dev libmicrohttpd-dev"
-test="$build libcmocka-dev valgrind jq curl openssl clang libclang-rt-14-dev clang-tidy clang-format cppcheck python3 python3-prometheus-client util-linux slurmctld slurmd slurm-client bash-completion rpm"
+test="$build libcmocka-dev valgrind jq curl openssl clang libclang-rt-14-dev clang-tidy clang-format cppcheck python3 python3-prometheus-client sqlite3 util-linux slurmctld slurmd slurm-client bash-completion rpm"
 demo="$build jq curl util-linux slurmctld slurmd slurm-client"
 package="$test debhelper dpkg-dev fakeroot"
 

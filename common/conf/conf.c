@@ -418,6 +418,15 @@ struct ccas_config *ccas_conf_from_json (json_object *root, const char *origin, 
     }
     if (validate_object (root, "", "", false, err) < 0 || check_required (cfg, err) < 0) {
         ccas_error_prefix (err, "%s", origin);
+        /* azpbs's file (CycleCloud's stock PBS cluster) is not ccautoscale's */
+        if (err && ccas_json_get (root, "pbspro")) {
+            char said[sizeof (err->text)];
+            memcpy (said, err->text, sizeof (said));
+            ccas_errorf (err,
+                         "%s (this is azpbs's autoscale.json: 'ccautoscale pbs import-azpbs %s' writes "
+                         "ccautoscale's from it)",
+                         said, origin);
+        }
         goto error;
     }
     check_slurm_only (cfg);

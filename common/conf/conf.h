@@ -176,6 +176,9 @@ struct ccas_config {
         json_object *node_resources; /* array of strings */
         int hook_freq;
         int hook_timeout;
+        json_object *ignore_queues;   /* array of strings */
+        json_object *valid_hostnames; /* array of strings, or NULL: every hostname */
+        const char *ignore_hostnames; /* NULL: none */
     } pbs;
 
     json_object *root; /* owned document, defaults filled in */

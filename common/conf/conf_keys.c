@@ -275,6 +275,17 @@ const struct config_key ccas_conf_keys_table[] = {
     {"pbs.hook_timeout", KEY_INT, "100", 10, 3600, NULL, 0,
      "seconds the hook lets one pass run; the hook's alarm is 20 s more (install-hook)",
      F (pbs.hook_timeout)},
+    {"pbs.ignore_queues", KEY_STRING_LIST, "[]", UNBOUNDED, NULL, 0,
+     "queues whose jobs get no nodes (azpbs's pbspro.ignore_queues); the jobs stay queued for nodes PBS has",
+     F (pbs.ignore_queues)},
+    {"pbs.valid_hostnames", KEY_STRING_LIST, NULL, UNBOUNDED, NULL, 0,
+     "regular expressions (POSIX extended, matched from the start): only VMs whose hostname one matches are "
+     "joined to PBS (azpbs's valid_hostnames; default: every hostname)",
+     F (pbs.valid_hostnames)},
+    {"pbs.ignore_hostnames", KEY_STRING, NULL, UNBOUNDED, NULL, 0,
+     "a regular expression (POSIX extended, matched from the start): PBS nodes whose name it matches are "
+     "left alone, never read, joined, drained or deleted (azpbs's pbspro.ignore_hostnames_re)",
+     F (pbs.ignore_hostnames)},
 
     /* group: Autostop service */
     {"serve", KEY_SECTION, "{}", UNBOUNDED, NULL, 0,

@@ -49,7 +49,7 @@ static void test_pass_decisions (void **state)
                                              " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
 
     assert_null (action_for (&a, "htc-1")); /* busy: nothing */
     assert_false (terminated (plan, "htc-1"));
@@ -103,15 +103,16 @@ static void test_join_ready_nodes (void **state)
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
     size_t joins = 0;
     for (size_t i = 0; i < a.n; i++)
         joins += a.v[i].kind == CCAS_PBS_JOIN;
     assert_int_equal (joins, 5);                     /* htc-1..5 Ready; htc-6 failed */
-    assert_non_null (action_for (&a, "htc-2")->pbs); /* re-joined, not created again */
-    assert_null (action_for (&a, "htc-1")->pbs);
-    assert_false (action_for (&a, "htc-1")->hold); /* in no placement group: online at once */
+    assert_non_null (action_for (&a, "htc-2")->pbs); /* registered, not created again */
+    assert_true (action_for (&a, "htc-2")->online);  /* Ready: PBS uses it once its mom reports */
+    assert_null (action_for (&a, "htc-1")->pbs);     /* created, offline */
     assert_string_equal (action_for (&a, "htc-1")->why, "ready");
+    assert_string_equal (action_for (&a, "htc-2")->why, "ready: its setup has run");
     ccas_pbs_actions_free (&a);
     ccas_plan_destroy (plan);
     ccas_jobs_destroy (jobs);
@@ -119,11 +120,11 @@ static void test_join_ready_nodes (void **state)
     model_free (c);
 }
 
-/* The join's last step puts a node online, so a join must never reach a node
- * that is draining or that the administrator took offline, even without the
- * marker; a join that stopped at any step (the node offline with the joining
- * comment) is taken up again; such a node is ours: given back without a
- * drain when idle, forgotten when its VM has gone. */
+/* Putting a node online must never reach a node that is draining or that
+ * the administrator took offline, even without the marker; a join an older
+ * release left halfway (the node offline with its joining comment) is taken
+ * up again; such a node is ours: given back without a drain when idle,
+ * forgotten when its VM has gone. */
 static void test_join_never_reopens (void **state)
 {
     (void)state;
@@ -144,14 +145,16 @@ static void test_join_never_reopens (void **state)
                                              " \"id5\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
     size_t per_host[8] = {0};
     for (size_t i = 0; i < a.n; i++)
         if (strncmp (a.v[i].host, "htc-", 4) == 0)
             per_host[a.v[i].host[4] - '0']++;
     for (int h = 1; h <= 6; h++)
         assert_true (per_host[h] <= 1); /* never drained and joined in one pass */
-    assert_int_equal (action_for (&a, "htc-1")->kind, CCAS_PBS_JOIN); /* marker set, online step failed */
+    /* marker set, offline with an older release's joining comment, its mom
+     * reported: put online */
+    assert_int_equal (action_for (&a, "htc-1")->kind, CCAS_PBS_ONLINE);
     assert_non_null (action_for (&a, "htc-1")->pbs);
     assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DRAIN);
     assert_null (action_for (&a, "htc-3"));                             /* draining */
@@ -186,7 +189,7 @@ static void test_pass_apply (void **state)
                                              " \"id6\": {\"first_seen\": 0, \"last_busy\": 0}}");
     assert_int_equal (ccas_scaledown_plan (plan, times, 3600, &err), 0);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
     assert_true (terminated (plan, "htc-3"));
     assert_true (terminated (plan, "htc-6"));
     /* PBS refuses to delete htc-3; old-9 is gone already */
@@ -201,7 +204,7 @@ static void test_pass_apply (void **state)
     assert_non_null (strstr (calls, "< delete node htc-3\n"));
     assert_non_null (strstr (calls, "< delete node htc-6\n"));
     assert_non_null (strstr (calls, "< delete node old-9\n"));
-    assert_null (strstr (calls, "create node")); /* joins come after the plan */
+    assert_null (strstr (calls, "create node")); /* creates come after the plan */
     free (calls);
     assert_int_equal (action_for (&a, "htc-2")->outcome, CCAS_DONE);
     assert_int_equal (action_for (&a, "htc-3")->outcome, CCAS_FAILED);
@@ -234,23 +237,25 @@ static void test_pass_apply (void **state)
     jobs = ccas_jobs_create (1);
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     plan = ccas_plan_create (c, jobs, &err);
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
     standin_reset ();
     ccas_pbs_actions_before (&a, plan);
     char *none = standin_calls ();
     assert_string_equal (none, ""); /* nothing to do before: no qmgr */
     free (none);
-    standin_set ("qmgr.2.err", "qmgr obj=htc-4 svr=default: Illegal attribute or resource value\n");
-    standin_set ("qmgr.2.status", "1");
+    standin_set ("qmgr.1.err", "qmgr obj=htc-4 svr=default: Illegal attribute or resource value\n");
+    standin_set ("qmgr.1.status", "1");
     static const char *const names[] = {"ncpus", NULL};
     ccas_pbs_actions_after (&a, c, names);
     assert_int_equal (ccas_pbs_actions_failures (&a), 1);
     assert_int_equal (action_for (&a, "htc-4")->outcome, CCAS_FAILED);
     assert_int_equal (action_for (&a, "htc-5")->outcome, CCAS_DONE);
     calls = standin_calls ();
-    assert_non_null (strstr (calls, "< create node htc-5 state = offline"));
-    assert_non_null (strstr (calls, "< set node htc-5 state -= offline, comment = \"ccautoscale: joined\", "
+    /* one create with everything; the name of the refused create of htc-4 deleted */
+    assert_non_null (strstr (calls, "< create node htc-5 state = offline, comment = \"cyclecloud joined\", "
                                     "resources_available.ncpus = 2,"));
+    assert_non_null (strstr (calls, "qmgr\n< delete node htc-4\n"));
+    assert_null (strstr (calls, "set node htc-5"));
     free (calls);
     ccas_pbs_actions_free (&a);
     ccas_plan_destroy (plan);
@@ -259,14 +264,110 @@ static void test_pass_apply (void **state)
     model_free (c);
 }
 
+/* The stock execute setup waits, while its VM boots, for a vnode carrying
+ * its node id: a booting VM whose hostname and address CycleCloud reports
+ * gets its vnode (created, offline), one without them waits; a node its setup
+ * offlined ("cyclecloud offline") goes online once Ready with its mom
+ * reported; "cyclecloud keep offline" is the administrator's; a placement
+ * group member waits for the group; pbs.valid_hostnames and the kept-out
+ * list keep VMs out; a vnode outside CycleCloud is left alone. */
+static void test_join_at_boot (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model ("cyclecloud-booting.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-booting.json");
+    /* a VM being joined still counts as capacity: not offline for the matching */
+    assert_false (ccas_cluster_find_node (c, "htc-3")->sched_offline);
+    assert_false (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    assert_true (ccas_cluster_find_node (c, "htc-4")->sched_offline);
+    json_object *removed = json_tokener_parse ("{\"id6\": {\"by\": \"ccautoscale\"}}");
+    assert_int_equal (ccas_pbs_nodes_keep_out (pn, c, removed), 1);
+    assert_true (ccas_pbs_nodes_kept_out (pn, ccas_cluster_find_node (c, "htc-6")));
+    assert_true (ccas_cluster_find_node (c, "htc-6")->keep_alive);
+    /* what `pbs nodes` says of each */
+    static const struct {
+        const char *vm, *role;
+    } roles[] = {
+        {"htc-1", "booting, no vnode yet"},
+        {"htc-2", "booting, no address yet"},
+        {"htc-3", "to be put online"},
+        {"htc-4", "offline (the administrator's)"},
+        {"htc-6", "kept out (pbs remove-nodes --permanent)"},
+        {"hpc-1", "to be put online"},
+        {"hpc-2", "booting, vnode made"},
+    };
+    for (size_t i = 0; i < sizeof (roles) / sizeof (roles[0]); i++) {
+        const struct ccas_node *n = ccas_cluster_find_node (c, roles[i].vm);
+        assert_string_equal (ccas_pbs_nodes_role (pn, n, ccas_pbs_nodes_find (pn, n)), roles[i].role);
+    }
+    for (size_t i = 0; i < pn->n; i++)
+        if (strcmp (pn->v[i].name, "onprem-7") == 0)
+            assert_string_equal (ccas_pbs_nodes_role (pn, NULL, &pn->v[i]), "not CycleCloud's");
+    regex_t valid;
+    assert_int_equal (regcomp (&valid, "htc-[1-4]|hpc-", REG_EXTENDED), 0);
+    struct ccas_pbs_join_rules rules = {&valid, 1};
+
+    struct ccas_jobs *jobs = ccas_jobs_create (1);
+    assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
+    struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
+    struct ccas_pbs_actions a;
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &rules, &a, &err), 0);
+    const struct ccas_pbs_action *x = action_for (&a, "htc-1");
+    assert_int_equal (x->kind, CCAS_PBS_JOIN); /* booting, hostname and address known: created */
+    assert_null (x->pbs);
+    assert_string_equal (x->why, "booting: CycleCloud reports its hostname and address");
+    assert_null (action_for (&a, "htc-2")); /* no hostname, no address yet */
+    assert_int_equal (action_for (&a, "htc-3")->kind, CCAS_PBS_ONLINE);
+    assert_null (action_for (&a, "htc-4")); /* the administrator's */
+    assert_null (action_for (&a, "htc-5")); /* pbs.valid_hostnames */
+    assert_null (action_for (&a, "htc-6")); /* kept out */
+    assert_null (action_for (&a, "hpc-1")); /* its placement group is not whole: hpc-2 boots */
+    assert_null (action_for (&a, "hpc-2"));
+    assert_null (action_for (&a, "onprem-7"));
+    assert_int_equal (a.n, 2);
+    json_object *j = ccas_pbs_actions_json (&a, false);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "online")), 1);
+    assert_int_equal (json_object_array_length (ccas_json_get (j, "join")), 1);
+    json_object_put (j);
+
+    /* carried out: one qmgr, a booting VM the server cannot resolve yet is no failure */
+    standin_reset ();
+    standin_set ("qmgr.1.err", "qmgr obj=htc-1 svr=default: Unknown node \n");
+    standin_set ("qmgr.1.status", "214");
+    ccas_pbs_actions_after (&a, c, NULL);
+    char *calls = standin_calls ();
+    assert_non_null (
+        strstr (calls, "< set node htc-3 state -= offline, comment = \"cyclecloud restored\"\n"));
+    assert_null (strstr (calls, "delete"));
+    free (calls);
+    assert_int_equal (action_for (&a, "htc-1")->outcome, CCAS_PLANNED);
+    assert_non_null (strstr (action_for (&a, "htc-1")->error, "cannot resolve its name yet"));
+    assert_int_equal (action_for (&a, "htc-3")->outcome, CCAS_DONE);
+    assert_int_equal (ccas_pbs_actions_failures (&a), 0);
+    ccas_pbs_actions_free (&a);
+
+    /* pbs join-nodes: only those named */
+    assert_int_equal (ccas_pbs_actions_joins (c, pn, NULL, (const char *const[]){"htc-5", NULL}, &a, &err),
+                      0);
+    assert_int_equal (a.n, 1);
+    assert_int_equal (action_for (&a, "htc-5")->kind, CCAS_PBS_JOIN);
+    ccas_pbs_actions_free (&a);
+    ccas_plan_destroy (plan);
+    ccas_jobs_destroy (jobs);
+    regfree (&valid);
+    json_object_put (removed);
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
 int main (int argc, char **argv)
 {
     standin_main (argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_pass_decisions),
-        cmocka_unit_test (test_join_ready_nodes),
-        cmocka_unit_test (test_join_never_reopens),
-        cmocka_unit_test (test_pass_apply),
+        cmocka_unit_test (test_pass_decisions),     cmocka_unit_test (test_join_ready_nodes),
+        cmocka_unit_test (test_join_never_reopens), cmocka_unit_test (test_pass_apply),
+        cmocka_unit_test (test_join_at_boot),
     };
     return cmocka_run_group_tests (tests, standin_setup, standin_teardown);
 }

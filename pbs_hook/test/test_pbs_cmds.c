@@ -166,62 +166,63 @@ static const struct ccas_node *cc_node (struct ccas_cluster *c, const char *name
     return n;
 }
 
-/* One pass's node changes: every kind, in two qmgr batches; qmgr names the
+/* Every change goes in one qmgr batch, one directive a node: a vnode created
+ * with its resources and marker in one `create node`, offline; one `set
+ * node` of the same for a node PBS had without the marker (online, or kept
+ * offline); a node put online; drains and deletions.  qmgr names the
  * directives it refused, and only those ops fail; deleting a node PBS no
- * longer has succeeds; a name that cannot be written for qmgr never
- * reaches it. */
+ * longer has succeeds; a create whose name does not resolve is said so; a
+ * create PBS refused for an attribute (a PBS may have made the node bare) is
+ * followed by the node's deletion; a name that cannot be written for qmgr
+ * never reaches it. */
 static void test_cmds_run_ops (void **state)
 {
     (void)state;
     struct ccas_cluster *c = model ("cyclecloud-nodes.json");
-    struct ccas_pbs_node known = {.name = "htc-2"};
     struct ccas_pbs_op ops[] = {
-        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-1", .node = cc_node (c, "htc-1")},
-        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-2", .node = cc_node (c, "htc-2"), .pbs = &known},
-        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-3", .node = cc_node (c, "htc-3"), .hold = true},
+        {.kind = CCAS_PBS_OP_CREATE, .host = "htc-1", .node = cc_node (c, "htc-1")},
+        {.kind = CCAS_PBS_OP_REGISTER, .host = "htc-2", .node = cc_node (c, "htc-2"), .online = true},
+        {.kind = CCAS_PBS_OP_REGISTER, .host = "htc-3", .node = cc_node (c, "htc-3")},
         {.kind = CCAS_PBS_OP_DRAIN, .host = "htc-4", .why = "idle for 400 s: \"quoted\" & more\nlines"},
         {.kind = CCAS_PBS_OP_DELETE, .host = "htc-5"},
         {.kind = CCAS_PBS_OP_DELETE, .host = "old-9"},
         {.kind = CCAS_PBS_OP_DELETE, .host = "bad;name"},
+        {.kind = CCAS_PBS_OP_ONLINE, .host = "htc-6"},
     };
     static const char *const names[] = {"ncpus", "mem", "ngpus", NULL};
     standin_reset ();
-    /* the first batch: htc-5 is busy, old-9 is gone already */
+    /* htc-5 is busy, old-9 is gone already, htc-2 refused its resources */
     standin_set ("qmgr.1.err", "qmgr obj=htc-5 svr=default: Request invalid for state of node\n"
                                "qmgr: Error (15018) returned from server\n"
-                               "qmgr obj=old-9 svr=default: Unknown node \n");
-    standin_set ("qmgr.1.status", "1");
-    /* the second: htc-2 refused its resources */
-    standin_set ("qmgr.2.err", "qmgr obj=htc-2 svr=default: Illegal attribute or resource value  "
+                               "qmgr obj=old-9 svr=default: Unknown node \n"
+                               "qmgr obj=htc-2 svr=default: Illegal attribute or resource value  "
                                "resources_available.mem\n");
-    standin_set ("qmgr.2.status", "1");
+    standin_set ("qmgr.1.status", "1");
     ccas_pbs_run_ops (c, ops, sizeof (ops) / sizeof (ops[0]), names);
     assert_calls ("qmgr\n"
-                  "< create node htc-1 state = offline, comment = \"ccautoscale: joining\"\n"
-                  "< create node htc-3 state = offline, comment = \"ccautoscale: joining\"\n"
-                  "< set node htc-4 state += offline, comment = \"ccautoscale: draining: idle for 400 s: "
-                  "'quoted' + more lines\"\n"
-                  "< delete node htc-5\n"
-                  "< delete node old-9\n"
-                  "qmgr\n"
-                  "< set node htc-1 state -= offline, comment = \"ccautoscale: joined\","
+                  "< create node htc-1 state = offline, comment = \"cyclecloud joined\","
                   " resources_available.ncpus = 2, resources_available.mem = 4194304kb,"
                   " resources_available.ngpus = 0, resources_available.slot_type = htc,"
                   " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
                   " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
                   " resources_available.ccnodeid = id1\n"
-                  "< set node htc-2 state -= offline, comment = \"ccautoscale: joined\","
+                  "< set node htc-2 state -= offline, comment = \"cyclecloud restored\","
                   " resources_available.ncpus = 2, resources_available.mem = 4194304kb,"
                   " resources_available.ngpus = 0, resources_available.slot_type = htc,"
                   " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
                   " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
                   " resources_available.ccnodeid = id2\n"
-                  "< set node htc-3 state += offline, comment = \"ccautoscale: joining\","
+                  "< set node htc-3 state += offline, comment = \"cyclecloud joined\","
                   " resources_available.ncpus = 2, resources_available.mem = 4194304kb,"
                   " resources_available.ngpus = 0, resources_available.slot_type = htc,"
                   " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
                   " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
-                  " resources_available.ccnodeid = id3\n");
+                  " resources_available.ccnodeid = id3\n"
+                  "< set node htc-4 state += offline, comment = \"ccautoscale: draining: idle for 400 s: "
+                  "'quoted' + more lines\"\n"
+                  "< delete node htc-5\n"
+                  "< delete node old-9\n"
+                  "< set node htc-6 state -= offline, comment = \"cyclecloud restored\"\n");
     assert_false (ops[0].failed);
     assert_true (ops[1].failed);
     assert_string_equal (ops[1].error, "qmgr: Illegal attribute or resource value  resources_available.mem");
@@ -232,18 +233,36 @@ static void test_cmds_run_ops (void **state)
     assert_false (ops[5].failed); /* PBS no longer has it: done */
     assert_true (ops[6].failed);
     assert_string_equal (ops[6].error, "'bad;name' is not a valid PBS node name");
+    assert_false (ops[7].failed);
 
-    /* a join whose node PBS refused to create goes no further */
+    /* a create of a name the server cannot resolve: unresolved, nothing made */
+    char *calls;
     standin_reset ();
-    standin_set ("qmgr.1.err", "qmgr obj=htc-1 svr=default: Unauthorized Request \n");
+    standin_set ("qmgr.1.err", "qmgr obj=htc-1 svr=default: Unknown node \n");
+    standin_set ("qmgr.1.status", "214");
+    ccas_pbs_run_ops (c, ops, 1, names);
+    assert_true (ops[0].failed);
+    assert_true (ops[0].unresolved);
+    assert_string_equal (ops[0].error, "qmgr: Unknown node");
+    calls = standin_calls ();
+    assert_int_equal (strncmp (calls, "qmgr\n< create node htc-1 ", strlen ("qmgr\n< create node htc-1 ")),
+                      0);
+    assert_null (strstr (calls, "delete"));
+    free (calls);
+
+    /* a create refused for an attribute: its name deleted at once */
+    standin_reset ();
+    standin_set ("qmgr.1.err", "qmgr obj=htc-1 svr=default: Unknown resource \n");
     standin_set ("qmgr.1.status", "1");
     ccas_pbs_run_ops (c, ops, 1, names);
     assert_true (ops[0].failed);
-    assert_string_equal (ops[0].error, "qmgr: Unauthorized Request");
-    assert_calls ("qmgr\n"
-                  "< create node htc-1 state = offline, comment = \"ccautoscale: joining\"\n");
+    assert_false (ops[0].unresolved);
+    assert_string_equal (ops[0].error, "qmgr: Unknown resource");
+    calls = standin_calls ();
+    assert_non_null (strstr (calls, "\nqmgr\n< delete node htc-1\n"));
+    free (calls);
 
-    /* no joins: one batch; no ops: no qmgr at all */
+    /* no ops: no qmgr at all */
     standin_reset ();
     ccas_pbs_run_ops (c, &ops[4], 1, names);
     assert_false (ops[4].failed);
@@ -266,22 +285,19 @@ static void test_cmds_join_list (void **state)
         " \"value\": [\"ib\", \"ssd\", 4, true]},"
         " {\"select\": {}, \"name\": \"features\", \"value\": [\"a,b\"]}]");
     struct ccas_pbs_op ops[] = {
-        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-1", .node = cc_node (c, "htc-1")},
-        {.kind = CCAS_PBS_OP_JOIN, .host = "htc-2", .node = cc_node (c, "htc-2")},
+        {.kind = CCAS_PBS_OP_CREATE, .host = "htc-1", .node = cc_node (c, "htc-1")},
+        {.kind = CCAS_PBS_OP_CREATE, .host = "htc-2", .node = cc_node (c, "htc-2")},
     };
     static const char *const names[] = {"features", NULL};
     standin_reset ();
     ccas_pbs_run_ops (c, ops, 2, names);
     assert_calls ("qmgr\n"
-                  "< create node htc-1 state = offline, comment = \"ccautoscale: joining\"\n"
-                  "< create node htc-2 state = offline, comment = \"ccautoscale: joining\"\n"
-                  "qmgr\n"
-                  "< set node htc-1 state -= offline, comment = \"ccautoscale: joined\","
+                  "< create node htc-1 state = offline, comment = \"cyclecloud joined\","
                   " resources_available.features = \"ib,ssd,4,True\", resources_available.slot_type = htc,"
                   " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
                   " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"
                   " resources_available.ccnodeid = id1\n"
-                  "< set node htc-2 state -= offline, comment = \"ccautoscale: joined\","
+                  "< create node htc-2 state = offline, comment = \"cyclecloud joined\","
                   " resources_available.slot_type = htc,"
                   " resources_available.vm_size = Standard_F2s_v2, resources_available.nodearray = htc,"
                   " resources_available.group_id = \"_none_\", resources_available.ungrouped = true,"

@@ -348,6 +348,53 @@ static void test_queue_add (void **state)
     model_free (c);
 }
 
+/* The stock queues' resources_default (workq ungrouped=false, htcq
+ * ungrouped=true) land in Resource_List, not the select: each chunk that
+ * does not set them takes them, as PBS's scheduler does; so do slot_type and
+ * group_id, and words of resources default_resources gives the nodes, never
+ * amounts (Resource_List's mem is the job's total) nor words no node has
+ * (logged); the queues of pbs.ignore_queues are left out. */
+static void test_jobs_queue_defaults (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    struct ccas_cluster *c = model (NULL);
+    struct ccas_pbs_queue *q = ccas_pbs_queue_create ();
+    json_object *ignore = json_tokener_parse ("[\"ignoredq\", \"other\"]");
+    assert_int_equal (ccas_pbs_queue_ignore_queues (q, ignore), 0);
+    char *text = pf_text ("qstat-queue-defaults.json", NULL);
+    assert_int_equal (ccas_pbs_queue_read (q, text, strlen (text), NULL, NULL, &err), 0);
+    free (text);
+    struct ccas_pbs_jobs_stats st;
+    struct ccas_jobs *jobs = ccas_pbs_queue_jobs (c, q, &st, &err);
+    assert_non_null (jobs);
+    assert_int_equal (st.ignored, 1);
+    assert_int_equal (jobs->n, 5);
+    assert_null (find_job (jobs, "6.s"));
+    const struct ccas_job *j = find_job (jobs, "1.s"); /* workq: one placement group */
+    assert_true (j->colocated);
+    assert_non_null (strstr (ccas_constraint_text (j->chunks[0].cons), "\"in-a-placement-group\":true"));
+    j = find_job (jobs, "2.s"); /* htcq: outside any */
+    assert_false (j->colocated);
+    assert_non_null (strstr (ccas_constraint_text (j->chunks[0].cons), "\"in-a-placement-group\":false"));
+    j = find_job (jobs, "3.s"); /* the chunk's own value wins */
+    assert_false (j->colocated);
+    j = find_job (jobs, "4.s"); /* slot_type: the chunk that says none takes the job's */
+    assert_int_equal (j->nchunks, 2);
+    assert_non_null (strstr (ccas_constraint_text (j->chunks[0].cons), "\"node.nodearray\":\"hpc\""));
+    assert_non_null (strstr (ccas_constraint_text (j->chunks[1].cons), "\"node.nodearray\":\"htc\""));
+    j = find_job (jobs, "5.s"); /* no mem (a total), software (PBS's) or fabric (no node's) */
+    const char *t = ccas_constraint_text (j->chunks[0].cons);
+    assert_null (strstr (t, "mem"));
+    assert_null (strstr (t, "software"));
+    assert_null (strstr (t, "fabric"));
+    assert_non_null (strstr (t, "\"in-a-placement-group\":false"));
+    ccas_jobs_destroy (jobs);
+    ccas_pbs_queue_destroy (q);
+    json_object_put (ignore);
+    model_free (c);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +402,7 @@ int main (void)
         cmocka_unit_test (test_jobs_ungrouped),       cmocka_unit_test (test_jobs_default_grouping),
         cmocka_unit_test (test_jobs_group_id),        cmocka_unit_test (test_jobs_pack),
         cmocka_unit_test (test_jobs_openpbs_capture), cmocka_unit_test (test_queue_add),
+        cmocka_unit_test (test_jobs_queue_defaults),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -53,13 +53,13 @@ static void test_join_stuck (void **state)
     assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-4")));
     assert_false (ccas_node_usable (ccas_cluster_find_node (c, "htc-5"))); /* no PBS node for an hour */
     assert_string_equal (ccas_pbs_nodes_waiting_why (pn, ccas_cluster_find_node (c, "htc-5")),
-                         "PBS has no node for it (its join has not been done, or fails)");
+                         "PBS has no node for it (its create has not been done, or fails)");
 
     struct ccas_jobs *jobs = ccas_jobs_create (1);
     assert_int_equal (ccas_match (c, jobs, NULL, &err), 0);
     struct ccas_plan *plan = ccas_plan_create (c, jobs, &err);
     struct ccas_pbs_actions a;
-    assert_int_equal (ccas_pbs_actions_plan (plan, pn, &a, &err), 0);
+    assert_int_equal (ccas_pbs_actions_plan (plan, pn, NULL, &a, &err), 0);
     assert_true (terminated (plan, "htc-2"));
     assert_int_equal (action_for (&a, "htc-2")->kind, CCAS_PBS_DELETE);
     assert_true (terminated (plan, "htc-4"));
@@ -224,8 +224,86 @@ static void test_nodes_merge (void **state)
     assert_string_equal (ccas_pbs_nodes_waiting_why (pn, ccas_cluster_find_node (c, "htc-3")),
                          "its join has not finished");
     assert_string_equal (ccas_pbs_nodes_waiting_why (pn, ccas_cluster_find_node (c, "htc-2")),
-                         "PBS has no node for it (its join has not been done, or fails)");
+                         "PBS has no node for it (its create has not been done, or fails)");
     assert_null (ccas_pbs_nodes_waiting_why (pn, ccas_cluster_find_node (c, "htc-1")));
+    ccas_pbs_nodes_destroy (pn);
+    model_free (c);
+}
+
+/* The comments that make a node ccautoscale's to put online: the stock
+ * setup's and azpbs's (as prefixes, as azpbs read them) and an older
+ * release's joining comment; never the administrator's, "cyclecloud keep
+ * offline" included.  pbs.ignore_hostnames drops nodes by a regular
+ * expression matched from the start of the name. */
+static void test_nodes_markers (void **state)
+{
+    (void)state;
+    struct ccas_error err = {""};
+    static const struct {
+        const char *comment;
+        bool marked;
+    } cases[] = {
+        {"cyclecloud offline", true},
+        {"cyclecloud joined", true},
+        {"cyclecloud restored", true},
+        {"cyclecloud restored: back from maintenance", true},
+        {"ccautoscale: joining", true},
+        {"ccautoscale: joining soon", false},
+        {"ccautoscale: joined", false},
+        {"ccautoscale: draining: idle for 400 s", false},
+        {"cyclecloud keep offline", false},
+        {"cyclecloud keep offline: bad DIMM", false},
+        {"bad DIMM, ticket 42", false},
+        {"", false},
+        {NULL, false},
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
+        if (ccas_pbs_comment_marked (cases[i].comment) != cases[i].marked)
+            fail_msg ("'%s': marked should be %d", cases[i].comment ? cases[i].comment : "(null)",
+                      cases[i].marked);
+    struct ccas_pbs_node online = {.name = "x", .comment = "cyclecloud offline", .offline = false};
+    assert_false (ccas_pbs_node_joining (&online)); /* online already */
+
+    struct ccas_pbs_nodes *pn = ccas_pbs_nodes_from_json (pf_json ("pbsnodes-booting.json"), &err);
+    assert_non_null (pn);
+    regex_t re;
+    assert_int_equal (regcomp (&re, "onprem-|hpc", REG_EXTENDED), 0);
+    assert_int_equal (ccas_pbs_nodes_ignore (pn, &re), 3);
+    assert_int_equal (pn->n, 2);
+    regfree (&re);
+    assert_int_equal (regcomp (&re, "tc-", REG_EXTENDED), 0); /* from the start only */
+    assert_int_equal (ccas_pbs_nodes_ignore (pn, &re), 0);
+    regfree (&re);
+    assert_int_equal (ccas_pbs_nodes_ignore (pn, NULL), 0);
+    ccas_pbs_nodes_destroy (pn);
+}
+
+/* The stock setup starts a VM's mom while it boots; right after, its vnode
+ * reads down for a moment (every node does after a create node): a booting
+ * VM so still counts as capacity within CCAS_PBS_DOWN_GRACE, as a Ready
+ * one does (a job waiting for it made a second VM). */
+static void test_down_grace_booting (void **state)
+{
+    (void)state;
+    struct ccas_cluster *c = model ("cyclecloud-booting.json");
+    struct ccas_pbs_nodes *pn = pbs_nodes (c, "pbsnodes-booting.json");
+    struct ccas_pbs_node *p = ccas_pbs_nodes_find (pn, ccas_cluster_find_node (c, "hpc-2"));
+    assert_non_null (p);
+    p->down = p->reported = true; /* reported, then down a moment */
+    ccas_pbs_nodes_merge (pn, c);
+    assert_true (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    double now = (double)time (NULL);
+    json_object *times = json_object_new_object ();
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 0);
+    assert_false (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    assert_true (ccas_node_usable (ccas_cluster_find_node (c, "hpc-2")));
+    /* down past the grace: no longer capacity */
+    json_object_object_add (json_object_object_get (times, "id12"), "pbs_down",
+                            json_object_new_double (now - CCAS_PBS_DOWN_GRACE - 1));
+    ccas_pbs_nodes_merge (pn, c);
+    assert_int_equal (ccas_pbs_nodes_judge (pn, c, times, now), 0);
+    assert_true (ccas_cluster_find_node (c, "hpc-2")->sched_offline);
+    json_object_put (times);
     ccas_pbs_nodes_destroy (pn);
     model_free (c);
 }
@@ -238,6 +316,8 @@ int main (void)
         cmocka_unit_test (test_nodes_openpbs_capture),
         cmocka_unit_test (test_nodes_shapes),
         cmocka_unit_test (test_nodes_merge),
+        cmocka_unit_test (test_nodes_markers),
+        cmocka_unit_test (test_down_grace_booting),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

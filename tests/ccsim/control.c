@@ -129,6 +129,10 @@ static void node_control (const char *name, const char *what, const char *body, 
         n->phase = PH_ACQUIRING;
         n->next = 0;
     } else if (strcmp (what, "ready") == 0) {
+        if (n->boot_pid)
+            sim_hook_kill (n->boot_pid); /* the test says it is Ready, whatever its setup was doing */
+        n->boot_pid = 0;
+        n->held = false;
         n->hang = false;
         n->phase = PH_PREPARING;
         n->next = sim_now ();
@@ -253,11 +257,14 @@ void sim_control (const char *method, const char *url, const char *query, const 
             set_string (&sim.on_ready, v);
         if (json_object_object_get_ex (b, "on_terminate", &v))
             set_string (&sim.on_terminate, v);
+        if (json_object_object_get_ex (b, "on_boot", &v))
+            set_string (&sim.on_boot, v);
         json_object_put (b);
         reply_json (r, 200, json_object_new_object ());
     } else if (strcmp (path, "/config") == 0 && strcmp (method, "POST") == 0) {
         json_object *b = body ? json_tokener_parse (body) : NULL;
         set_boot_delay (ccas_json_double (b, "boot_delay", sim.boot_delay));
+        sim.hold_preparing = ccas_json_bool (b, "hold_preparing", sim.hold_preparing);
         json_object_put (b);
         reply_json (r, 200, json_object_new_object ());
     } else

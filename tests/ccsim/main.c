@@ -36,42 +36,50 @@ struct options {
 
 static void usage (FILE *f)
 {
-    fprintf (f, "usage: ccsim --cluster CLUSTER.json [--port P] [--bind ADDR] [--port-file F] [--name NAME]\n"
-                "             [--state-dir D] [--auth-file F | --auth USER:PASSWORD] [--boot-delay S]\n"
-                "             [--ip-base A.B.C.D] [--on-ready PROGRAM] [--on-terminate PROGRAM]\n"
-                "             [--tls-cert PEM --tls-key PEM] [-v]\n\n"
-                "ccsim - a CycleCloud cluster REST API simulator for testing ccautoscale.\n\n"
-                "CLUSTER.json has the shape of a GET /clusters/{c}/status response: nodearrays with\n"
-                "their buckets (definition.machineType, virtualMachine, maxCount, quotas, ...) and\n"
-                "optionally nodes.  Counts are computed live from the simulated nodes; the consumed\n"
-                "counts of the file (consumedCoreCount, familyConsumedCoreCount,\n"
-                "regionalConsumedCoreCount) are what other clusters use.  Creates are held to every\n"
-                "limit: maxCount and maxCoreCount (bucket, nodearray, cluster), quotaCoreCount and the\n"
-                "family quota per family and region, the regional quota per region (spot buckets: the\n"
-                "region's spot quota; their family quota reads 0), maxPlacementGroupSize and\n"
-                "maxPlacementGroupCoreSize; a set naming no machine type goes to the first bucket\n"
-                "that can take it whole.\n\n"
-                "Options:\n"
-                "  --cluster FILE       the cluster to serve (required)\n"
-                "  --name NAME          cluster name (default: the file's clusterName)\n"
-                "  --port P             TCP port (default 0: pick a free one)\n"
-                "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
-                "  --port-file F        write the chosen port to F (atomically) once listening\n"
-                "  --state-dir D        keep the VMs in D/state.json across restarts\n"
-                "  --auth-file F        require Basic auth with the USER:PASSWORD in F (mode 0600)\n"
-                "  --auth USER:PASSWORD the same on the command line (visible in ps: tests use --auth-file)\n"
-                "  --boot-delay S       seconds from create to Ready (default 2)\n"
-                "  --ip-base A.B.C.D    first private IP handed out (default 10.1.0.4)\n"
-                "  --on-ready PROGRAM   run PROGRAM NAME HOSTNAME IP when a node becomes Ready\n"
-                "  --on-terminate PROGRAM  run it when a node is terminated, deallocated or fails\n"
-                "  --tls-cert PEM, --tls-key PEM  serve HTTPS\n"
-                "  -v, --verbose        log each request to stderr\n\n"
-                "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
-                "/ccsim/faults (DELETE also ends the latencies and hangs under way), POST\n"
-                "/ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes, POST /ccsim/hooks, POST\n"
-                "/ccsim/config, GET/POST /ccsim/cluster.  See ccsim(1).\n\n"
-                "Example:\n"
-                "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
+    fprintf (f,
+             "usage: ccsim --cluster CLUSTER.json [--port P] [--bind ADDR] [--port-file F] [--name NAME]\n"
+             "             [--state-dir D] [--auth-file F | --auth USER:PASSWORD] [--boot-delay S]\n"
+             "             [--ip-base A.B.C.D] [--on-boot PROGRAM] [--hold-preparing] [--on-ready PROGRAM]\n"
+             "             [--on-terminate PROGRAM]\n"
+             "             [--tls-cert PEM --tls-key PEM] [-v]\n\n"
+             "ccsim - a CycleCloud cluster REST API simulator for testing ccautoscale.\n\n"
+             "CLUSTER.json has the shape of a GET /clusters/{c}/status response: nodearrays with\n"
+             "their buckets (definition.machineType, virtualMachine, maxCount, quotas, ...) and\n"
+             "optionally nodes.  Counts are computed live from the simulated nodes; the consumed\n"
+             "counts of the file (consumedCoreCount, familyConsumedCoreCount,\n"
+             "regionalConsumedCoreCount) are what other clusters use.  Creates are held to every\n"
+             "limit: maxCount and maxCoreCount (bucket, nodearray, cluster), quotaCoreCount and the\n"
+             "family quota per family and region, the regional quota per region (spot buckets: the\n"
+             "region's spot quota; their family quota reads 0), maxPlacementGroupSize and\n"
+             "maxPlacementGroupCoreSize; a set naming no machine type goes to the first bucket\n"
+             "that can take it whole.\n\n"
+             "Options:\n"
+             "  --cluster FILE       the cluster to serve (required)\n"
+             "  --name NAME          cluster name (default: the file's clusterName)\n"
+             "  --port P             TCP port (default 0: pick a free one)\n"
+             "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
+             "  --port-file F        write the chosen port to F (atomically) once listening\n"
+             "  --state-dir D        keep the VMs in D/state.json across restarts\n"
+             "  --auth-file F        require Basic auth with the USER:PASSWORD in F (mode 0600)\n"
+             "  --auth USER:PASSWORD the same on the command line (visible in ps: tests use --auth-file)\n"
+             "  --boot-delay S       seconds from create to Ready (default 2): Acquiring half of it, then\n"
+             "                       Preparing, its hostname and address reported, the other half\n"
+             "  --ip-base A.B.C.D    first private IP handed out (default 10.1.0.4)\n"
+             "  --on-boot PROGRAM    run PROGRAM NAME HOSTNAME IP when a node has its address (Preparing),\n"
+             "                       as CycleCloud runs cluster-init; the node stays Preparing until it\n"
+             "                       exits: 0 makes it Ready, anything else Failed\n"
+             "  --hold-preparing     nodes stay Preparing until POST /ccsim/nodes/NAME/ready\n"
+             "  --on-ready PROGRAM   run PROGRAM NAME HOSTNAME IP when a node becomes Ready\n"
+             "  --on-terminate PROGRAM  run it when a node is terminated, deallocated or fails\n"
+             "  --tls-cert PEM, --tls-key PEM  serve HTTPS\n"
+             "  -v, --verbose        log each request to stderr\n\n"
+             "Control API (no auth): GET/DELETE /ccsim/requests, GET /ccsim/state, POST/GET/DELETE\n"
+             "/ccsim/faults (DELETE also ends the latencies and hangs under way), POST\n"
+             "/ccsim/nodes/NAME/{fail,hang,ready}, POST /ccsim/nodes, POST /ccsim/hooks, POST\n"
+             "/ccsim/config, GET/POST /ccsim/cluster.  CycleCloud's retry of Failed nodes:\n"
+             "POST /cloud/actions/retry/CLUSTER.  See ccsim(1).\n\n"
+             "Example:\n"
+             "  ccsim --cluster demo.json --port 8080 --boot-delay 3\n");
 }
 
 /* ---- per-request plumbing ----------------------------------------------------------------------- */
@@ -394,6 +402,7 @@ static int parse (int argc, char **argv, struct options *o)
         {"auth", required_argument, NULL, 'a'},       {"auth-file", required_argument, NULL, 'A'},
         {"boot-delay", required_argument, NULL, 'd'}, {"ip-base", required_argument, NULL, 'i'},
         {"on-ready", required_argument, NULL, 'r'},   {"on-terminate", required_argument, NULL, 't'},
+        {"on-boot", required_argument, NULL, 'B'},    {"hold-preparing", no_argument, NULL, 'H'},
         {"tls-cert", required_argument, NULL, 'c'},   {"tls-key", required_argument, NULL, 'k'},
         {"verbose", no_argument, NULL, 'v'},          {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
@@ -436,6 +445,12 @@ static int parse (int argc, char **argv, struct options *o)
             break;
         case 't':
             sim.on_terminate = strdup (optarg);
+            break;
+        case 'B':
+            sim.on_boot = strdup (optarg);
+            break;
+        case 'H':
+            sim.hold_preparing = true;
             break;
         case 'c':
             o->tls_cert = optarg;
@@ -563,6 +578,7 @@ static void free_all (void)
     free (sim.target_state);
     free (sim.on_ready);
     free (sim.on_terminate);
+    free (sim.on_boot);
     free (sim.auth_user);
     ccas_secret_free (sim.auth_password);
     free (sim.state_dir);

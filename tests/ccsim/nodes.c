@@ -125,8 +125,18 @@ struct sim_node *sim_node_add (struct sim_bucket *b, const char *name, const cha
     return n;
 }
 
+/* A node leaving Preparing early takes its setup with it. */
+static void stop_setup (struct sim_node *n)
+{
+    if (n->boot_pid)
+        sim_hook_kill (n->boot_pid);
+    n->boot_pid = 0;
+    n->held = false;
+}
+
 void sim_node_fail (struct sim_node *n, const char *message)
 {
+    stop_setup (n);
     free (n->status_message);
     n->status_message = strdup (message && *message ? message : "the VM failed (ccsim)");
     n->phase = PH_FAILED;
@@ -140,6 +150,7 @@ void sim_node_terminate (struct sim_node *n)
     if (n->phase == PH_TERMINATING || n->phase == PH_TERMINATED)
         return;
     bool was_running = n->phase == PH_READY || n->phase == PH_PREPARING;
+    stop_setup (n);
     n->phase = PH_TERMINATING;
     /* capacity is released a little after the request, as in CycleCloud */
     n->next = sim_now () + (sim.boot_delay / 4 > 0.1 ? sim.boot_delay / 4 : 0.1);
@@ -154,6 +165,7 @@ void sim_node_deallocate (struct sim_node *n)
     if (n->phase == PH_DEALLOCATED || n->phase == PH_DEALLOCATING || n->phase == PH_TERMINATING)
         return;
     bool was_running = n->phase == PH_READY || n->phase == PH_PREPARING;
+    stop_setup (n);
     n->phase = PH_DEALLOCATING;
     n->next = sim_now () + (sim.boot_delay / 4 > 0.1 ? sim.boot_delay / 4 : 0.1);
     sim.dirty = true;
@@ -165,7 +177,8 @@ void sim_node_start (struct sim_node *n)
 {
     if (n->phase != PH_DEALLOCATED && n->phase != PH_OFF && n->phase != PH_FAILED)
         return;
-    n->phase = n->ip ? PH_PREPARING : PH_ACQUIRING;
+    /* with a setup to run (--on-boot), it runs again once the node has its address */
+    n->phase = n->ip && !sim.on_boot && !sim.hold_preparing ? PH_PREPARING : PH_ACQUIRING;
     n->next = sim_now () + sim.boot_delay / 2;
     free (n->status_message);
     n->status_message = NULL;
@@ -185,8 +198,21 @@ static void advance (struct sim_node *n, double now)
         assign_address (n);
         n->phase = PH_PREPARING;
         n->next = now + sim.boot_delay / 2;
+        /* its hostname and address are reported from here on: its setup
+         * (--on-boot) runs now, and it stays Preparing until that ends */
+        if (sim.on_boot && *sim.on_boot && !n->no_hooks) {
+            n->held = true;
+            n->boot_pid = sim_hook_start (sim.on_boot, n);
+            if (!n->boot_pid)
+                n->held = false;
+        } else if (sim.hold_preparing)
+            n->held = true;
+        if (n->held)
+            n->next = 0;
         break;
     case PH_PREPARING:
+        if (n->held)
+            return;
         assign_address (n);
         n->phase = PH_READY;
         n->next = 0;

@@ -487,28 +487,6 @@ static void scale (const char *nodearray, const char *query, struct reply *r)
     reply_json (r, 202, out);
 }
 
-/* ---- retry ---------------------------------------------------------------------------------------- */
-
-/* POST /cloud/actions/retry/{cluster}: every Failed node boots again (the
- * fault that failed it is spent), as CycleCloud's retry of a failed node
- * does; no selection, no body in the answer beyond an empty object. */
-static void retry_failed (const char *cluster, struct reply *r)
-{
-    if (strcmp (cluster, sim.cluster_name) != 0) {
-        reply_error (r, 404, "NotFound", "no cluster named %s", cluster);
-        return;
-    }
-    for (size_t i = 0; i < sim.nnodes; i++) {
-        struct sim_node *n = sim.nodes[i];
-        if (n->phase != PH_FAILED)
-            continue;
-        n->fail_on_boot = false;
-        n->hang = false;
-        sim_node_start (n);
-    }
-    reply_json (r, 200, json_object_new_object ());
-}
-
 /* ---- routing -------------------------------------------------------------------------------------- */
 
 static void operations (const char *method, const char *rest, const char *query, struct reply *r)
@@ -534,6 +512,30 @@ static void operations (const char *method, const char *rest, const char *query,
         reply_json (r, 200, operation_json (op));
 }
 
+/* POST /cloud/actions/retry/{cluster}: CycleCloud's retry of the cluster's
+ * Failed nodes (scalelib's retry_failed_nodes): each boots again, the fault
+ * that failed it spent; no selection, an empty object in the answer. */
+static void retry_failed (const char *method, const char *cluster, struct reply *r)
+{
+    if (strcmp (method, "POST") != 0) {
+        reply_error (r, 405, "MethodNotAllowed", "%s is not allowed here", method);
+        return;
+    }
+    if (strcmp (cluster, sim.cluster_name) != 0) {
+        reply_error (r, 404, "NotFound", "no cluster named %s", cluster);
+        return;
+    }
+    r->nodes = json_object_new_array ();
+    for (size_t i = 0; i < sim.nnodes; i++)
+        if (!sim.nodes[i]->removed && sim.nodes[i]->phase == PH_FAILED) {
+            sim.nodes[i]->fail_on_boot = false;
+            sim.nodes[i]->hang = false;
+            sim_node_start (sim.nodes[i]);
+            json_object_array_add (r->nodes, json_object_new_string (sim.nodes[i]->name));
+        }
+    reply_json (r, 200, json_object_new_object ());
+}
+
 void sim_rest (const char *method, const char *url, const char *query, const char *body, struct reply *r)
 {
     char cluster[256], what[64], action[64];
@@ -543,10 +545,7 @@ void sim_rest (const char *method, const char *url, const char *query, const cha
         return;
     }
     if (strncmp (url, "/cloud/actions/retry/", 21) == 0) {
-        if (!post)
-            reply_error (r, 405, "MethodNotAllowed", "%s is not allowed here", method);
-        else
-            retry_failed (url + 21, r);
+        retry_failed (method, url + 21, r);
         return;
     }
     if (sscanf (url, "/clusters/%255[^/]/%63[^/]/%63s", cluster, what, action) < 2) {

@@ -40,6 +40,9 @@ struct sim_node {
                                                                           false: its software never starts */
     bool hang;                                                         /* never gets past Acquiring */
     bool fail_on_boot;    /* goes to Failed instead of Preparing */
+    bool held;            /* Preparing, its hostname and address reported, until released: its
+                           * --on-boot program exits 0 or POST /ccsim/nodes/NAME/ready */
+    int boot_pid;         /* its --on-boot program while that runs, else 0 */
     double created, next; /* when it was made; when the next transition is due */
     json_object *extra;   /* nodeAttributes and unknown fields, echoed */
     bool removed;
@@ -152,7 +155,8 @@ struct sim {
     uint64_t seq;
     double boot_delay;
     uint32_t ip_next; /* host-order IPv4 of the next address */
-    char *on_ready, *on_terminate;
+    char *on_ready, *on_terminate, *on_boot;
+    bool hold_preparing; /* nodes wait in Preparing until POST /ccsim/nodes/NAME/ready */
     char *auth_user, *auth_password;
     char *state_dir;
     bool dirty;
@@ -228,6 +232,12 @@ bool sim_random_hit (enum fault_kind kind);
 
 /* hooks.c */
 void sim_hook_run (const char *program, const struct sim_node *n);
+/* Run `program` for `n` in a process group of its own; its pid, or 0. */
+int sim_hook_start (const char *program, const struct sim_node *n);
+/* Kill the process group of a program sim_hook_start() started. */
+void sim_hook_kill (int pid);
+/* Collect the hooks that ended; an --on-boot program's end moves its node on
+ * (sim.lock is taken for that). */
 void sim_hooks_reap (void);
 
 /* reqlog.c — call with sim.lock held.  `nodes` (taken; may be NULL) are

@@ -68,7 +68,8 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
         "$CCAS" --help | sed -n "/^Commands:/,/^\$/s/^  \([a-z][a-z-]*\).*/\1/p" | sort -u | tr "\n" " " >want &&
         test_equal "$(complete_words ccautoscale "" | tr " " "\n" | grep -v "^-" | sort -u | tr "\n" " ")" "$(cat want)" "commands" &&
         test_equal "$(complete_words ccautoscale breaker "")" "list reset" &&
-        test_equal "$(complete_words ccautoscale pbs "")" "analyze autoscale demand install-hook" &&
+        test_equal "$(complete_words ccautoscale pbs "")" \
+            "analyze autoscale demand import-azpbs install-hook join-nodes nodes offline online remove-nodes retry-failed validate" &&
         test_equal "$(complete_words ccautoscale -c x.json slurm "")" \
             "accounting-info conf demand dynamic import-azslurm keep-alive remove-nodes retry-failed sync wait-for-resume"
     '

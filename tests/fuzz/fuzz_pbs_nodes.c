@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (jobs && ccas_match (m.cluster, jobs, NULL, &err) == 0 &&
         (plan = ccas_plan_create (m.cluster, jobs, &err))) {
         struct ccas_pbs_actions acts;
-        if (ccas_pbs_actions_plan (plan, nodes, &acts, &err) == 0) {
+        if (ccas_pbs_actions_plan (plan, nodes, NULL, &acts, &err) == 0) {
             json_object_put (ccas_pbs_actions_json (&acts, false));
             ccas_pbs_actions_free (&acts);
         }

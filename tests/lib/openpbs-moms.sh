@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # openpbs-moms.sh: the extra moms of tests/lib/openpbs-server.sh, one for each
 # simulated VM, each in a network namespace of its own joined to the PBS one
-# by a veth pair: mom-start, mom-stop, and mom_kill (stop uses it).  Sourced
+# by a veth pair: mom-start, mom-dns, mom-stop, and mom_kill (stop uses it).  Sourced
 # by openpbs-server.sh after openpbs-ns.sh, whose settings and helpers it uses.
 
 valid_node () {
@@ -15,15 +15,31 @@ mom_addr () {
     awk -v n="$1" '$1 == n { print $2 }' "$state/addrs" 2>/dev/null
 }
 
-# the node's address: the one it had, else the lowest free 10.254.C.N (N >= 11)
-# appended to the addrs file and to the hosts file (>>: the daemons hold its inode)
+# an address ours to hand a node: 10.254.C.N of the PBS namespace's subnet,
+# N from 2 to 254 and not the server's
+our_addr () {
+    local n
+    case $1 in "10.254.$addr_c".*) ;; *) return 1 ;; esac
+    n=${1##*.}
+    case $n in '' | *[!0-9]*) return 1 ;; esac
+    [ "$n" -ge 2 ] && [ "$n" -le 254 ] && [ "$n" != "$addr_d" ]
+}
+
+# the node's address: the one it had, else WANT (the address CycleCloud gave
+# the VM: ccsim's --ip-base is in the namespace's subnet) when it is ours
+# and free, else the lowest free 10.254.C.N (N >= 11); appended to the addrs
+# file and to the hosts file (>>: the daemons hold its inode)
 alloc_addr () {
-    local node=$1 a i used
+    local node=$1 want=${2:-} a i used
     exec 8>>"$state/addrs"
     flock 8
     a=$(mom_addr "$node")
+    used=" $(awk '{ print $2 }' "$state/addrs" | tr '\n' ' ') "
+    if [ -z "$a" ] && [ -n "$want" ] && our_addr "$want"; then
+        case $used in *" $want "*) ;; *) a=$want ;; esac
+        [ -n "$a" ] && printf '%s %s\n' "$node" "$a" >>"$state/addrs"
+    fi
     if [ -z "$a" ]; then
-        used=" $(awk '{ print $2 }' "$state/addrs" | tr '\n' ' ') "
         for i in $(seq 11 254); do
             [ "$i" != "$addr_d" ] || continue
             case $used in *" 10.254.$addr_c.$i "*) continue ;; esac
@@ -37,6 +53,18 @@ alloc_addr () {
         printf '%s\t%s\n' "$a" "$node" >>"/etc/netns/$ns/hosts"
     exec 8>&-
     echo "$a"
+}
+
+# mom-dns NAME [HOSTNAME [IP]]: the VM's name resolves on the server (as
+# Azure's DNS has it once the VM has its address), nothing started
+cmd_mom_dns () {
+    local node
+    [ $# -ge 1 ] || die "mom-dns: NAME missing"
+    node=${2:-$1}
+    valid_node "$node"
+    need_root mom-dns
+    ns_exists || die "PBS is not running (no namespace $ns): run '$prog start'"
+    say "$node resolves to $(alloc_addr "$node" "${3:-}") on the server"
 }
 
 # the pid holding the node's namespace, if it is alive and is ours
@@ -70,7 +98,7 @@ cmd_mom_start () {
         return 0
     fi
     mom_kill "$node" 2>/dev/null || true
-    a=$(alloc_addr "$node")
+    a=$(alloc_addr "$node" "${3:-}")
     i=${a##*.}
     veth=ccm$i
     # its PBS_HOME and pbs.conf: a mom alone, named NODE, reaching the server's comm

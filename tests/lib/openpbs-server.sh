@@ -3,7 +3,7 @@
 # openpbs-server.sh: run a real OpenPBS (built by scripts/openpbs-src.sh) on
 # this machine for the PBS test suites: server, scheduler, comm, datastore
 # and a mom in a network namespace of its own, and an extra mom for each
-# simulated VM (openpbs-moms.sh).  tests/lib/openpbs.sh, tests/openpbs/vm-up
+# simulated VM (openpbs-moms.sh).  tests/lib/openpbs.sh, tests/openpbs/vm-setup
 # and vm-down run it; so may a developer, by hand.
 set -eu
 
@@ -49,16 +49,20 @@ commands
                    a simulated VM becomes a PBS execution host: an extra
                    pbs_mom for node HOSTNAME (NAME when HOSTNAME is empty) in
                    a network namespace of its own, joined to the PBS one by a
-                   veth pair, with address 10.254.x.N (N from 11; kept for the
-                   name) mapped to the name in the PBS namespace's hosts file.
-                   Returns once the mom runs (~0.2 s); then 'qmgr -c "create
-                   node NAME"' (plain, or state=offline then 'pbsnodes -r')
-                   makes a node that is free ~2 s later, with the ncpus and
-                   mem the mom reports, and jobs run there.  IP is ignored.
-                   The arguments are those of ccsim's --on-ready hook, but
-                   ccsim runs its hook without a subcommand: use a two-line
-                   wrapper that runs '$prog mom-start "\$@"'
-                   (tests/openpbs/vm-up).
+                   veth pair, with address IP (the one CycleCloud gave the
+                   VM) when it is 10.254.x.N of the server's subnet and free,
+                   else 10.254.x.N (N from 11); kept for the name and mapped
+                   to it in the PBS namespace's hosts file.  Returns once the
+                   mom runs (~0.2 s); then 'qmgr -c "create node NAME"'
+                   (plain, or state=offline then 'pbsnodes -r') makes a node
+                   that is free ~2 s later, with the ncpus and mem the mom
+                   reports, and jobs run there.  The arguments are those of
+                   ccsim's hooks, but ccsim runs its hook without a
+                   subcommand: use a wrapper (tests/openpbs/vm-setup).
+  mom-dns NAME [HOSTNAME [IP]]
+                   only the name: HOSTNAME resolves on the server to the
+                   address mom-start would give it (as Azure's DNS has a VM's
+                   name once it has its address); nothing is started
   mom-stop NAME [HOSTNAME [IP]]
                    the VM is switched off: SIGKILL, by pid, for its mom, its
                    jobs and its namespace.  The node is down at once; a job
@@ -361,7 +365,7 @@ cmd_run () {
     exec ip netns exec "$ns" env PATH="$prefix/bin:$PATH" PBS_CONF_FILE="$conf" "$@"
 }
 
-# the extra moms, one a simulated VM: mom-start, mom-stop, mom_kill
+# the extra moms, one a simulated VM: mom-start, mom-dns, mom-stop, mom_kill
 # shellcheck source=tests/lib/openpbs-moms.sh
 . "$here/openpbs-moms.sh"
 
@@ -375,6 +379,7 @@ stop) cmd_stop "$@" ;;
 status) cmd_status "$@" ;;
 run) cmd_run "$@" ;;
 mom-start) cmd_mom_start "$@" ;;
+mom-dns) cmd_mom_dns "$@" ;;
 mom-stop) cmd_mom_stop "$@" ;;
 help | --help | -h) usage ;;
 '') usage >&2; exit 1 ;;

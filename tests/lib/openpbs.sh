@@ -2,18 +2,26 @@
 # openpbs.sh: a real OpenPBS (built by scripts/openpbs-src.sh, run by
 # openpbs-server.sh beside this file) with ccsim as CycleCloud,
 # whose VMs are real pbs_moms, for the tests/openpbs suite (after tap.sh and
-# ccsim.sh).
+# ccsim.sh).  Every VM runs CycleCloud's stock execute setup while it boots
+# (tests/openpbs/vm-setup: it waits for its vnode with its node id, offlines
+# it, starts its mom at the address ccsim gave it), and is Ready only once
+# that is done.
 #
 #   openpbs_prereqs            skips the suite (or, with CI=true, fails it) when
 #                              OpenPBS cannot run here, saying why
 #   openpbs_start [JQ]         a fresh PBS server in its own network namespace,
-#                              ccsim inside it (the VMs' hooks start and stop
-#                              moms), $CCAS_CONF for both (JQ edits it; its
-#                              idle_timeout is an hour, so that nodes stay
-#                              until a test shortens it); the
-#                              server's own node is taken offline so that jobs
-#                              run only on the VMs; everything is stopped when
-#                              the test ends, however it ends
+#                              ccsim inside it (the VMs' stock setup starts
+#                              their moms, vm-down stops them), $CCAS_CONF for
+#                              both (JQ edits it; its idle_timeout is an hour,
+#                              so that nodes stay until a test shortens it);
+#                              the server's own node is
+#                              taken offline so that jobs run only on the VMs;
+#                              everything is stopped when the test ends,
+#                              however it ends
+#   openpbs_stock_server       the server as CycleCloud's stock server spec
+#                              leaves it (initialize_pbs.sh,
+#                              initialize_default_queues.sh, its sched_config
+#                              resources: line)
 #   pbs_wait SECONDS CMD...    wait_for, polling PBS once a second (see below)
 #   in_pbs CMD...              CMD inside the namespace, as root (qmgr, pbsnodes,
 #                              ccautoscale: they reach PBS and ccsim only there)
@@ -53,7 +61,10 @@ export CCAS_PBS_NS CCAS_PBS_ADDR CCAS_PBS_USER
 OPENPBS_CLUSTER=$top_srcdir/tests/openpbs/cluster.json
 OPENPBS_VM_FAULTS=$TEST_TMP/vm-faults
 OPENPBS_VM_LOG=$TEST_TMP/vm.log
-export OPENPBS_VM_FAULTS OPENPBS_VM_LOG
+# the stock setup's wait for its vnode: 10 attempts, 1 s apart (stock: 15 s)
+STOCK_SETUP_RETRIES=${STOCK_SETUP_RETRIES:-10}
+STOCK_SETUP_DELAY=${STOCK_SETUP_DELAY:-1}
+export OPENPBS_VM_FAULTS OPENPBS_VM_LOG STOCK_SETUP_RETRIES STOCK_SETUP_DELAY
 
 # No OpenPBS here: a loud skip, or with CI=true a failure (CI must never pass
 # without the real server).
@@ -136,12 +147,38 @@ openpbs_start () {
     # too) reaches it on loopback there, and its hooks start and stop moms
     printf '#!/bin/sh\nexec "%s" run "%s" "$@"\n' "$OPENPBS" "$top_builddir/tests/ccsim/ccsim" >"$TEST_TMP/ccsim-in-ns" &&
     chmod 755 "$TEST_TMP/ccsim-in-ns" && CCSIM_BIN=$TEST_TMP/ccsim-in-ns &&
-    ccsim_start "$OPENPBS_CLUSTER" --boot-delay "${CCSIM_BOOT_DELAY:-1}" \
-        --on-ready "$top_srcdir/tests/openpbs/vm-up" --on-terminate "$top_srcdir/tests/openpbs/vm-down" &&
+    ccsim_start "$OPENPBS_CLUSTER" --boot-delay "${CCSIM_BOOT_DELAY:-1}" --ip-base "${CCAS_PBS_ADDR%.*}.11" \
+        --on-boot "$top_srcdir/tests/openpbs/vm-setup" --on-terminate "$top_srcdir/tests/openpbs/vm-down" &&
     CCAS_CONF=$TEST_TMP/autoscale.json && export CCAS_CONF CCAUTOSCALE_CONFIG=$CCAS_CONF &&
     CCSIM_CLUSTER_FILE=$OPENPBS_CLUSTER ccsim_write_config "$CCAS_CONF" \
         ".pbs = {bin_dir: \"$OPENPBS_PREFIX/bin\", command_timeout: 20, hook_freq: 5, hook_timeout: 60}
          | .logging.level = \"debug\" | .idle_timeout = 3600 | .boot_timeout = 120 | $extra"
+}
+
+# The server as CycleCloud's stock server spec leaves it (cyclecloud-pbspro
+# 2.0.25: initialize_pbs.sh, initialize_default_queues.sh, and its
+# sched_config's resources: line, which pbs_sched is told to re-read).
+openpbs_stock_server () {
+    local r conf
+    for c in 'set server managers = root@*' 'set server query_other_jobs = true' 'set server flatuid = true' \
+        'set server job_history_enable = true' 'set sched only_explicit_psets = True' \
+        'set sched do_not_span_psets = True'; do
+        in_pbs qmgr -c "$c" || return 1
+    done
+    for r in slot_type:string:h instance_id:string:h vm_size:string:h nodearray:string:h disk:size:nh \
+        ngpus:long:nh group_id:string:h ungrouped:string:h; do
+        in_pbs qmgr -c "list resource ${r%%:*}" >/dev/null 2>&1 ||
+            in_pbs qmgr -c "create resource ${r%%:*} type=$(echo "$r" | cut -d: -f2) , flag=${r##*:}" || return 1
+    done
+    for c in 'set queue workq resources_default.place = scatter:excl' 'set queue workq resources_default.ungrouped = false' \
+        'set server node_group_enable = true' 'set server node_group_key = group_id' 'create queue htcq' \
+        'set queue htcq queue_type = Execution' 'set queue htcq resources_default.place = free' \
+        'set queue htcq resources_default.ungrouped = true' 'set queue htcq enabled = true' 'set queue htcq started = true'; do
+        in_pbs qmgr -c "$c" || return 1
+    done
+    conf=$OPENPBS_STATE/home/sched_priv/sched_config
+    sed -i 's/^resources: .*/resources: "ncpus, mem, arch, host, vnode, aoe, slot_type, group_id, ungrouped, disk, ngpus, nodearray, vm_size"/' "$conf" &&
+    kill -HUP "$(cat "$OPENPBS_STATE/home/sched_priv/sched.lock")"
 }
 
 pbs_pass () {

@@ -1,21 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # t0204-faults.sh: faults on a real OpenPBS server — a VM whose mom never
-# reports, one whose name the server cannot resolve (both counted as booting
-# capacity, then replaced after boot_timeout: never the whole demand made
-# again), the pass killed with SIGKILL mid-join, a VM that fails after it
-# joined, pbs_server restarted during a pass, and CycleCloud out of capacity.
-# Passes are run by hand (the hook is off).  What a test looks at is held
-# while it looks: boot_timeout is 10 minutes (1 s only for the passes that
-# are to replace a VM), idle_timeout an hour (0 only to give every VM back),
-# the capacity window an hour (ended by the test).
+# reports (counted as booting capacity, then replaced after boot_timeout:
+# never the whole demand made again), one whose name the server cannot
+# resolve (its create waits, its stock setup fails, CycleCloud marks it
+# Failed, it is replaced), the pass killed with SIGKILL before its creates, a
+# VM that fails after it joined, pbs_server restarted during a pass, and
+# CycleCloud out of capacity.
+# Passes are run by hand (the hook is off).
+# What a test looks at is held while it looks: boot_timeout is 10 minutes
+# (1 s only for the passes that are to replace a VM), idle_timeout an hour
+# (0 only to give every VM back), the capacity window an hour (ended by the
+# test).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/openpbs.sh"
 openpbs_prereqs
 
-ready () {  # ccsim's VM $1 is Ready and its hook ran
-    vm_ready "$1" && grep -q "$1" "$OPENPBS_VM_LOG" "/etc/netns/$CCAS_PBS_NS/hosts" 2>/dev/null
+ready () {  # ccsim's VM $1 is Ready (its stock setup ran)
+    vm_ready "$1"
+}
+
+vm_status () {
+    ccsim_get /ccsim/state | jq -e --arg n "$1" --arg s "$2" '.nodes[] | select(.Name == $n) | .Status == $s' >/dev/null
+}
+
+vm_preparing () {  # booting, its hostname and address reported: its setup runs
+    vm_status "$1" Preparing
+}
+
+vm_failed () {
+    vm_status "$1" Failed
 }
 
 pbs_node () {  # one node's state, comment and marker, tab-separated
@@ -66,7 +81,7 @@ test_expect_success 'setup: OpenPBS, ccsim, install-hook; boot_timeout 10 minute
 test_expect_success 'a VM whose mom never reports counts as booting capacity: no VM made again for its job' '
     touch "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
     j1=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
-    pbs_pass && wait_for 60 ready execute-1 && rm "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
+    passes_until 300 ready execute-1 && rm "$OPENPBS_VM_FAULTS/nomom-execute-1" &&
     pbs_pass && pbs_node execute-1 | grep "^state-unknown,down" &&
     for i in 1 2 3 4; do pbs_pass || return 1; sleep 2; done &&
     test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its mom has not reported (was: the whole demand each pass)" &&
@@ -82,31 +97,34 @@ test_expect_success 'after boot_timeout it is deleted from PBS and replaced; the
 '
 
 # (hpc-1: a name no earlier VM had, so not yet in the server's hosts file)
-test_expect_success 'a VM whose name does not resolve on the server: create node fails, the pass says so; replaced after boot_timeout' '
+test_expect_success 'a VM whose name never resolves on the server: its create waits, its setup fails (Failed); replaced' '
     ccsim_delete /ccsim/requests >/dev/null &&
     touch "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
     j2=$(qsub_as -l select=1:ncpus=1:slot_type=hpc -- /bin/sleep 1) &&
-    pbs_pass && wait_for 60 vm_ready hpc-1 &&
-    wait_for 60 grep -q "^hpc-1: nodns" "$OPENPBS_VM_LOG" && rm "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
-    test_expect_code 5 pbs_pass && grep "hpc-1: joined failed: qmgr: Unknown node" "$TEST_TMP/ccautoscale.log" &&
-    { for i in 1 2 3; do pbs_pass; sleep 2; done; true; } &&
-    test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its join fails" &&
-    replaced_for "PBS has no node for it" &&
+    pbs_pass && wait_for 120 vm_preparing hpc-1 &&
+    pbs_pass && grep "hpc-1: not created yet: waiting: the PBS server cannot resolve its name yet" "$TEST_TMP/ccautoscale.log" &&
+    jq -e ".pbs.join[] | select(.node == \"hpc-1\") | .outcome == \"planned\"" pass.out &&
+    test_equal "$(ccsim_made | wc -l)" 1 "VMs made while its setup waits" &&
+    wait_for 120 vm_failed hpc-1 &&
+    ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"hpc-1\") | .StatusMessage" | grep "cluster-init exited 2" &&
+    grep "ERROR: hpc-1: Command failed after 10 attempts" "$OPENPBS_VM_LOG" &&
+    rm "$OPENPBS_VM_FAULTS/nodns-hpc-1" &&
     passes_until 300 jobs_done "$j2" &&
     test_equal "$(job_exit "$j2")" 0 "exit status" &&
-    test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the one that never joined and its replacement" &&
-    no_vms_after_idle
+    test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the one whose setup failed and its replacement" &&
+    passes_until 300 no_vms_left
 '
 
-test_expect_success 'the pass killed with SIGKILL mid-join: the node stays offline, joining, no job runs there; the next pass joins it' '
+test_expect_success 'the pass killed with SIGKILL before its creates: no vnode, the setup waits; the next pass creates it whole' '
+    ccsim_delete /ccsim/requests >/dev/null &&
     j3=$(qsub_as -l select=1:ncpus=1 -- /bin/sleep 1) &&
-    pbs_pass && n=$(vms) && wait_for 60 ready "$n" &&
-    test_expect_code 137 env CCAUTOSCALE_FAILPOINT=pbs:join-before-marker "$OPENPBS" run "$CCAS" pbs autoscale &&
-    test_equal "$(pbs_node "$n" | cut -f2-)" "ccautoscale: joining	-" "comment and marker" &&
-    pbs_node "$n" | grep -q offline &&
-    sched_cycle && test_equal "$(job_state "$j3")" Q "the job (PBS never used the half-joined node)" &&
-    pbs_pass && test_equal "$(pbs_node "$n" | cut -f2)" "ccautoscale: joined" "comment after the next pass" &&
-    passes_until 300 jobs_done "$j3" && test_equal "$(job_exit "$j3")" 0 "exit status"
+    pbs_pass && n=$(vms) && wait_for 120 vm_preparing "$n" &&
+    test_expect_code 137 env CCAUTOSCALE_FAILPOINT=pbs:before-joins "$OPENPBS" run "$CCAS" pbs autoscale &&
+    test_equal "$(our_nodes)" "" "PBS nodes after the kill" &&
+    pbs_pass && test_equal "$(pbs_node "$n" | cut -f3)" "$(ccsim_get /ccsim/state | jq -r ".nodes[0].NodeId")" "the marker" &&
+    sleep 3 && test_equal "$(job_state "$j3")" Q "the job (PBS never used a node not put online)" &&
+    passes_until 300 jobs_done "$j3" && test_equal "$(job_exit "$j3")" 0 "exit status" &&
+    test_equal "$(ccsim_made | wc -l)" 1 "VMs made"
 '
 
 # The job runs until the test lets it end (a file it waits for): on the VM

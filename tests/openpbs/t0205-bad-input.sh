@@ -2,17 +2,23 @@
 # SPDX-License-Identifier: MIT
 # t0205-bad-input.sh: bad input on a real OpenPBS — a PBS command that hangs,
 # exits non-zero, or prints something that is not JSON; qmgr failing in the
-# middle of joins; a vnode and a job ccautoscale did not make; the hook's
+# middle of creates; a vnode and a job ccautoscale did not make; the hook's
 # config missing or unreadable.  Each time: a clear message in ccautoscale's
-# log and, through the hook, in PBS's server log; no partial join; and the
+# log and, through the hook, in PBS's server log; no partial vnode; and the
 # next pass recovers.  The PBS commands run through wrappers that misbehave
 # when a test says so ($TEST_TMP/bad/MODE-COMMAND).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
+# a VM's stock setup waits 30 s for its vnode: passes here fail on purpose first
+STOCK_SETUP_DELAY=3
 . "$(dirname "$0")/../lib/openpbs.sh"
 openpbs_prereqs
 
 BAD=$TEST_TMP/bad
+
+vm_preparing () {  # booting, its hostname and address reported: its setup runs
+    ccsim_get /ccsim/state | jq -e --arg n "$1" '.nodes[] | select(.Name == $n) | .Status == "Preparing"' >/dev/null
+}
 
 # $TEST_TMP/pbsbin/CMD: the real command, unless $BAD/hang-CMD (sleeps),
 # $BAD/fail-CMD (exits 1, as PBS does when it cannot reach the server) or
@@ -62,13 +68,13 @@ test_expect_success 'pbsnodes exits non-zero, qstat prints what is not JSON: the
     bad garbage qstat off
 '
 
-test_expect_success 'qmgr fails while joining: no partial join (the node is not in PBS, or offline and joining); the next pass joins it' '
-    wait_for 60 vm_ready execute-1 &&
+test_expect_success 'qmgr fails while creating a booting VM'"'"'s vnode: none is made; the next pass makes it whole' '
+    wait_for 120 vm_preparing execute-1 &&
     bad fail qmgr && test_expect_code 5 pbs_pass &&
     grep "execute-1: joined failed: qmgr: exit 1: qmgr: cannot connect to server" "$TEST_TMP/ccautoscale.log" &&
-    test_equal "$(our_nodes)" "" "PBS nodes after the failed join" &&
+    test_equal "$(our_nodes)" "" "PBS nodes after the failed create" &&
     bad fail qmgr off && pbs_pass &&
-    pbs_nodes_json | jq -e ".nodes[\"execute-1\"] | .comment == \"ccautoscale: joined\" and .resources_available.ccnodeid != null" &&
+    pbs_nodes_json | jq -e ".nodes[\"execute-1\"] | (.comment | test(\"^cyclecloud (joined|offline)$\")) and .resources_available.ccnodeid != null" &&
     passes_until 300 jobs_done "$id" && test_equal "$(job_exit "$id")" 0 "exit status"
 '
 

@@ -16,10 +16,14 @@ qmgr_calls () {
     fakepbs state | jq "[.invocations[] | select(.[0] == \"qmgr\")] | length"
 }
 
+vms_preparing_are () {  # N VMs Preparing, their hostname and address reported
+    test "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Status == \"Preparing\" and .Hostname != null and .PrivateIp != null)] | length")" = "$1"
+}
+
 # (the qmgr calls are counted from here: under valgrind the VMs may be Ready,
 # and joined, by the second pass already)
 test_expect_success 'start ccsim and the fake PBS' '
-    pbs_start && qmgr_calls >qmgr.before
+    pbs_start
 '
 
 test_expect_success 'single-core jobs pack onto the fewest nodes' '
@@ -35,21 +39,41 @@ test_expect_success 'a second pass creates nothing more for the same jobs (they 
     test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests"
 '
 
-test_expect_success 'the booted nodes join PBS: created offline, then one set of resources, marker and online' '
-    ccsim_wait_ready &&
+# the VMs are held Preparing (their hostname and address reported), as
+# CycleCloud holds a VM while its setup runs
+test_expect_success 'booting VMs get their vnode at once: one create node with every resource and the marker, offline' '
+    pbs_reset && ccsim_post /ccsim/config "{\"hold_preparing\": true}" >/dev/null &&
+    for i in 1 2 3 4; do fakepbs qsub -l select=1:ncpus=1 >/dev/null || return 1; done &&
+    pbs_pass && wait_for 120 vms_preparing_are 2 && qmgr_calls >qmgr.before &&
     pbs_pass &&
+    test_equal "$(($(qmgr_calls) - $(cat qmgr.before)))" 1 "qmgr calls for two creates" &&
     fakepbs state >st.json &&
-    test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "joined" &&
-    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .mem, .slot_type, .vm_size, .ungrouped, .group_id] | @tsv" st.json)" \
-        "2	4194304kb	execute	Standard_F2s_v2	true	_none_" "execute-1 resources" &&
-    test_equal "$(jq -r ".nodes[\"execute-1\"] | [.state, .comment] | @tsv" st.json)" "free	ccautoscale: joined" "execute-1" &&
+    test_equal "$(jq -r "[.nodes[] | select(.resources_available.ccnodeid != null)] | length" st.json)" 2 "registered" &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available | [.ncpus, .mem, .slot_type, .vm_size, .ungrouped, .group_id, .nodearray] | @tsv" st.json)" \
+        "2	4194304kb	execute	Standard_F2s_v2	true	_none_	execute" "execute-1 resources" &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"].resources_available.ccnodeid" st.json)" \
+        "$(ccsim_get /ccsim/state | jq -r ".nodes[] | select(.Name == \"execute-1\") | .NodeId")" "the marker: its node id" &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"] | [.state, .comment] | @tsv" st.json)" "offline	cyclecloud joined" "execute-1" &&
     jq -r ".calls[] | join(\" \")" st.json | grep "execute-1" >calls &&
     test_equal "$(sed "s/ = [^,]*//g; s/resources_available\.//g" calls)" \
-"qmgr - create node execute-1 state, comment
-qmgr - set node execute-1 state -= offline, comment, ncpus, mem, ngpus, slot_type, vm_size, nodearray, group_id, ungrouped, instance_id, ccnodeid" \
-        "the join: created offline, then one set node (PBS sets all of it or none)" &&
-    test_equal "$(($(qmgr_calls) - $(cat qmgr.before)))" 2 "qmgr calls for two joins (one batch of creates, one of sets)" &&
-    test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes (one placement set: group_id _none_)"
+"qmgr - create node execute-1 state, comment, ncpus, mem, ngpus, slot_type, vm_size, nodearray, group_id, ungrouped, instance_id, ccnodeid" \
+        "the vnode made in one create node (never a vnode without its id)" &&
+    test_equal "$(fakepbs sched)" 0 "jobs PBS starts on nodes still booting" &&
+    test_equal "$(jq "[.jobs[] | select(.matched)] | length" pass.out)" 4 "jobs matched (to the booting VMs)" &&
+    test_equal "$(ccsim_requests "POST .*/nodes/create" | wc -l)" 1 "create requests (none for the vnodes still booting)"
+'
+
+test_expect_success 'Ready, their moms reported: online in the next pass, in one qmgr call; PBS runs the jobs' '
+    for n in execute-1 execute-2; do ccsim_post "/ccsim/nodes/$n/ready" >/dev/null || return 1; done &&
+    ccsim_wait_ready 20 && qmgr_calls >qmgr.before &&
+    pbs_pass &&
+    test_equal "$(($(qmgr_calls) - $(cat qmgr.before)))" 1 "qmgr calls to put two nodes online" &&
+    fakepbs state >st.json &&
+    test_equal "$(jq -r ".nodes[\"execute-1\"] | [.state, .comment] | @tsv" st.json)" "free	cyclecloud restored" "execute-1" &&
+    jq -r ".calls[] | join(\" \")" st.json | grep "execute-1" | tail -n 1 >calls &&
+    test_equal "$(cat calls)" "qmgr - set node execute-1 state -= offline, comment = \"cyclecloud restored\"" "the online" &&
+    test_equal "$(fakepbs sched)" 4 "jobs PBS starts on the joined nodes (one placement set: group_id _none_)" &&
+    ccsim_post /ccsim/config "{\"hold_preparing\": false}" >/dev/null
 '
 
 test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id lands in one placement group, put online whole' '
@@ -58,17 +82,23 @@ test_expect_success 'select=4:ncpus=120 with place=scatter:excl:group=group_id l
     test_equal "$(vms hpc)" 4 "hpc VMs" &&
     test_equal "$(ccsim_get /ccsim/state | jq "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | length")" 1 "placement groups" &&
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId][0] // \"\"" | grep -c .)" 1 "in a named group" &&
-    ccsim_wait_ready && pbs_pass &&
+    ccsim_post /ccsim/config "{\"hold_preparing\": true}" >/dev/null &&
+    wait_for 120 vms_preparing_are 4 && pbs_pass &&
+    for n in hpc-1 hpc-2 hpc-3; do ccsim_post "/ccsim/nodes/$n/ready" >/dev/null || return 1; done &&
+    wait_for 120 sh -c "test \"\$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Status == \\\"Ready\\\")] | length\")\" = 3" &&
+    pbs_pass &&
     test_equal "$(fakepbs state | jq -r "[.nodes[] | [.state, .comment] | join(\" \")] | unique | join(\",\")")" \
-        "offline ccautoscale: joining" "joined but held offline: PBS has not seen the whole group report" &&
+        "offline cyclecloud joined" "three Ready, one booting: the group is held offline" &&
     test_equal "$(fakepbs sched)" 0 "jobs PBS starts on a group not yet whole" &&
+    ccsim_post "/ccsim/nodes/hpc-4/ready" >/dev/null && ccsim_wait_ready 20 &&
     pbs_pass &&
     test_equal "$(fakepbs state | jq -r "[.nodes[] | .state] | unique | join(\",\")")" free "the group online, together" &&
     pg=$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.Template == \"hpc\") | .PlacementGroupId] | unique | join(\" \")") &&
     test -n "$pg" &&
     test_equal "$(fakepbs state | jq -r "[.nodes[] | .resources_available.group_id // \"null\"] | unique | join(\" \")")" "$pg" \
         "group_id PBS sees: the placement group ccsim made" &&
-    test_equal "$(fakepbs sched)" 1 "the MPI job starts"
+    test_equal "$(fakepbs sched)" 1 "the MPI job starts" &&
+    ccsim_post /ccsim/config "{\"hold_preparing\": false}" >/dev/null
 '
 
 # the hpc nodes above are idle, joined and in a placement group (ungrouped=false):
@@ -89,7 +119,7 @@ test_expect_success 'an ungrouped=true job gets a new node outside any placement
     test_equal "$(ccsim_get /ccsim/state | jq -r "[.nodes[] | select(.PlacementGroupId == null) | .Template] | join(\" \")")" \
         execute "new nodes outside a placement group" &&
     test_equal "$(fakepbs sched)" 0 "jobs PBS starts before the new node joins" &&
-    ccsim_wait_ready && pbs_pass &&
+    ccsim_wait_ready 120 && pbs_pass && pbs_pass &&
     test_equal "$(fakepbs sched)" 1 "the job starts on the new node" &&
     fakepbs state | jq -e ".jobs[\"2.fakeserver\"].exec_host | startswith(\"execute-\")"
 '

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0102-lifecycle.sh: nodes after they are created — joined once (offline until
-# the last step; after a failed step taken up again, never half-joined and
-# online), drained when idle, deleted from
+# t0102-lifecycle.sh: nodes after they are created — joined once (created
+# offline with everything, put online later; after a failed step taken up
+# again, never half-joined and online), drained when idle, deleted from
 # PBS and CycleCloud once drained, never put back online while draining;
 # failed VMs and stale registrations removed; the administrator's offline
 # nodes left alone.  Against ccsim and the fake PBS.
@@ -30,23 +30,24 @@ test_expect_success 'start ccsim and the fake PBS (idle_timeout an hour)' '
     test_equal "$(ccsim_node_count)" 2 "VMs"
 '
 
-# PBS never starts a job on a node whose join stopped half-way: it is created
-# offline (our joining comment) and put online only by the last step, which
-# sets its resources and marker too, all or none
-joining () {
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-2\"] | [.state, .comment, .resources_available.ccnodeid // \"-\"] | @tsv")" \
-        "offline	ccautoscale: joining	$1" "execute-2 after $2"
+# PBS never starts a job on a node ccautoscale has not put online: it is
+# created offline, with every resource and its marker in one create node,
+# and put online by a later pass once Ready with its mom reported
+offline_joined () {
+    test_equal "$(fakepbs state | jq -r ".nodes[\"$1\"] | [.state, .comment, (.resources_available.ccnodeid != null), .resources_available.ngpus] | @tsv")" \
+        "offline	cyclecloud joined	true	2000000" "$1 after $2"
 }
 
-test_expect_success 'a failing join step (create, then the one set) leaves the node offline, exits 5; the next pass goes on' '
+test_expect_success 'a failing create leaves no node, a failing online the node offline; exit 5; the next pass goes on' '
     fakepbs fail qmgr "create node execute-2" 1 &&
     test_expect_code 5 pbs_pass &&
     grep "execute-2: joined failed: qmgr: injected failure" "$TEST_TMP/ccautoscale.log" &&
     test_equal "$(pbs_node_state execute-2)" "" "execute-2 after a failed create" &&
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .resources_available.ngpus] | @tsv")" "free	2000000" "execute-1" &&
-    fakepbs fail qmgr "set node execute-2" 1 && test_expect_code 5 pbs_pass && joining - "a failed set" &&
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-2\"].resources_available.ncpus // \"none\"")" none \
-        "execute-2 resources after a failed set (all or none)" &&
+    offline_joined execute-1 "its create" &&
+    pbs_pass && test_equal "$(pbs_node_state execute-1)" free "execute-1 after a second pass" &&
+    offline_joined execute-2 "its create" &&
+    fakepbs fail qmgr "set node execute-2" 1 && test_expect_code 5 pbs_pass &&
+    offline_joined execute-2 "a failed online" &&
     test_equal "$(fakepbs sched)" 1 "jobs started: one, on execute-1" &&
     pbs_pass &&
     test_equal "$(pbs_node_state execute-2)" free "state" &&
@@ -116,12 +117,14 @@ test_expect_success 'a node whose VM failed is removed from PBS and from CycleCl
 
 test_expect_success 'PBS nodes of ours whose VM has gone are deleted (the marker, or half-joined); others are left' '
     fakepbs qmgr "create node old-9" "set node old-9 resources_available.ccnodeid = gone-1234" \
-        "create node half-7 state=offline, comment=\"ccautoscale: joining\"" "create node static-1" &&
+        "create node half-7 state=offline, comment=\"ccautoscale: joining\"" "create node static-1" \
+        "create node static-2 state=offline, comment=\"cyclecloud offline\"" &&
     pbs_pass &&
     test_equal "$(jq -r "[.pbs.forget[].node] | sort | join(\" \")" pass.out)" "half-7 old-9" "forgotten" &&
     test_equal "$(pbs_node_state old-9)" "" "old-9" &&
     test_equal "$(pbs_node_state half-7)" "" "half-7" &&
-    test_equal "$(pbs_node_state static-1)" free "static-1"
+    test_equal "$(pbs_node_state static-1)" free "static-1" &&
+    test_equal "$(pbs_node_state static-2)" offline "static-2 (a stock comment without a marker proves nothing)"
 '
 
 # pbsnodes, read first, is a file's cat here: the fake (a Python process) can

@@ -69,4 +69,27 @@ for c in ok partial failure lines badconfig timeout missing argv conf; do
     test_expect_success "hook shim: $c" "python3 \"$top_srcdir/tests/pbs/test_hook.py\" $c"
 done
 
+# PBS Professional 18 runs hooks under Python 2.7: the shim's cases again under
+# it when one is here ($CCAS_PYTHON2, else python2.7 or python2 that runs);
+# Debian 12 has none, so the shim is also checked for what 2.7 lacks
+python2=""
+for p in ${CCAS_PYTHON2:-} python2.7 python2; do
+    if "$p" -c 'import sys; sys.exit(sys.version_info[:2] != (2, 7))' >/dev/null 2>&1; then python2=$p; break; fi
+done
+if [ -n "$python2" ]; then
+    for c in ok partial failure lines badconfig timeout missing argv conf; do
+        test_expect_success "hook shim under Python 2.7 ($python2): $c" "\"$python2\" \"$top_srcdir/tests/pbs/test_hook.py\" $c"
+    done
+else
+    echo "# *** no Python 2.7 here (set CCAS_PYTHON2): the hook shim's cases ran under Python 3 only ***" >&2
+fi
+
+test_expect_success 'the hook shim uses nothing Python 2.7 lacks (py2-compat.py), which finds what the old shim used' '
+    python3 "$top_srcdir/tests/pbs/py2-compat.py" "$HOOK" &&
+    printf "%s\n" "import subprocess, time" "try:" "    f = open(\"x\")" "except OSError as e:" "    pass" \
+        "t = time.monotonic()" "subprocess.run([\"true\"])" "print(f\"{t}\")" >py3only.py &&
+    test_expect_code 1 python3 "$top_srcdir/tests/pbs/py2-compat.py" py3only.py >lint.out &&
+    test_equal "$(wc -l <lint.out)" 4 "uses found (OSError around open, time.monotonic, subprocess.run, an f-string)"
+'
+
 test_done

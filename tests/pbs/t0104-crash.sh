@@ -3,8 +3,8 @@
 # t0104-crash.sh: crash consistency of `pbs autoscale`.  A pass is killed with
 # SIGKILL at each step — while it records its create request, before the
 # create is sent, while the server carries it out but before its answer,
-# after the answer before anything is recorded, between setting a node's
-# resources and its joined marker, and for a drained node between its
+# after the answer before anything is recorded, before a node's vnode is
+# created and before it is put online, and for a drained node between its
 # deletion from PBS and its VM's terminate, while the terminate is carried
 # out, and after its answer — and the hook's next passes finish the work:
 # every wanted VM was made once (ccsim's request log, lost answers included)
@@ -46,7 +46,7 @@ consistent () {
 # idle_timeout is an hour (pbs_start) until the job is done, then 0, and
 # passes run until one drains it (pbs_reset brings the hour back)
 drained_node () {
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready && pbs_pass &&
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 120 && pbs_pass && pbs_pass &&
     test_equal "$(fakepbs sched)" 1 "the job runs" && pbs_pass &&
     fakepbs finish 1.fakeserver && ccsim_config_update "$CCAS_CONF" ".idle_timeout = 0" &&
     wait_for 60 drained execute-1
@@ -94,15 +94,18 @@ test_expect_success 'killed after the create was answered: nothing is created tw
     test_equal "$(creates)" 1 "creates carried out"
 '
 
-test_expect_success 'killed between a node'"'"'s creation and its one set (resources, marker, online): offline, and the next pass joins it whole' '
-    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready &&
-    killed_at pbs:join-before-marker &&
-    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .comment, .resources_available.ccnodeid // \"none\"] | map(tostring) | join(\" \")")" \
-        "offline ccautoscale: joining none" "created offline, not joined" &&
+test_expect_success 'killed before its vnodes are created and put online: nothing half-made; the next passes join it whole' '
+    pbs_reset && fakepbs qsub -l select=1:ncpus=2 >/dev/null && pbs_pass && ccsim_wait_ready 120 &&
+    killed_at pbs:before-joins &&
+    test_equal "$(pbs_node_state execute-1)" "" "PBS node after the kill" &&
+    pbs_pass && killed_at pbs:before-joins &&
+    test_equal "$(fakepbs state | jq -r ".nodes[\"execute-1\"] | [.state, .comment, (.resources_available.ccnodeid != null)] | map(tostring) | join(\" \")")" \
+        "offline cyclecloud joined true" "created with its marker, offline, not yet online" &&
     test_equal "$(fakepbs sched)" 0 "jobs PBS starts on it" &&
     pbs_pass && consistent "execute-1" &&
+    test_equal "$(pbs_node_state execute-1)" free "online after the next pass" &&
     test_equal "$(fakepbs state | jq -r "[.calls[] | select(.[0] == \"qmgr\" and (.[2] | test(\"create node execute-1\")))] | length")" 1 \
-        "qmgr create node calls (the second pass sets, it does not create again)"
+        "qmgr create node calls (one)"
 '
 
 gone () {  # the drained node's VM is gone, terminated once; PBS has no node

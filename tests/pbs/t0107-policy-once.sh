@@ -3,7 +3,8 @@
 # t0107-policy-once.sh: a PBS pass reads its holds and breakers once and
 # writes them once (engine/policy.h), with every decision of the pass in
 # that one write: a hold decided before CycleCloud is asked, and a boot
-# counted after it (a VM joined PBS) that starts the breaker's count again.
+# counted after it (a VM put online in PBS) that starts the breaker's count
+# again.
 # The pass used to write them twice — once after carrying the plan out and
 # again after the joins — so a failpoint on the second write proves it no
 # longer does.
@@ -43,10 +44,13 @@ test_expect_success 'a VM that fails to boot counts once for the breaker' '
     test_equal "$(ccsim_get /ccsim/state | jq ".nodes | length")" 1 "VMs, the replacement Ready"
 '
 
+# (the first pass creates the replacement's vnode; the one under test puts it online)
 test_expect_success 'one write keeps a hold decided before CycleCloud is asked and a boot seen after' '
+    pbs_pass && jq -e "[.pbs.join[] | select(.outcome == \"done\")] | length == 1" pass.out &&
+    jq -e ".execute.failures == 1" "$TEST_TMP/state/breakers.json" &&
     capacity_failed_vm execute-91 &&
     env CCAUTOSCALE_FAILPOINT=policy:before-save@2 "$CCAS" pbs autoscale --json >pass.out 2>pass.err &&
-    jq -e "[.pbs.join[] | select(.outcome == \"done\")] | length == 1" pass.out &&
+    jq -e "[.pbs.online[] | select(.outcome == \"done\")] | length == 1" pass.out &&
     jq -e ".\"execute/Standard_F4s_v2\".class == \"capacity\"" "$TEST_TMP/state/holds.json" &&
     jq -e "(.execute.failures // 0) == 0" "$TEST_TMP/state/breakers.json"
 '

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # test_hook.py: the periodic hook shim (pbs_hook/ccautoscale_hook.py) with a
 # stand-in `pbs` module.  `python3 test_hook.py CASE` runs one case and exits
-# non-zero if it fails:
+# non-zero if it fails; so does `python2.7 test_hook.py CASE` (PBS
+# Professional's hooks run under Python 2.7), this file being both's too:
 #   ok        the pass exits 0: the event is accepted, nothing logged as an error
 #   partial   exit 4 (some nodes could not be had) is not an error either
 #   failure   exit 5: accepted, and the program's one stderr line logged as an error
@@ -11,9 +12,9 @@
 #   missing   a program that does not exist is reported, the event still accepted
 #   argv      the program gets --config FILE pbs autoscale --quiet, and no shell
 #   conf      pbs_conf_file in the config reaches the program as PBS_CONF_FILE
-import importlib.util
 import json
 import os
+import shutil
 import sys
 import tempfile
 import types
@@ -61,11 +62,20 @@ def run_hook(cfg, text=None):
         f.write(text if text is not None else json.dumps(cfg))
     pbs = stand_in_pbs(path if text != "" else None)
     sys.modules["pbs"] = pbs
-    spec = importlib.util.spec_from_file_location("__test__", HOOK)
+    load(HOOK).main()
+    return pbs
+
+
+def load(path):
+    """The hook as a module named __test__ (so it does not run main itself)."""
+    if sys.version_info[0] < 3:
+        import imp
+        return imp.load_source("__test__", path)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("__test__", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    mod.main()
-    return pbs
+    return mod
 
 
 def errors(pbs):
@@ -127,5 +137,8 @@ def case(name, tmp):
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as tmp:
+    tmp = tempfile.mkdtemp()
+    try:
         case(sys.argv[1], tmp)
+    finally:
+        shutil.rmtree(tmp)

@@ -329,12 +329,50 @@ static void test_cluster_state (void **state)
     ccas_http_destroy (h);
 }
 
+/* ccsim's control API: POST `path` (no body); its HTTP status. */
+static long control (struct sim *s, const char *path)
+{
+    struct ccas_error err = {""};
+    struct ccas_http_opts o = {
+        .base_url = s->proc.url, .request_timeout_ms = 5000, .max_response_bytes = 1 << 20};
+    struct ccas_http *h = ccas_http_create (&o, &err);
+    struct ccas_http_response resp = {0};
+    struct ccas_http_failure f = {0};
+    assert_non_null (h);
+    assert_int_equal (ccas_http_request (h, "POST", path, NULL, true, &resp, &f), 0);
+    long status = resp.status;
+    ccas_http_response_release (&resp);
+    ccas_http_destroy (h);
+    return status;
+}
+
+/* CycleCloud's retry of Failed nodes (POST /cloud/actions/retry/{c}): a
+ * Failed node boots again and comes up Ready. */
+static void test_retry_failed (void **state)
+{
+    struct sim *s = *state;
+    struct ccas_error err = {""};
+    struct ccas_create_set set = {.nodearray = "htc", .count = 1, .name_format = "htc-%d", .name_offset = 30};
+    struct ccas_create_request req = {NULL, &set, 1};
+    struct ccas_create_result *res = NULL;
+    assert_int_equal (ccas_ccapi_create_nodes (s->api, &req, &res, &err), 0);
+    ccas_create_result_destroy (res);
+    wait_status (s, "htc-30", "Ready");
+    assert_int_equal (control (s, "/ccsim/nodes/htc-30/fail"), 200);
+    wait_status (s, "htc-30", "Failed");
+    assert_int_equal (ccas_ccapi_retry_failed (s->api, &err), 0);
+    wait_status (s, "htc-30", "Ready");
+    struct ccas_action_result *ar = act (s, CCAS_ACTION_TERMINATE, "htc-30");
+    ccas_action_result_destroy (ar);
+}
+
 int main (void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_status),         cmocka_unit_test (test_create_and_operations),
         cmocka_unit_test (test_create_partial), cmocka_unit_test (test_node_actions),
         cmocka_unit_test (test_scale),          cmocka_unit_test (test_cluster_state),
+        cmocka_unit_test (test_retry_failed),
     };
     if (!getenv ("CCSIM")) {
         printf ("1..0 # SKIP CCSIM is not set\n");

@@ -35,6 +35,10 @@ static void test_errors_name_the_path (void **state)
     } cases[] = {
         {"[]", "t.json: expected a JSON object at the top, got []"},
         {"{" BASE ", \"password\": \"pw\", \"bogus\": 1}", "t.json: bogus: unknown key"},
+        /* azpbs's file, as CycleCloud's stock PBS cluster writes it */
+        {"{" BASE ", \"password\": \"pw\", \"pbspro\": {\"ignore_queues\": []}}",
+         "t.json: pbspro: unknown key (this is azpbs's autoscale.json: 'ccautoscale pbs import-azpbs t.json' "
+         "writes ccautoscale's from it)"},
         {"{" BASE ", \"password\": \"pw\", \"logging\": {\"levle\": \"info\"}}",
          "t.json: logging.levle: unknown key"},
         {"{" BASE ", \"password\": \"pw\", \"nodearrays\": {\"hpc\": {\"idle_timeout\": \"5m\"}}}",

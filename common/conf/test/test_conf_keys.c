@@ -326,6 +326,10 @@ static void test_every_field_by_name (void **state)
     assert_int_equal (json_object_array_length (cfg->pbs.node_resources), 2);
     assert_int_equal (cfg->pbs.hook_freq, 30);
     assert_int_equal (cfg->pbs.hook_timeout, 200);
+    assert_string_equal (json_object_get_string (json_object_array_get_idx (cfg->pbs.ignore_queues, 0)),
+                         "htcq");
+    assert_int_equal (json_object_array_length (cfg->pbs.valid_hostnames), 2);
+    assert_string_equal (cfg->pbs.ignore_hostnames, "onprem-");
     assert_non_null (cfg->root);
 
     /* the client's options come from the same fields */
