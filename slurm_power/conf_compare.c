@@ -13,39 +13,7 @@
 #include "conf_compare.h"
 #include "model/resdict.h"
 #include "slurmapi.h"
-
-/* ---- text -------------------------------------------------------------------------------------- */
-
-struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-static void put (struct buf *b, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
-static void put (struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    int n = vsnprintf (NULL, 0, fmt, ap);
-    va_end (ap);
-    if (n < 0 || b->oom)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *p = realloc (b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    va_start (ap, fmt);
-    vsnprintf (b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end (ap);
-    b->len += (size_t)n;
-}
+#include "util/text.h"
 
 /* ---- records: a line's KEY=VALUE words ---------------------------------------------------------- */
 
@@ -166,7 +134,7 @@ static bool holds (const char *list, const char *word, size_t wlen)
 }
 
 /* Every feature of `a` is in `b`; the ones of `b` that are not in `a` go to `extra`. */
-static bool features_within (const char *a, const char *b, struct buf *extra)
+static bool features_within (const char *a, const char *b, struct ccas_text *extra)
 {
     for (const char *p = a; p && *p;) {
         size_t len = strcspn (p, ",");
@@ -177,7 +145,7 @@ static bool features_within (const char *a, const char *b, struct buf *extra)
     for (const char *p = b; p && *p;) {
         size_t len = strcspn (p, ",");
         if (len && !holds (a, p, len))
-            put (extra, "%s%.*s", extra->len ? "," : "", (int)len, p);
+            ccas_text_printf (extra, "%s%.*s", extra->len ? "," : "", (int)len, p);
         p += len + (p[len] ? 1 : 0);
     }
     return true;
@@ -253,7 +221,7 @@ static int item_cmp (const void *pa, const void *pb)
 }
 
 struct report {
-    struct buf out;
+    struct ccas_text out;
     int differences;
     const char *theirs; /* the site's file's name */
 };
@@ -302,8 +270,8 @@ static void print_groups (struct report *rp, const char *what, struct item *item
         if (!list)
             rp->out.oom = true;
         else
-            put (&rp->out, "%c %s %s%s%s\n", items[i].mark, what, list, items[i].desc[0] ? ": " : "",
-                 items[i].desc);
+            ccas_text_printf (&rp->out, "%c %s %s%s%s\n", items[i].mark, what, list,
+                              items[i].desc[0] ? ": " : "", items[i].desc);
         rp->differences += items[i].mark != '=' ? 1 : 0;
         free (list);
         free (names);
@@ -333,7 +301,7 @@ static bool one_of (const char *key, const char *const *list)
  * `skip`), and of `o` those in `also`.  Features of `o` beyond `t`'s are
  * noted in `added`, not counted.  Returns whether any differs. */
 static bool rec_diff (const struct rec *t, const struct rec *o, const char *const *skip,
-                      const char *const *also, bool partition, struct buf *d, struct buf *added)
+                      const char *const *also, bool partition, struct ccas_text *d, struct ccas_text *added)
 {
     bool differs = false;
     for (int pass = 0; pass < 2; pass++) {
@@ -353,7 +321,8 @@ static bool rec_diff (const struct rec *t, const struct rec *o, const char *cons
                     continue;
             } else if (same (vt, vo))
                 continue;
-            put (d, "%s%s %s -> %s", d->len ? "; " : "", k, vt ? vt : "(none)", vo ? vo : "(none)");
+            ccas_text_printf (d, "%s%s %s -> %s", d->len ? "; " : "", k, vt ? vt : "(none)",
+                              vo ? vo : "(none)");
             differs = true;
         }
     }
@@ -393,18 +362,18 @@ static int compare_nodes (struct report *rp, const struct side s[2], const char 
     }
     for (size_t id = 0; id < count; id++) {
         int t = nm.rec[0][id], o = nm.rec[1][id];
-        struct buf d = {0}, added = {0};
+        struct ccas_text d = {0}, added = {0};
         char mark;
         if (t < 0 || o < 0) {
             mark = t < 0 ? '+' : '-';
-            put (&d, "only in %s", t < 0 ? "what ccautoscale writes" : rp->theirs);
+            ccas_text_printf (&d, "only in %s", t < 0 ? "what ccautoscale writes" : rp->theirs);
         } else {
             mark = rec_diff (&s[0].recs[t], &s[1].recs[o], gres ? gres_skip : node_skip,
                              gres ? gres_also : node_also, false, &d, &added)
                        ? '~'
                        : '=';
             if (added.len)
-                put (&d, "%s(ccautoscale adds features %s)", d.len ? "; " : "", added.p);
+                ccas_text_printf (&d, "%s(ccautoscale adds features %s)", d.len ? "; " : "", added.p);
         }
         free (added.p);
         if (d.oom || added.oom) {
@@ -455,12 +424,12 @@ static int compare_named (struct report *rp, const struct side s[2], const char 
             if (other && side == 1)
                 continue; /* said from the site's side */
             if (!other) {
-                put (&rp->out, "%c %s %s: only in %s\n", side ? '+' : '-', what, r->kv[0].v,
-                     side ? "what ccautoscale writes" : rp->theirs);
+                ccas_text_printf (&rp->out, "%c %s %s: only in %s\n", side ? '+' : '-', what, r->kv[0].v,
+                                  side ? "what ccautoscale writes" : rp->theirs);
                 rp->differences++;
                 continue;
             }
-            struct buf d = {0}, added = {0};
+            struct ccas_text d = {0}, added = {0};
             bool differs = rec_diff (r, other, skip, also, true, &d, &added);
             char *nt = node_set (get (r, "Nodes"), err),
                  *no = nt ? node_set (get (other, "Nodes"), err) : NULL;
@@ -471,13 +440,13 @@ static int compare_named (struct report *rp, const struct side s[2], const char 
                 return -1;
             }
             if (strcmp (nt, no) != 0) {
-                put (&d, "%sNodes %s -> %s", d.len ? "; " : "",
-                     get (r, "Nodes") ? get (r, "Nodes") : "(none)",
-                     get (other, "Nodes") ? get (other, "Nodes") : "(none)");
+                ccas_text_printf (&d, "%sNodes %s -> %s", d.len ? "; " : "",
+                                  get (r, "Nodes") ? get (r, "Nodes") : "(none)",
+                                  get (other, "Nodes") ? get (other, "Nodes") : "(none)");
                 differs = true;
             }
-            put (&rp->out, "%c %s %s%s%s\n", differs ? '~' : '=', what, r->kv[0].v, d.len ? ": " : "",
-                 d.len ? d.p : "");
+            ccas_text_printf (&rp->out, "%c %s %s%s%s\n", differs ? '~' : '=', what, r->kv[0].v,
+                              d.len ? ": " : "", d.len ? d.p : "");
             rp->differences += differs ? 1 : 0;
             free (nt);
             free (no);
@@ -505,18 +474,18 @@ static void compare_other (struct report *rp, const struct side s[2], bool nodes
             }
             if (found && side == 1)
                 continue;
-            struct buf line = {0};
+            struct ccas_text line = {0};
             for (size_t k = 0; k < r->n; k++)
-                put (&line, "%s%s%s%s", k ? " " : "", r->kv[k].k, r->kv[k].v ? "=" : "",
-                     r->kv[k].v ? r->kv[k].v : "");
-            put (&rp->out, "%c %s%s%s\n",
-                 found  ? '='
-                 : side ? '+'
-                        : '-',
-                 line.p ? line.p : "", found ? "" : ": only in ",
-                 found  ? ""
-                 : side ? "what ccautoscale writes"
-                        : rp->theirs);
+                ccas_text_printf (&line, "%s%s%s%s", k ? " " : "", r->kv[k].k, r->kv[k].v ? "=" : "",
+                                  r->kv[k].v ? r->kv[k].v : "");
+            ccas_text_printf (&rp->out, "%c %s%s%s\n",
+                              found  ? '='
+                              : side ? '+'
+                                     : '-',
+                              line.p ? line.p : "", found ? "" : ": only in ",
+                              found  ? ""
+                              : side ? "what ccautoscale writes"
+                                     : rp->theirs);
             rp->differences += found ? 0 : 1;
             free (line.p);
         }
@@ -568,14 +537,14 @@ static int compare_topology (struct report *rp, const struct side s[2], struct c
     for (size_t id = 0; id < count; id++) {
         int t = nm.rec[0][id], o = nm.rec[1][id];
         bool alike = t >= 0 && o >= 0 && pair[0][t] == o && pair[1][o] == t;
-        struct buf d = {0};
+        struct ccas_text d = {0};
         char mark = alike ? '=' : t < 0 ? '+' : o < 0 ? '-' : '~';
         if (t < 0 || o < 0)
-            put (&d, "under switch %s only in %s", (t < 0 ? s[1].recs[o] : s[0].recs[t]).kv[0].v,
-                 t < 0 ? "what ccautoscale writes" : rp->theirs);
+            ccas_text_printf (&d, "under switch %s only in %s", (t < 0 ? s[1].recs[o] : s[0].recs[t]).kv[0].v,
+                              t < 0 ? "what ccautoscale writes" : rp->theirs);
         else
-            put (&d, "switch %s -> %s%s", s[0].recs[t].kv[0].v, s[1].recs[o].kv[0].v,
-                 alike ? "" : " (grouped otherwise)");
+            ccas_text_printf (&d, "switch %s -> %s%s", s[0].recs[t].kv[0].v, s[1].recs[o].kv[0].v,
+                              alike ? "" : " (grouped otherwise)");
         if (d.oom) {
             free (pair[0]);
             free (pair[1]);

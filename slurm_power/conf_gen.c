@@ -8,37 +8,7 @@
 #include <string.h>
 
 #include "conf_gen.h"
-
-struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-};
-
-static void put (struct buf *b, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
-static void put (struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    int n = vsnprintf (NULL, 0, fmt, ap);
-    va_end (ap);
-    if (n < 0 || b->oom)
-        return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *p = realloc (b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    va_start (ap, fmt);
-    vsnprintf (b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end (ap);
-    b->len += (size_t)n;
-}
+#include "util/text.h"
 
 static void range_text (const struct ccas_slurm_layout *l, const struct ccas_slurm_range *r, char *buf,
                         size_t size)
@@ -69,7 +39,7 @@ static long port_offset (const struct ccas_cluster *c, const struct ccas_slurm_l
     return offset;
 }
 
-static void node_line (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
+static void node_line (struct ccas_text *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                        const struct ccas_slurm_range *r)
 {
     const struct ccas_bucket *bk = r->bucket;
@@ -79,23 +49,24 @@ static void node_line (struct buf *b, const struct ccas_cluster *c, const struct
     range_text (l, r, names, sizeof (names));
     /* Feature=cloud as azslurm writes it (constraints sites wrote keep
      * working), then the machine type, which resolves a name to its bucket */
-    put (b,
-         "NodeName=%s Feature=cloud,%s,%s State=%s CPUs=%d Boards=1 SocketsPerBoard=1 CoresPerSocket=%d"
-         " ThreadsPerCore=%d RealMemory=%ld",
-         names, bk->machine_type, bk->na->name, it->autoscale ? "CLOUD" : "FUTURE", s->cpus, s->cores,
-         s->threads, s->real_memory_mb);
+    ccas_text_printf (
+        b,
+        "NodeName=%s Feature=cloud,%s,%s State=%s CPUs=%d Boards=1 SocketsPerBoard=1 CoresPerSocket=%d"
+        " ThreadsPerCore=%d RealMemory=%ld",
+        names, bk->machine_type, bk->na->name, it->autoscale ? "CLOUD" : "FUTURE", s->cpus, s->cores,
+        s->threads, s->real_memory_mb);
     if (s->gpus > 0)
-        put (b, " Gres=gpu:%d", s->gpus);
+        ccas_text_printf (b, " Gres=gpu:%d", s->gpus);
     if (c->cfg->slurm.node_port_base) {
         /* every node is on this machine: reachable on loopback, each on its own port */
-        put (b, " NodeAddr=127.0.0.1 NodeHostname=localhost");
+        ccas_text_printf (b, " NodeAddr=127.0.0.1 NodeHostname=localhost");
         long base = c->cfg->slurm.node_port_base + port_offset (c, l, bk->na);
         if (r->last > r->first)
-            put (b, " Port=[%ld-%ld]", base + r->first, base + r->last);
+            ccas_text_printf (b, " Port=[%ld-%ld]", base + r->first, base + r->last);
         else
-            put (b, " Port=%ld", base + r->first);
+            ccas_text_printf (b, " Port=%ld", base + r->first);
     }
-    put (b, "\n");
+    ccas_text_printf (b, "\n");
 }
 
 /* `expr` (names and ranges, comma-separated) as Slurm compresses it:
@@ -118,7 +89,7 @@ static char *compressed (const char *expr)
  * ranges of their static nodearrays and the nodesets of their dynamic ones
  * (a nodeset per feature), Default=YES for the default (the first one
  * when no setting names one), DefMemPerCPU the least of their nodes'. */
-static void partitions (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
+static void partitions (struct ccas_text *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
     const struct ccas_slurm_intents *in = l->intents;
     bool any_default = false;
@@ -132,7 +103,7 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
             seen = in->na[p].managed && strcmp (in->na[p].partition, first->partition) == 0;
         if (!first->managed || seen)
             continue;
-        struct buf nodes = {0}, sets = {0};
+        struct ccas_text nodes = {0}, sets = {0};
         long def_mem = -1;
         bool is_default = false, exclusive = false;
         size_t nsets = 0;
@@ -151,11 +122,12 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
                 if (!dup) {
                     char name[300];
                     snprintf (name, sizeof (name), nsets ? "%sns%zu" : "%sns", first->partition, nsets + 1);
-                    put (&sets,
-                         "# a dynamic partition: Slurm's dynamic nodes with feature '%s' (nodearray %s)\n"
-                         "Nodeset=%s Feature=%s\n",
-                         it->dynamic_feature, it->na->name, name, it->dynamic_feature);
-                    put (&nodes, "%s%s", nodes.len ? "," : "", name);
+                    ccas_text_printf (
+                        &sets,
+                        "# a dynamic partition: Slurm's dynamic nodes with feature '%s' (nodearray %s)\n"
+                        "Nodeset=%s Feature=%s\n",
+                        it->dynamic_feature, it->na->name, name, it->dynamic_feature);
+                    ccas_text_printf (&nodes, "%s%s", nodes.len ? "," : "", name);
                     nsets++;
                 }
             } else
@@ -166,7 +138,7 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
                     char names[512];
                     const struct ccas_slurm_shape *s = ccas_slurm_shape_of (in, c, l->ranges[r].bucket);
                     range_text (l, &l->ranges[r], names, sizeof (names));
-                    put (&nodes, "%s%s", nodes.len ? "," : "", names);
+                    ccas_text_printf (&nodes, "%s%s", nodes.len ? "," : "", names);
                     if (def_mem < 0 || s->def_mem_per_cpu < def_mem)
                         def_mem = s->def_mem_per_cpu;
                 }
@@ -184,12 +156,12 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
         default_written = default_written || is_default;
         char *list = nsets || !merge ? NULL : compressed (nodes.p);
         if (sets.len)
-            put (b, "%s", sets.p);
-        put (b, "PartitionName=%s Nodes=%s Default=%s", first->partition, list ? list : nodes.p,
-             is_default ? "YES" : "NO");
+            ccas_text_printf (b, "%s", sets.p);
+        ccas_text_printf (b, "PartitionName=%s Nodes=%s Default=%s", first->partition, list ? list : nodes.p,
+                          is_default ? "YES" : "NO");
         if (def_mem > 0)
-            put (b, " DefMemPerCPU=%ld", def_mem);
-        put (b, " MaxTime=INFINITE State=UP%s\n", exclusive ? " OverSubscribe=EXCLUSIVE" : "");
+            ccas_text_printf (b, " DefMemPerCPU=%ld", def_mem);
+        ccas_text_printf (b, " MaxTime=INFINITE State=UP%s\n", exclusive ? " OverSubscribe=EXCLUSIVE" : "");
         free (list);
         free (nodes.p);
         free (sets.p);
@@ -199,9 +171,9 @@ static void partitions (struct buf *b, const struct ccas_cluster *c, const struc
 /* topology.conf: one switch for each colocated bucket (a job's placement
  * group is made in one bucket), one switch, htc as azslurm names it, for
  * all the other nodes, and a root above them. */
-static void topology (struct buf *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
+static void topology (struct ccas_text *b, const struct ccas_cluster *c, const struct ccas_slurm_layout *l)
 {
-    struct buf rest = {0}, switches = {0};
+    struct ccas_text rest = {0}, switches = {0};
     const struct ccas_nodearray *last = NULL;
     bool merge = false; /* a nodearray gives the rest several ranges (each nodearray's are together) */
     for (size_t r = 0; r < l->nranges; r++) {
@@ -209,10 +181,10 @@ static void topology (struct buf *b, const struct ccas_cluster *c, const struct 
         char names[512];
         range_text (l, &l->ranges[r], names, sizeof (names));
         if (bk->colocated) {
-            put (b, "SwitchName=%s_%s Nodes=%s\n", bk->na->name, bk->machine_type, names);
-            put (&switches, "%s%s_%s", switches.len ? "," : "", bk->na->name, bk->machine_type);
+            ccas_text_printf (b, "SwitchName=%s_%s Nodes=%s\n", bk->na->name, bk->machine_type, names);
+            ccas_text_printf (&switches, "%s%s_%s", switches.len ? "," : "", bk->na->name, bk->machine_type);
         } else {
-            put (&rest, "%s%s", rest.len ? "," : "", names);
+            ccas_text_printf (&rest, "%s%s", rest.len ? "," : "", names);
             merge = merge || last == bk->na;
             last = bk->na;
         }
@@ -220,12 +192,12 @@ static void topology (struct buf *b, const struct ccas_cluster *c, const struct 
     (void)c;
     if (rest.len) {
         char *list = merge ? compressed (rest.p) : NULL;
-        put (b, "SwitchName=htc Nodes=%s\n", list ? list : rest.p);
-        put (&switches, "%shtc", switches.len ? "," : "");
+        ccas_text_printf (b, "SwitchName=htc Nodes=%s\n", list ? list : rest.p);
+        ccas_text_printf (&switches, "%shtc", switches.len ? "," : "");
         free (list);
     }
     if (switches.len)
-        put (b, "SwitchName=root Switches=%s\n", switches.p);
+        ccas_text_printf (b, "SwitchName=root Switches=%s\n", switches.p);
     b->oom = b->oom || rest.oom || switches.oom;
     free (rest.p);
     free (switches.p);
@@ -234,7 +206,7 @@ static void topology (struct buf *b, const struct ccas_cluster *c, const struct 
 int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slurm_layout *l,
                              struct ccas_slurm_files *out, struct ccas_error *err)
 {
-    struct buf nodes = {0}, gres = {0}, topo = {0};
+    struct ccas_text nodes = {0}, gres = {0}, topo = {0};
     bool any_gpu = false;
     if (l->intents->nerrors)
         return ccas_errorf (err, "%s%s", l->intents->errors[0],
@@ -242,13 +214,13 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
 #define HEADER                                                                                               \
     "# Generated by ccautoscale from CycleCloud cluster '%s'.  Do not edit: run\n"                           \
     "# 'ccautoscale slurm conf --write DIR' again after changing the cluster.\n"
-    put (&nodes, HEADER, c->cfg->cluster_name);
-    put (&gres, HEADER, c->cfg->cluster_name);
-    put (&topo, HEADER, c->cfg->cluster_name);
+    ccas_text_printf (&nodes, HEADER, c->cfg->cluster_name);
+    ccas_text_printf (&gres, HEADER, c->cfg->cluster_name);
+    ccas_text_printf (&topo, HEADER, c->cfg->cluster_name);
     for (size_t r = 0; r < l->nranges; r++)
         any_gpu = any_gpu || ccas_slurm_shape_of (l->intents, c, l->ranges[r].bucket)->gpus > 0;
     if (any_gpu)
-        put (&nodes, "GresTypes=gpu\n");
+        ccas_text_printf (&nodes, "GresTypes=gpu\n");
     for (size_t r = 0; r < l->nranges; r++) {
         const struct ccas_slurm_range *rg = &l->ranges[r];
         const struct ccas_slurm_shape *s = ccas_slurm_shape_of (l->intents, c, rg->bucket);
@@ -256,15 +228,15 @@ int ccas_slurm_files_render (const struct ccas_cluster *c, const struct ccas_slu
         range_text (l, rg, names, sizeof (names));
         node_line (&nodes, c, l, rg);
         if (s->gpus > 0)
-            put (&gres, "NodeName=%s Name=gpu Count=%d File=%s\n", names, s->gpus, s->gpu_files);
+            ccas_text_printf (&gres, "NodeName=%s Name=gpu Count=%d File=%s\n", names, s->gpus, s->gpu_files);
     }
     topology (&topo, c, l);
     partitions (&nodes, c, l);
     const char *ka = c->cfg->slurm.keepalive_file;
     if (ka && *ka)
-        put (&nodes,
-             "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\nInclude %s/%s\n",
-             c->cfg->slurm.conf_dir, ka);
+        ccas_text_printf (
+            &nodes, "# KeepAlive nodes (SuspendExcNodes), kept by 'ccautoscale slurm sync':\nInclude %s/%s\n",
+            c->cfg->slurm.conf_dir, ka);
     if (nodes.oom || gres.oom || topo.oom) {
         free (nodes.p);
         free (gres.p);
