@@ -26,6 +26,16 @@ struct ccas_node *autostop_find (struct ccas_cluster *c, const char *name, const
     return NULL;
 }
 
+struct ccas_node *autostop_find_cli (struct cli *cli, struct ccas_cluster *c, const char *name,
+                                     const char *instance, int *rc)
+{
+    struct ccas_node *n = autostop_find (c, name, instance);
+    if (!n)
+        *rc = cli_fail (cli, EXIT_USAGE, "%s '%s': no such node in cluster '%s'", name ? "node" : "instance",
+                        name ? name : instance, cli->cfg->cluster_name);
+    return n;
+}
+
 const char *autostop_decision_name (enum ccas_autostop_decision d)
 {
     return d == CCAS_AUTOSTOP_GRANTED ? "granted" : d == CCAS_AUTOSTOP_GOING ? "going" : "refused";

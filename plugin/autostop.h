@@ -47,6 +47,11 @@ struct autostop_outcome {
  * Borrowed from `c`. */
 struct ccas_node *autostop_find (struct ccas_cluster *c, const char *name, const char *instance);
 
+/* The same for a command's --node NAME or --instance ID: NULL after saying
+ * on stderr that the cluster has no such node, with *rc the exit status. */
+struct ccas_node *autostop_find_cli (struct cli *cli, struct ccas_cluster *c, const char *name,
+                                     const char *instance, int *rc);
+
 /* Read the request sets of state_dir and count them in `c` now.  Returns
  * EXIT_OK with `v` filled (release with autostop_view_release(), before `c`
  * goes), or EXIT_INTERNAL after printing the error (`v` then empty). */

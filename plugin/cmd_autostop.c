@@ -115,12 +115,9 @@ int cmd_autostop (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "give the node asking: --node NAME or --instance ID");
     if ((rc = cli_prepare (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
         goto done;
-    struct ccas_node *n = autostop_find (c, name, instance);
-    if (!n) {
-        rc = cli_fail (cli, EXIT_USAGE, "%s '%s': no such node in cluster '%s'", name ? "node" : "instance",
-                       name ? name : instance, cli->cfg->cluster_name);
+    struct ccas_node *n = autostop_find_cli (cli, c, name, instance, &rc);
+    if (!n)
         goto done;
-    }
     if ((rc = autostop_view_load (cli, c, &view)) != EXIT_OK ||
         (rc = autostop_decide (cli, c, &view, n, !dry_run, &o)) == EXIT_INTERNAL)
         goto done;

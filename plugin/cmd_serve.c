@@ -131,12 +131,9 @@ int cmd_serve_token (struct cli *cli, int argc, char **argv)
         return cli_usage_error (cli, "give the node: --node NAME or --instance ID");
     if ((rc = cli_prepare (cli)) != EXIT_OK || (rc = model_load (cli, &src, &c)) != EXIT_OK)
         goto done;
-    struct ccas_node *n = autostop_find (c, name, instance);
-    if (!n) {
-        rc = cli_fail (cli, EXIT_USAGE, "%s '%s': no such node in cluster '%s'", name ? "node" : "instance",
-                       name ? name : instance, cli->cfg->cluster_name);
+    struct ccas_node *n = autostop_find_cli (cli, c, name, instance, &rc);
+    if (!n)
         goto done;
-    }
     if (serve_auth_key_load (key_path (cli->cfg, path, sizeof (path)), true, &key, &err) < 0 ||
         serve_auth_token (&key, cli->cfg->cluster_name, n->node_id, token, &err) < 0) {
         ccas_secret_burn (&key, sizeof (key));
