@@ -112,7 +112,7 @@ test_expect_success 'a VM whose name never resolves on the server: its create wa
     passes_until 300 jobs_done "$j2" &&
     test_equal "$(job_exit "$j2")" 0 "exit status" &&
     test_equal "$(ccsim_made | wc -l)" 2 "VMs made: the one whose setup failed and its replacement" &&
-    passes_until 300 no_vms_left
+    no_vms_after_idle
 '
 
 test_expect_success 'the pass killed with SIGKILL before its creates: no vnode, the setup waits; the next pass creates it whole' '
