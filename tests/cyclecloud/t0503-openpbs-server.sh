@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: MIT
 # t0503-openpbs-server.sh: the scheduler spec on a PBS server the stock
 # cyclecloud/pbspro project set up (azpbs run from /etc/cron.d and from a
-# periodic hook 'autoscale'), in a scratch root, with a stand-in jetpack, a real
-# OpenPBS server (tests/lib/openpbs.sh) and ccsim as CycleCloud.  Bad input
-# first (no qmgr, CycleCloud unreachable: each a message, a non-zero exit, azpbs
-# untouched), then the real run: built from the release tarball without Slurm,
-# autoscale.json (0600, root's), azpbs's cron entry set aside and its hook off,
-# ccautoscale's hook installed and running passes inside pbs_server, the stock
-# queues; a second run changes nothing.
+# periodic hook 'autoscale', its autoscale.json and node history in
+# /opt/cycle/pbspro), in a scratch root, with a stand-in jetpack, a real OpenPBS
+# server (tests/lib/openpbs.sh) and ccsim as CycleCloud.  Bad input first (no
+# qmgr, CycleCloud unreachable, an azpbs autoscale.json import-azpbs cannot read:
+# each a message, a non-zero exit, azpbs untouched), then the real run: built
+# from the release tarball without Slurm, autoscale.json (0600, root's) made
+# from azpbs's by import-azpbs, install-hook's takeover (azpbs's cron entry in
+# /var/lib/ccautoscale/azpbs, its hook off, the VMs its history kept out kept
+# out, the way back in the log), ccautoscale's hook running passes inside
+# pbs_server, the stock queues; a second run changes nothing; azpbs turned on
+# again (as the stock spec does at a converge) is turned off again.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 # an instance of its own, whatever this file's number (tests/lib/openpbs.sh)
@@ -44,7 +48,16 @@ test_expect_success 'setup: a PBS server as the stock spec leaves it, azpbs in c
     for s in 0 15 30 45; do
         echo "* * * * * root sleep $s && /opt/cycle/jetpack/system/bootstrap/cron_wrapper.sh /opt/cycle/pbspro/venv/bin/azpbs autoscale --config /opt/cycle/pbspro/autoscale.json 2>/opt/cycle/pbspro/last_cron.log"
     done >"$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
-    echo "{\"cluster_name\": \"$CC_CLUSTER\"}" >"$CC_ROOT/opt/cycle/pbspro/autoscale.json" &&
+    jq --arg c "$CC_CLUSTER" --arg url "$CCSIM_URL" ".cluster_name = \$c | .url = \$url | .username = \"admin\"
+        | .pbspro.ignore_queues = [\"workq\"]" "$top_srcdir/tests/data/pbs/azpbs-autoscale.json" \
+        >"$CC_ROOT/opt/cycle/pbspro/autoscale.json" &&
+    chmod 600 "$CC_ROOT/opt/cycle/pbspro/autoscale.json" &&
+    if command -v sqlite3 >/dev/null; then
+        sqlite3 "$CC_ROOT/opt/cycle/pbspro/nodehistory.db" "CREATE TABLE nodes (node_id TEXT, hostname TEXT,
+            instance_id TEXT, create_time REAL, last_match_time REAL, ready_time REAL, delete_time REAL, ignore BOOL);
+            INSERT INTO nodes VALUES ('"'"'kept-out-id'"'"', '"'"'execute-99'"'"', NULL, 0, 0, 0, NULL, 1);
+            INSERT INTO nodes VALUES ('"'"'joined-id'"'"', '"'"'execute-98'"'"', NULL, 0, 0, 0, NULL, 0);"
+    fi &&
     printf "import pbs\npbs.event().accept()\n" >"$TEST_TMP/azpbs_hook.py" &&
     in_pbs qmgr -c "create hook autoscale" &&
     in_pbs qmgr -c "import hook autoscale application/x-python default $TEST_TMP/azpbs_hook.py" &&
@@ -83,17 +96,44 @@ test_expect_success 'CycleCloud unreachable: built from the tarball without Slur
     "$CC_ROOT/usr/sbin/ccautoscale" --version >version && test_no_grep "built against libslurm" version
 '
 
-test_expect_success 'the real run: configured and tested, azpbs turned off, ccautoscale'"'"'s hook installed' '
+test_expect_success 'azpbs'"'"'s autoscale.json import-azpbs cannot read: a message, exit 2, azpbs untouched' '
+    cp good.json "$TEST_TMP/jetpack.json" &&
+    azpbs=$CC_ROOT/opt/cycle/pbspro/autoscale.json &&
+    mv "$azpbs" azpbs.stock && echo "{\"cluster_name\": " >"$azpbs" &&
+    rc=0 && cc_scheduler_script || rc=$?
+    mv -f azpbs.stock "$azpbs" &&
+    test "$rc" = 2 &&
+    cat run.out run.err &&
+    test_grep "^ERROR: ccautoscale: .ccautoscale pbs import-azpbs $azpbs. failed (exit 2): " run.err &&
+    test_grep "the stock autoscaler is left in place" run.err &&
+    cc_stock_untouched && pbs_state >now.pbs && diff stock.pbs now.pbs &&
+    test ! -e "$CC_ROOT/etc/ccautoscale/autoscale.json"
+'
+
+test_expect_success 'the real run: configured from azpbs'"'"'s autoscale.json, azpbs turned off by install-hook, ccautoscale'"'"'s hook on' '
     cp good.json "$TEST_TMP/jetpack.json" &&
     cc_scheduler_script &&
     cat run.out run.err &&
+    test_grep "^ccautoscale: import-azpbs: changed *pbspro.ignore_queues" run.out &&
+    test_grep "^ccautoscale: import-azpbs: dropped *lock_file" run.out &&
     test_grep "ccautoscale reaches cluster .$CC_CLUSTER. at $CCSIM_URL" run.out &&
     test_grep "is scaled by ccautoscale $CC_VERSION (hook .ccautoscale.)" run.out &&
     conf=$CC_ROOT/etc/ccautoscale/autoscale.json &&
     test "$(stat -c "%a %U:%G" "$conf")" = "600 root:root" &&
     jq -e --arg bin "$OPENPBS_PREFIX/bin" ".pbs.bin_dir == \$bin and .pbs.hook_freq == 5 and .cluster_name == \"$CC_CLUSTER\"" "$conf" &&
+    jq -e --slurpfile j good.json --arg url "$CCSIM_URL" ".pbs.ignore_queues == [\"workq\"]
+        and (.default_resources | length) == 8 and .disable_default_resources == true
+        and .boot_timeout == 3600 and .idle_timeout == 600 and .url == \$url
+        and .password == \$j[0].cyclecloud.config.password
+        and .lock_file == \"$CC_ROOT/run/ccautoscale.lock\"" "$conf" &&
     test ! -e "$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
-    test_grep "azpbs autoscale" "$CC_ROOT/var/lib/ccautoscale/cyclecloud/stock/azpbs_autoscale" &&
+    test_grep "azpbs autoscale" "$CC_ROOT/var/lib/ccautoscale/azpbs/azpbs_autoscale" &&
+    test ! -e "$CC_ROOT/var/lib/ccautoscale/cyclecloud/stock/azpbs_autoscale" &&
+    test_grep "^ccautoscale: install-hook: azpbs.s cron entry $CC_ROOT/etc/cron.d/azpbs_autoscale moved to $CC_ROOT/var/lib/ccautoscale/azpbs/azpbs_autoscale$" run.out &&
+    test_grep "^ccautoscale: install-hook: azpbs is off (its periodic hook .autoscale. and its cron file $CC_ROOT/etc/cron.d/azpbs_autoscale).  To go back: qmgr -c .set hook ccautoscale enabled = false.; qmgr -c .set hook autoscale enabled = true.; move $CC_ROOT/var/lib/ccautoscale/azpbs/ back into /etc/cron.d$" run.out &&
+    if command -v sqlite3 >/dev/null; then
+        test_grep "^ccautoscale: install-hook: 1 VM azpbs kept out of PBS" run.out
+    fi &&
     in_pbs qmgr -c "list hook autoscale" | test_grep "^    enabled = false$" - &&
     in_pbs qmgr -c "list hook ccautoscale" >hook.out &&
     test_grep "^    enabled = true$" hook.out && test_grep "^    event = periodic$" hook.out &&
@@ -144,6 +184,19 @@ test_expect_success 'a second run changes nothing: every file as it was, PBS as 
     spec_files >after &&
     diff before after &&
     pbs_state >after.pbs && diff before.pbs after.pbs
+'
+
+test_expect_success 'azpbs on again (the stock spec re-made its cron file, its hook enabled): the next run turns it off' '
+    cp "$CC_ROOT/var/lib/ccautoscale/azpbs/azpbs_autoscale" "$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
+    in_pbs qmgr -c "set hook autoscale enabled = true" &&
+    cc_scheduler_script &&
+    cat run.out run.err &&
+    test_no_grep "hook is installed and nothing changed" run.out &&
+    test_grep "^ccautoscale: install-hook: azpbs is off (its periodic hook .autoscale. and its cron file" run.out &&
+    test ! -e "$CC_ROOT/etc/cron.d/azpbs_autoscale" &&
+    test_grep "azpbs autoscale" "$CC_ROOT/var/lib/ccautoscale/azpbs/azpbs_autoscale" &&
+    in_pbs qmgr -c "list hook autoscale" | test_grep "^    enabled = false$" - &&
+    in_pbs qmgr -c "list hook ccautoscale" | test_grep "^    enabled = true$" -
 '
 
 test_done

@@ -5,7 +5,7 @@
 
 FILE is created with mode 0600 (it holds the password) and must not exist.  It gets:
   - the object in --base FILE (what `ccautoscale slurm import-azslurm` made of azslurm's
-    autoscale.json), under all that follows;
+    autoscale.json, or `ccautoscale pbs import-azpbs` of azpbs's), under all that follows;
   - "password": read here from `jetpack config cyclecloud.config.password`, so that it
     is never on a command line or in an environment;
   - each --set KEY=JSON (KEY dotted: slurm.conf_dir), the values the spec decided;

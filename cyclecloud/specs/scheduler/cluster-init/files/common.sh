@@ -287,7 +287,8 @@ ccas_put () {
 # the node's settings (the password read by the helper from jetpack itself,
 # never on a command line), the keys given, and ccautoscale.autoscale's
 # (settings of the site's, from the template's Configuration), all over
-# CCAS_CONFIG_BASE when set (a file: what 'slurm import-azslurm' made).  The new
+# CCAS_CONFIG_BASE when set (a file: what 'slurm import-azslurm' or
+# 'pbs import-azpbs' made).  The new
 # file is tested first: 'config check', then 'status' (it reaches CycleCloud with
 # these credentials), then CCAS_EXTRA_CHECK (a command, such as 'pbs demand').  Only
 # then does it replace the old one: a bad setting leaves the old file, and the
