@@ -265,7 +265,7 @@ static bool azpbs_runs (struct hook_ctx *h, bool *hook, bool *cron, char *what, 
 }
 
 /* azpbs off: its hook disabled, its cron file moved to state_dir/azpbs/.
- * Returns 0, or -1 (said). */
+ * Returns 0, or -1 (said) with azpbs as it was. */
 static int azpbs_off (struct hook_ctx *h, bool hook, bool cron)
 {
     char dir[4200], to[4400];
@@ -284,6 +284,9 @@ static int azpbs_off (struct hook_ctx *h, bool hook, bool cron)
         (mkdir (dir, 0700) < 0 && errno != EEXIST) || rename (h->azpbs_cron, to) < 0) {
         fprintf (stderr, "ccautoscale: cannot move %s to %s: %s\n", h->azpbs_cron, to, strerror (errno));
         h->failures++;
+        /* azpbs as it was: its hook back on, or the report below would not be true */
+        if (hook)
+            qmgr (h, "set hook " AZPBS_HOOK " enabled = true");
         return -1;
     }
     if (!h->cli->quiet)
