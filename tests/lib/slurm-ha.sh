@@ -23,6 +23,8 @@
 #
 #   ha_prereqs                    -> why not, on stdout, and false
 #   ha_start CLUSTER [jq expr]    the namespaces, ccsim, both controllers; A in control
+#                                 (slurm.zombie_vms terminate: the suite's orphans are
+#                                 VMs a dying controller left, which sync gives back)
 #   ha_kill X                     SIGKILL every process of controller X (a or b): the host dies
 #   ha_ctld_start X               start controller X again
 #   ha_wait_control X SECONDS     until X is in control and answers
@@ -355,7 +357,8 @@ ha_start () {
     mkdir -p "$HA/dev" && (cd "$HA/dev" && touch gpu0 gpu1 gpu2 gpu3 gpu4 gpu5 gpu6 gpu7)
     for x in a b; do
         CCSIM_CLUSTER_FILE=$cluster ccsim_write_config "$HA/ctl-$x/ccautoscale.json" \
-            ".slurm = {conf_dir: \"$HA\", node_port_base: 17000, gpu_device_files: \"$HA/dev/gpu%d\"}
+            ".slurm = {conf_dir: \"$HA\", node_port_base: 17000, gpu_device_files: \"$HA/dev/gpu%d\",
+                       zombie_vms: \"terminate\"}
              | .state_dir = \"$HA/shared/ccas/ha/state\" | .lock_file = \"$HA/shared/ccas/ha/lock\"
              | .logging.file = \"$HA/ctl-$x/ccautoscale.log\"
              | .capacity_failure_backoff = 15 | .logging.level = \"debug\" | $extra" || return 1
