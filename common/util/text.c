@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "text.h"
+#include "util/text.h"
 
 void ccas_text_printf (struct ccas_text *t, const char *fmt, ...)
 {
