@@ -23,7 +23,7 @@ static const struct cmd_option options[] = {
      " <slurm.node_prefix><nodearray>-<machine type>-, e.g. dynamic-f4s-v2-)"},
     {"--topology UNITS",
      "add: the records' Topology= (Slurm 25.11+; default under TopologyPlugin=topology/tree:"
-     " default:<nodearray>_<machine type>, the machine type's switch in 'slurm conf''s topology.conf)"},
+     " default:htc, the switch of every node outside a colocated range in 'slurm conf''s topology.conf)"},
     {"--force", "delete: also records ccautoscale did not make"},
     {"-n, --dry-run", "say what would be done; do nothing"},
     {NULL, NULL},

@@ -58,8 +58,9 @@ const char *ccas_slurm_dynamic_nodes_line (const struct ccas_config *cfg, const 
                                            long port_first, const char *topology, char *buf, size_t size);
 
 /* The topology unit of bucket `b`'s records under TopologyPlugin=topology/tree
- * (Slurm 25.11+): "default:<nodearray>_<machine type>", the leaf switch
- * 'slurm conf' gives the machine type.  Returns `buf`. */
+ * (Slurm 25.11+): "default:htc", the switch 'slurm conf' gives every node
+ * outside a colocated bucket's range (a dynamic nodearray has no ranges, so
+ * no switch of its own).  Returns `buf`. */
 const char *ccas_slurm_dynamic_nodes_topology (const struct ccas_bucket *b, char *buf, size_t size);
 
 /* The first port free for new records on one machine (slurm.node_port_base):

@@ -95,7 +95,7 @@ static void test_line (void **state)
         " ThreadsPerCore=2 RealMemory=7168 Feature=dyn,Standard_F4s_v2 Gres=gpu:2 Topology=default:sw1");
     assert_string_equal (
         ccas_slurm_dynamic_nodes_topology (fx_bucket (c, "htc", "Standard_F4s_v2"), line, sizeof (line)),
-        "default:htc_Standard_F4s_v2");
+        "default:htc");
     ccas_cluster_destroy (c);
     ccas_conf_destroy (cfg);
 

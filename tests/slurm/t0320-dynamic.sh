@@ -81,7 +81,7 @@ test_expect_success 'dynamic add makes CLOUD records with the machine type size,
     test_grep "AvailableFeatures=dyn,Standard_F4s_v2" f4.txt &&
     test_grep "CPUTot=4 " f4.txt &&
     test_grep "DYNAMIC_NORM" f4.txt &&
-    if slurm_since 25.11; then test_grep "Topology=default:dynamic_Standard_F4s_v2" f4.txt; fi &&
+    if slurm_since 25.11; then test_grep "Topology=default:htc" f4.txt; fi &&
     slurm_node_is f4-2 "idle~" &&
     test_equal "$(sinfo -h -N -p t0320 -o %N | sort | paste -sd " ")" "f4-1 f4-2" "the partition" &&
     "$CCAS" -c "$CCAS_CONF" slurm dynamic list --json >list.json &&
@@ -115,7 +115,7 @@ fi
 test_expect_success 'an administrator'"'"'s record (scontrol create) resumes too, its machine type from its feature' '
     port=$((SLURM_NODE_PORT_BASE + 90)) &&
     topology= &&
-    if slurm_since 25.11; then topology=Topology=default:dynamic_Standard_F2s_v2; fi &&
+    if slurm_since 25.11; then topology=Topology=default:htc; fi &&
     scontrol create NodeName=adm-dyn-1 State=CLOUD Feature=dyn,Standard_F2s_v2 CPUs=2 RealMemory=3072 \
         NodeAddr=127.0.0.1 NodeHostname=localhost Port=$port $topology &&
     dyn_hosts adm-dyn-1 &&
