@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtins.h"
+#include "power.h"
 #include "slurm_admin.h"
 #include "util/clock.h"
 
@@ -46,9 +47,10 @@ struct watched {
     const char *name;
     enum verdict v;
     char why[400];
+    char *kept; /* its "ccautoscale: kept:" reason when the wait began, or NULL */
 };
 
-static enum verdict judge_slurm (const struct ccas_slurm_node *sn, char *why, size_t size)
+static enum verdict judge_slurm (const struct ccas_slurm_node *sn, const char *kept, char *why, size_t size)
 {
     char state[32];
     ccas_slurm_node_state_text (sn, state, sizeof (state));
@@ -59,6 +61,10 @@ static enum verdict judge_slurm (const struct ccas_slurm_node *sn, char *why, si
     if (ccas_slurm_node_powering_up (sn))
         return WAITING;
     if (ccas_slurm_node_powered_down (sn) || ccas_slurm_node_powering_down (sn)) {
+        /* a kept node that retry-failed returned: Slurm clears its reason
+         * only when the node registers, not when it is powered up */
+        if (kept && sn->reason && strcmp (kept, sn->reason) == 0)
+            return WAITING;
         if (sn->reason && *sn->reason) {
             snprintf (why, size, "%s in Slurm: %s", state, sn->reason);
             return FAILED;
@@ -102,7 +108,7 @@ static int check_slurm (struct cli *cli, struct watched *w, size_t n, size_t *wa
             w[i].v = FAILED;
             snprintf (w[i].why, sizeof (w[i].why), "no longer a Slurm node");
         } else if (w[i].v == WAITING) {
-            w[i].v = judge_slurm (sn, w[i].why, sizeof (w[i].why));
+            w[i].v = judge_slurm (sn, w[i].kept, w[i].why, sizeof (w[i].why));
             if (w[i].v != WAITING && !cli->json && !cli->quiet)
                 fprintf (stderr, "%s %s%s%s\n", w[i].name, w[i].v == UP ? "up" : "failed",
                          w[i].v == UP ? "" : ": ", w[i].v == UP ? "" : w[i].why);
@@ -195,9 +201,13 @@ int cmd_slurm_wait_for_resume (struct cli *cli, int argc, char **argv)
     if ((rc = cli_prepare (cli)) == EXIT_OK && ccas_slurm_init (&err) == 0 &&
         !(known = ccas_slurm_nodes_load (&err)))
         rc = cli_fail (cli, EXIT_SCHEDULER, "%s", err.text);
-    for (size_t i = 0; known && i < nnames; i++)
-        if (!ccas_slurm_nodes_find (known, names[i]))
+    for (size_t i = 0; known && i < nnames; i++) {
+        const struct ccas_slurm_node *sn = ccas_slurm_nodes_find (known, names[i]);
+        if (!sn)
             rc = cli_fail (cli, EXIT_USAGE, "'%s' is not a Slurm node; nothing waited for", names[i]);
+        else if (sn->reason && strncmp (sn->reason, CCAS_POWER_KEPT, strlen (CCAS_POWER_KEPT)) == 0)
+            w[i].kept = strdup (sn->reason);
+    }
     ccas_slurm_nodes_destroy (known);
     if (rc == EXIT_OK && !(timeout > 0)) {
         struct ccas_slurm_controller ctl;
@@ -225,6 +235,8 @@ int cmd_slurm_wait_for_resume (struct cli *cli, int argc, char **argv)
     }
     if (rc == EXIT_OK)
         rc = finish (cli, w, nnames, timed_out, ccas_clock_monotonic () - t0);
+    for (size_t i = 0; i < nnames; i++)
+        free (w[i].kept);
     free (w);
     ccas_slurm_names_free (names, nnames);
     ccas_slurm_fini ();
