@@ -169,19 +169,25 @@ test_expect_success 'with slurm.dynamic_delete, sync deletes the records it made
 ' || slurm_dump
 
 # Slurm 25.11 schedules no node made after others were deleted until
-# slurmctld starts again: 'dynamic add' reconfigures it then
-test_expect_success 'a record made after records were deleted gets its job (25.11: slurmctld reconfigured)' '
-    "$CCAS" -c "$CCAS_CONF" slurm dynamic add -a dynamic -N 1 --prefix f2y- >/dev/null &&
-    dyn_hosts f2y-1 &&
-    if slurm_since 25.11; then
-        test_grep "records were deleted since slurmctld started" "$TEST_TMP/ccautoscale.log" &&
-        wait_for 30 sinfo -h &&
-        id=$(sbatch --parsable -p t0320 -w f2y-1 -o /dev/null --wrap "true") &&
-        slurm_wait_job "$id" COMPLETED 120
-    else
-        scontrol update nodename=f2y-1 state=power_up &&
-        wait_for 60 slurm_node_is f2y-1 idle
-    fi
-' || slurm_dump
+# slurmctld starts again: 'dynamic add' reconfigures it then.  Before 23.11
+# slurmctld itself may crash (22.05: a segfault in 'scontrol create' after
+# deletions, seen in the full run; 23.02 fails it too): not run there.
+if slurm_since 23.11; then
+    test_expect_success 'a record made after records were deleted gets its job (25.11: slurmctld reconfigured)' '
+        "$CCAS" -c "$CCAS_CONF" slurm dynamic add -a dynamic -N 1 --prefix f2y- >/dev/null &&
+        dyn_hosts f2y-1 &&
+        if slurm_since 25.11; then
+            test_grep "records were deleted since slurmctld started" "$TEST_TMP/ccautoscale.log" &&
+            wait_for 30 sinfo -h &&
+            id=$(sbatch --parsable -p t0320 -w f2y-1 -o /dev/null --wrap "true") &&
+            slurm_wait_job "$id" COMPLETED 120
+        else
+            scontrol update nodename=f2y-1 state=power_up &&
+            wait_for 60 slurm_node_is f2y-1 idle
+        fi
+    ' || slurm_dump
+else
+    test_skip 'a record made after records were deleted gets its job' "Slurm $SLURM_TEST_VERSION's slurmctld can crash creating a node after deletions"
+fi
 
 test_done
