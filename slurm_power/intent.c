@@ -19,6 +19,8 @@
 /* ---- messages ---------------------------------------------------------------------------------- */
 
 static void note (char ***list, size_t *n, bool *oom, const char *fmt, va_list ap)
+    __attribute__ ((format (printf, 4, 0)));
+static void note (char ***list, size_t *n, bool *oom, const char *fmt, va_list ap)
 {
     char text[1024];
     vsnprintf (text, sizeof (text), fmt, ap);
