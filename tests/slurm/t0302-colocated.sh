@@ -41,8 +41,17 @@ test_expect_success 'a 4-node job lands in one placement group named for it' '
     test_equal "$(pgs_of_job "$id")" "4 hpc_Standard_HB120rs_v3_j$id"
 ' || slurm_dump
 
+# Every hpc node powered down (no VM behind it, and idle~ in Slurm): what
+# follows starts from nothing.  Waiting for the VMs alone is not enough: a
+# node still powering down is not schedulable, and a job submitted then waits
+# for the nodes of another job, and runs in that job's placement group.
+hpc_all_down () {
+    wait_for 300 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0 &&
+        test \$(sinfo -h -N -p hpc -o %t | grep -cvx \"idle~\") = 0"
+}
+
 test_expect_success 'the nodes go away after SuspendTime' '
-    wait_for 180 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0"
+    hpc_all_down
 ' || slurm_dump
 
 test_expect_success 'two 4-node jobs at once land in two placement groups, one each' '
@@ -52,12 +61,6 @@ test_expect_success 'two 4-node jobs at once land in two placement groups, one e
     test_equal "$(pgs_of_job "$a")" "4 hpc_Standard_HB120rs_v3_j$a" &&
     test_equal "$(pgs_of_job "$b")" "4 hpc_Standard_HB120rs_v3_j$b"
 ' || slurm_dump
-
-# every hpc node powered down (no VM behind it): what follows starts from nothing
-hpc_all_down () {
-    wait_for 300 sh -c "test \$(curl -s $CCSIM_URL/ccsim/state | jq \"[.nodes[] | select(.Template == \\\"hpc\\\")] | length\") = 0 &&
-        test \$(sinfo -h -N -p hpc -o %t | grep -cvx \"idle~\") = 0"
-}
 
 test_expect_success 'a job on a node already up and one resumed: the resumed one joins its group' '
     hpc_all_down &&
