@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # A VM that never boots: ResumeTimeout, ResumeFailProgram releases it and returns
 # the node to the pool (idle~, no VM); a job then runs there on a VM that does
-# boot.  Slurm 22.05 clears the node's Reason then; 23.02 and later keep it
-# NOT_RESPONDING with Reason "ResumeTimeout reached" until its slurmd
-# registers again (it is usable all the same: the job powers it up).  The node
+# boot.  Returning the node to service clears its Reason "ResumeTimeout
+# reached" up to 23.02; from 23.11 slurmctld clears it there only when
+# accounting storage is configured (clusteracct_storage_g_node_up returns
+# early for the no-op plugin, as in this suite), so the node keeps it until its
+# slurmd registers again.  It is usable all the same: the job powers it up.
+# From 23.02 the node stays NOT_RESPONDING until then.  The node
 # is powered up without a job, so that no requeued job can take it back before
 # its state is checked.  ResumeTimeout is short, as this tests it, yet twice
 # what the VM that does boot takes on a busy machine.
@@ -19,7 +22,7 @@ test_expect_success 'start Slurm; the next VM hangs in Acquiring' '
     ccsim_fault "{\"kind\": \"boot_failure\", \"mode\": \"hang\", \"count\": 1}"
 '
 
-if slurm_since 23.02; then
+if slurm_since 23.11; then
     returned_reason="ResumeTimeout reached"
 else
     returned_reason=none
