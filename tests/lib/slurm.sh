@@ -127,23 +127,17 @@ slurm_version_conf () {
     [ -z "${SLURM_EXTRA_CONF:-}" ] || printf '%s\n' "$SLURM_EXTRA_CONF"
 }
 
-slurm_write_conf () {
-    cat >"$SLURM_CONF" <<CONF
-ClusterName=ccas$$
-SlurmctldHost=localhost
-SlurmctldPort=$SLURM_CTLD_PORT
-SlurmdPort=$SLURM_CTLD_PORT
+# What every test's slurm.conf has, the single controller's and the HA
+# pair's (tests/lib/slurm-ha.sh): no authentication (root runs everything),
+# the plugins that need no daemons beyond slurmctld and slurmd, and power
+# saving with no rate limit; the paths and timers are each caller's.
+slurm_common_conf () {
+    cat <<CONF
 AuthType=auth/none
 CredType=cred/none
 AuthInfo=cred_expire=10
 SlurmUser=root
 SlurmdUser=root
-StateSaveLocation=$SLURM_TEST_DIR/state
-SlurmdSpoolDir=$SLURM_TEST_DIR/spool/%n
-SlurmctldPidFile=$SLURM_TEST_DIR/slurmctld.pid
-SlurmdPidFile=$SLURM_TEST_DIR/spool/%n/slurmd.pid
-SlurmctldLogFile=$SLURM_TEST_DIR/log/slurmctld.log
-SlurmdLogFile=$SLURM_TEST_DIR/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
@@ -159,15 +153,31 @@ JobCompType=jobcomp/none
 ReturnToService=2
 TreeWidth=65533
 MessageTimeout=5
+ResumeRate=0
+SuspendRate=0
+SuspendTimeout=5
+$(slurm_version_conf)
+CONF
+}
+
+slurm_write_conf () {
+    cat >"$SLURM_CONF" <<CONF
+ClusterName=ccas$$
+SlurmctldHost=localhost
+SlurmctldPort=$SLURM_CTLD_PORT
+SlurmdPort=$SLURM_CTLD_PORT
+StateSaveLocation=$SLURM_TEST_DIR/state
+SlurmdSpoolDir=$SLURM_TEST_DIR/spool/%n
+SlurmctldPidFile=$SLURM_TEST_DIR/slurmctld.pid
+SlurmdPidFile=$SLURM_TEST_DIR/spool/%n/slurmd.pid
+SlurmctldLogFile=$SLURM_TEST_DIR/log/slurmctld.log
+SlurmdLogFile=$SLURM_TEST_DIR/log/slurmd-%n.log
 ResumeProgram=$SLURM_PROGRAMS/ccautoscale-resume
 SuspendProgram=$SLURM_PROGRAMS/ccautoscale-suspend
 ResumeFailProgram=$SLURM_PROGRAMS/ccautoscale-resume-fail
-ResumeRate=0
-SuspendRate=0
 ResumeTimeout=${SLURM_RESUME_TIMEOUT:-120}
-SuspendTimeout=5
 SuspendTime=${SLURM_SUSPEND_TIME:-10}
-$(slurm_version_conf)
+$(slurm_common_conf)
 TopologyPlugin=${SLURM_TOPOLOGY_PLUGIN:-topology/tree}
 Include $SLURM_TEST_DIR/ccautoscale.conf
 CONF
