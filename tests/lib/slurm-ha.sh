@@ -284,6 +284,26 @@ ha_kill () {
     ha_ns_kill "$(ha_ns "$1")"
 }
 
+# Both state files written after $1 (nanoseconds since the epoch)
+ha_saved_after () {
+    [ "$(date -r "$HA/shared/slurm/job_state" +%s%N)" -gt "$1" ] &&
+        [ "$(date -r "$HA/shared/slurm/node_state" +%s%N)" -gt "$1" ]
+}
+
+# Make the controller in charge save its job and node state, and wait until
+# it has; prints the id of the held job whose submission asked for the save
+# (scancel it once done).  slurmctld saves at most 5 s (SAVE_MAX_WAIT) after a
+# change, and a node's registration or a job's end need not lead to a node
+# save at all, so a controller killed without this may leave the other one an
+# older picture: a job still running, or a node that has since registered
+# still powering up (never pinged: it stays so until ResumeTimeout).
+ha_save_state () {
+    local t0 held
+    t0=$(date +%s%N)
+    held=$(sbatch --parsable --hold -p htc -o /dev/null --wrap true) &&
+        wait_for 30 ha_saved_after "$t0" && echo "$held"
+}
+
 ha_in () {
     local x=$1
     shift
