@@ -41,7 +41,7 @@ settled () {
     test_equal "$(ccsim_get /ccsim/state | jq '[.nodes[] | select(.Template == "hpc") | .PlacementGroupId] | unique | length')" 1 \
         "placement groups of the MPI job" &&
     ccsim_state_whole &&
-    test_equal "$(jq "del(.ccautoscale_format) | length" "$TEST_TMP/state/requests.json")" 0 "create requests still pending"
+    test_equal "$(state_entries "$TEST_TMP/state/requests.json" | jq "length")" 0 "create requests still pending"
 }
 
 killed_at () {  # run demand --apply with a failpoint; it must die of SIGKILL there
@@ -57,7 +57,7 @@ creates () {  # create requests that reached the server and were carried out
 test_expect_success 'killed after the requestId is recorded, before the create is sent: the re-run creates once' '
     fresh && killed_at create:before-send &&
     test_equal "$(ccsim_node_count)" 0 "VMs after the kill" &&
-    test_equal "$(jq "del(.ccautoscale_format) | length" "$TEST_TMP/state/requests.json")" 1 "request recorded" &&
+    test_equal "$(state_entries "$TEST_TMP/state/requests.json" | jq "length")" 1 "request recorded" &&
     settled &&
     test_equal "$(creates)" 1 "creates carried out" &&
     grep "never reached the server" "$TEST_TMP/ccautoscale.log"

@@ -285,7 +285,7 @@ settled () {
     test_equal "$(ccsim_made | wc -l)" 4 "nodes made (request log)" &&
     test_equal "$(ccsim_made | sort | uniq -d)" "" "names made twice (request log)" &&
     ccsim_state_whole &&
-    test_equal "$(jq "del(.ccautoscale_format) | length" "$TEST_TMP/state/requests.json")" 0 "create requests still pending"
+    test_equal "$(state_entries "$TEST_TMP/state/requests.json" | jq "length")" 0 "create requests still pending"
 }
 
 killed_at () {

@@ -114,6 +114,12 @@ test_grep () {
     fi
 }
 
+# The entries of ccautoscale state file $1: every state file names its format
+# ("ccautoscale_format": 1) beside them, which is not an entry.
+state_entries () {
+    jq 'del(.ccautoscale_format)' "$1"
+}
+
 test_no_grep () {
     if grep -q -- "$1" "$2"; then
         echo "'$1' unexpectedly found in $2:" >&2

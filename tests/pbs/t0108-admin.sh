@@ -78,7 +78,7 @@ test_expect_success 'pbs remove-nodes: a node running jobs is refused; an idle o
 
 test_expect_success 'pbs remove-nodes --permanent: kept out, never joined again nor terminated, even idle past idle_timeout' '
     "$CCAS" pbs remove-nodes -N execute-2 --permanent >out &&
-    jq -e "del(.ccautoscale_format) | to_entries | length == 1 and .[0].value.name == \"execute-2\"" "$TEST_TMP/state/pbs_removed.json" &&
+    state_entries "$TEST_TMP/state/pbs_removed.json" | jq -e "to_entries | length == 1 and .[0].value.name == \"execute-2\"" &&
     test_equal "$(node execute-2)" "" "execute-2 in PBS" &&
     idle_timeout 1 && sleep 2 && pbs_pass && pbs_pass && idle_timeout 3600 &&
     test_equal "$(node execute-2)" "" "execute-2 in PBS after passes" &&
@@ -89,7 +89,7 @@ test_expect_success 'pbs remove-nodes --permanent: kept out, never joined again 
 test_expect_success 'pbs join-nodes: back in, its vnode made now' '
     "$CCAS" pbs join-nodes -N execute-2 >out &&
     grep "execute-2: no longer kept out of PBS" out && grep "execute-2: joined" out &&
-    jq -e "del(.ccautoscale_format) | length == 0" "$TEST_TMP/state/pbs_removed.json" &&
+    state_entries "$TEST_TMP/state/pbs_removed.json" | jq -e "length == 0" &&
     test_equal "$(node execute-2)" "offline	cyclecloud joined" "execute-2" &&
     "$CCAS" pbs join-nodes -N execute-2 >out && grep "execute-2: put online" out &&
     test_equal "$(node execute-2 | cut -f1)" free "execute-2 online"

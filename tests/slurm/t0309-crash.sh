@@ -62,7 +62,7 @@ test_expect_success 'resume killed before its create is sent: the re-run creates
     killed_at create:before-send "$RESUME" "htc-[2-3]" &&
     test_equal "$(ccsim_requests "nodes/create" | wc -l)" 0 "creates sent by the killed run" &&
     "$RESUME" "htc-[2-3]" && ccsim_made_once "htc-2 htc-3" && test_equal "$(vms)" "htc-1 htc-2 htc-3" "VMs" &&
-    test_equal "$(jq "del(.ccautoscale_format) | length" "$TEST_TMP/state/requests.json")" 1 "the killed run'"'"'s record, left for sync to settle"
+    test_equal "$(state_entries "$TEST_TMP/state/requests.json" | jq "length")" 1 "the killed run'"'"'s record, left for sync to settle"
 '
 
 test_expect_success 'resume killed after the answer: the re-run finds the nodes and creates nothing' '
@@ -150,7 +150,7 @@ test_expect_success 'sync killed while replacing a state file: files whole; the 
     "$CCAS" slurm sync --json >sync.json && ccsim_state_whole &&
     vms_are "" && ccsim_acted_once terminate "htc-10" &&
     test_equal "$(ccsim_made | wc -l)" 0 "VMs made by sync" &&
-    test_equal "$(jq "del(.ccautoscale_format) | length" "$TEST_TMP/state/requests.json")" 0 "create requests the killed resumes left unsettled"
+    test_equal "$(state_entries "$TEST_TMP/state/requests.json" | jq "length")" 0 "create requests the killed resumes left unsettled"
 ' || slurm_dump
 
 test_expect_success 'events: every resume and suspend said what it was asked, killed or not; outcomes and metrics of the runs that finished' '

@@ -23,7 +23,7 @@ vm_is () {
 }
 
 giveback () {
-    jq -r "del(.ccautoscale_format) | keys | join(\" \")" "$(jq -r .state_dir "$CCAS_CONF")/slurm_giveback.json" 2>/dev/null
+    state_entries "$(jq -r .state_dir "$CCAS_CONF")/slurm_giveback.json" 2>/dev/null | jq -r "keys | join(\" \")"
 }
 
 test_expect_success 'start Slurm (zombies kept, the default)' '
