@@ -284,24 +284,32 @@ ha_kill () {
     ha_ns_kill "$(ha_ns "$1")"
 }
 
-# Both state files written after $1 (nanoseconds since the epoch)
-ha_saved_after () {
-    [ "$(date -r "$HA/shared/slurm/job_state" +%s%N)" -gt "$1" ] &&
-        [ "$(date -r "$HA/shared/slurm/node_state" +%s%N)" -gt "$1" ]
+# slurmctld wrote each of its state files named ($2... in StateSaveLocation:
+# job_state, node_state) after time $1 (seconds, as `date +%s.%N` prints).
+# It writes them up to 5 s (SAVE_MAX_WAIT) after a change, not at once, and a
+# node's registration or a job's end need not lead to a node save at all: a
+# controller killed before the save leaves the other one an older picture.
+# A job submitted just before is lost ("Vestigial state files for JobId=N,
+# but no job record" on the backup, though sbatch printed its id); a job that
+# has ended still runs; a node that has since registered is still powering
+# up (never pinged: it stays so until ResumeTimeout).
+ha_saved_since () {
+    local t=$1 f m
+    shift
+    for f in "$@"; do
+        m=$(stat -c %.9Y "$HA/shared/slurm/$f" 2>/dev/null) &&
+            awk -v t="$t" -v m="$m" 'BEGIN { exit !(m > t) }' || return 1
+    done
 }
 
 # Make the controller in charge save its job and node state, and wait until
-# it has; prints the id of the held job whose submission asked for the save
-# (scancel it once done).  slurmctld saves at most 5 s (SAVE_MAX_WAIT) after a
-# change, and a node's registration or a job's end need not lead to a node
-# save at all, so a controller killed without this may leave the other one an
-# older picture: a job still running, or a node that has since registered
-# still powering up (never pinged: it stays so until ResumeTimeout).
+# it has; prints the id of the held job whose submission asked for both saves
+# (scancel it once done).
 ha_save_state () {
     local t0 held
-    t0=$(date +%s%N)
+    t0=$(date +%s.%N)
     held=$(sbatch --parsable --hold -p htc -o /dev/null --wrap true) &&
-        wait_for 30 ha_saved_after "$t0" && echo "$held"
+        wait_for 30 ha_saved_since "$t0" job_state node_state && echo "$held"
 }
 
 ha_in () {

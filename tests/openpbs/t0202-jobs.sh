@@ -20,11 +20,11 @@ test_expect_success 'setup: OpenPBS, ccsim, install-hook (hook off while jobs ar
 # multi-chunk job's hpc chunks (outside any: one placement set with its
 # execute chunk): 6; the gpu nodearray may hold one VM: both GPU jobs share it.
 # The one-core jobs say slot_type=execute, as the stock cluster's jobs get
-# it (its test_submit.py expects it on a plain qsub): without it they fit the hpc VMs outside the placement group too, and
-# a pass that sees one of those online before the execute VMs gives it to a
-# one-core job and rightly makes the multi-chunk job another (13 VMs, the
-# same race t0203 closes the same way).  They say ungrouped=true, as the
-# stock htcq's default does:
+# it (its test_submit.py expects it on a plain qsub): without it they fit
+# the hpc VMs outside the placement group too, and a pass that sees one of
+# those online before the execute VMs gives it to a one-core job and rightly
+# makes the multi-chunk job another (13 VMs, the same race t0203 closes the
+# same way).  They say ungrouped=true, as the stock htcq's default does:
 # PBS puts a job in the smallest placement set that fits, and without it the
 # placement group's set (4 nodes) is that when it comes online beside the
 # others, and the MPI job, finding its set busy, would run across sets

@@ -17,8 +17,10 @@
 # submit until it runs, measured first with no kill): the target is that
 # the job runs no later than the takeover plus one resume.  Gated on the
 # median ratio, the figures printed.  Before each kill the test waits for
-# slurmctld to have written the job to StateSaveLocation (job_saved_since
-# says why); the VMs boot in 6 s, so that the booting point still is one.
+# slurmctld to have written the job to StateSaveLocation, the program stopped
+# at its point meanwhile: else the job is lost with the primary, by Slurm
+# itself (ha_saved_since in tests/lib/slurm-ha.sh says why); the VMs boot in
+# 6 s, so that the booting point still is one.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/slurm.sh"
@@ -64,16 +66,6 @@ draw () {
     done
 }
 
-# slurmctld wrote its jobs to StateSaveLocation after time $1.  It writes
-# them within 5 s of a change, not at once: a job submitted less than that
-# before its controller dies is lost with it ("Vestigial state files for
-# JobId=N, but no job record" on the backup) — Slurm's own HA does not keep
-# it, and sbatch had already printed its id.  So each kill waits for the
-# job to be on the shared storage; the program stays stopped at its point.
-job_saved_since () {
-    awk -v t="$1" -v m="$(stat -c %.3Y "$HA/shared/slurm/job_state" 2>/dev/null || echo 0)" 'BEGIN { exit !(m > t) }'
-}
-
 failpoint_reached () {  # the point, on ctl-a, for node $2
     case $1 in
     start) test -s "$HA/ctl-a/stopped" ;;
@@ -108,7 +100,7 @@ kill_at () {
     t0=$(now)
     id=$(job "$node") || return 1
     wait_for 60 failpoint_reached "$point" "$node" || { echo "kill $i: $point never reached" >&2; return 1; }
-    wait_for 20 job_saved_since "$t0" || { echo "kill $i: job $id never saved" >&2; return 1; }
+    wait_for 20 ha_saved_since "$t0" job_state || { echo "kill $i: job $id never saved" >&2; return 1; }
     t0=$(now)
     ha_kill a || return 1
     wait_for 90 ha_in_control b && wait_for 90 ha_answers || return 1

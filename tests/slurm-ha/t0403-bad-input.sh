@@ -124,10 +124,6 @@ test_expect_success 'a requests.json written by a newer ccautoscale: refused wit
     id=$(job htc-12) && slurm_wait_job "$id" COMPLETED 120 && ccsim_made_once htc-12
 ' || ha_dump
 
-job_saved_since () {
-    awk -v t="$1" -v m="$(stat -c %.3Y "$HA/shared/slurm/job_state" 2>/dev/null || echo 0)" 'BEGIN { exit !(m > t) }'
-}
-
 stopped_before_send () {
     grep -q "failpoint create:before-send: stopping" "$(ha_log a)"
 }
@@ -136,7 +132,7 @@ test_expect_success 'requests.json cut short under a pending record, ctl-a dies:
     fresh_log && : >"$(ha_log a)" &&
     ha_failpoint a create:before-send &&
     t0=$(date +%s.%N) && id=$(job htc-13) &&
-    wait_for 60 stopped_before_send && wait_for 20 job_saved_since "$t0" &&
+    wait_for 60 stopped_before_send && wait_for 20 ha_saved_since "$t0" job_state &&
     state_entries "$STATE/requests.json" | jq -e "length == 1" &&
     size=$(stat -c %s "$STATE/requests.json") &&
     head -c $((size - 12)) "$STATE/requests.json" >cut && cp cut "$STATE/requests.json" &&
