@@ -7,9 +7,9 @@
 # (ungrouped=false, scatter:excl by queue default) gets its VMs in one
 # placement group, an htcq job (ungrouped=true) VMs outside any, InfiniBand
 # ones included; each VM's vnode is made while it boots and put online in the
-# first pass after CycleCloud says Ready (measured); the jobs run to
-# completion; then everything is given back.  Passes are run by hand, one a
-# second, so that they can be counted.
+# first pass after CycleCloud says Ready (a placement group's after its last
+# member is; measured); the jobs run to completion; then everything is given
+# back.  Passes are run by hand, one a second, so that they can be counted.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/ccsim.sh"
 . "$(dirname "$0")/../lib/openpbs.sh"
